@@ -1,0 +1,55 @@
+#include "cat_parser/record.h"
+
+#include <array>
+#include <utility>
+
+namespace citcat::cat {
+namespace {
+
+constexpr std::array<std::pair<RecordKind, std::string_view>, 10> kKindNames = {{
+    {RecordKind::kFill, "fill"},
+    {RecordKind::kWriteBack, "write-back"},
+    {RecordKind::kWriteThrough, "write-through"},
+    {RecordKind::kUncachedRead, "uncached-read"},
+    {RecordKind::kUncachedWrite, "uncached-write"},
+    {RecordKind::kPortRead, "port-read"},
+    {RecordKind::kPortWrite, "port-write"},
+    {RecordKind::kDmaRead, "dma-read"},
+    {RecordKind::kDmaWrite, "dma-write"},
+    {RecordKind::kInterruptAck, "interrupt-ack"},
+}};
+
+}  // namespace
+
+std::string_view KindName(RecordKind kind) {
+  for (const auto& [k, name] : kKindNames) {
+    if (k == kind) return name;
+  }
+  return "unknown";
+}
+
+std::optional<RecordKind> KindFromName(std::string_view name) {
+  for (const auto& [k, n] : kKindNames) {
+    if (n == name) return k;
+  }
+  return std::nullopt;
+}
+
+bool IsKnownKind(uint8_t code) {
+  for (const auto& [k, name] : kKindNames) {
+    if (static_cast<uint8_t>(k) == code) return true;
+  }
+  return false;
+}
+
+std::string_view MachineName(Machine machine) {
+  switch (machine) {
+    case Machine::kR4400:
+      return "r4400";
+    case Machine::kI486:
+      return "i486";
+  }
+  return "unknown";
+}
+
+}  // namespace citcat::cat
