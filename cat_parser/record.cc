@@ -6,7 +6,7 @@
 namespace citcat::cat {
 namespace {
 
-constexpr std::array<std::pair<RecordKind, std::string_view>, 10> kKindNames = {{
+constexpr std::array<std::pair<RecordKind, absl::string_view>, 10> kKindNames = {{
     {RecordKind::kFill, "fill"},
     {RecordKind::kWriteBack, "write-back"},
     {RecordKind::kWriteThrough, "write-through"},
@@ -21,28 +21,21 @@ constexpr std::array<std::pair<RecordKind, std::string_view>, 10> kKindNames = {
 
 }  // namespace
 
-std::string_view KindName(RecordKind kind) {
+absl::string_view KindName(RecordKind kind) {
   for (const auto& [k, name] : kKindNames) {
     if (k == kind) return name;
   }
   return "unknown";
 }
 
-std::optional<RecordKind> KindFromName(std::string_view name) {
+std::optional<RecordKind> KindFromName(absl::string_view name) {
   for (const auto& [k, n] : kKindNames) {
     if (n == name) return k;
   }
   return std::nullopt;
 }
 
-bool IsKnownKind(uint8_t code) {
-  for (const auto& [k, name] : kKindNames) {
-    if (static_cast<uint8_t>(k) == code) return true;
-  }
-  return false;
-}
-
-std::string_view MachineName(Machine machine) {
+absl::string_view MachineName(Machine machine) {
   switch (machine) {
     case Machine::kR4400:
       return "r4400";

@@ -9,8 +9,9 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
+
+#include "absl/strings/string_view.h"
 
 namespace citcat::cat {
 
@@ -30,6 +31,12 @@ enum class RecordKind : uint8_t {
 };
 
 inline constexpr uint8_t kFirstOptionalKind = 0x80;
+
+// Whether this reader knows a kind code (the known codes are contiguous).
+inline constexpr bool IsKnownKind(uint8_t code) {
+  return code >= static_cast<uint8_t>(RecordKind::kFill) &&
+         code <= static_cast<uint8_t>(RecordKind::kInterruptAck);
+}
 
 // Record flags (bit values of BusRecord::flags).
 inline constexpr uint8_t kFlagCode = 0x01;    // instruction fetch (i486 D/C# low)
@@ -117,7 +124,7 @@ struct CatHeader {
   std::string producer;                // free text: tool, workload, seed
 
   // The reserved area with this name, if the header has one.
-  const AddressWindow* FindMagic(std::string_view name) const {
+  const AddressWindow* FindMagic(absl::string_view name) const {
     for (const AddressWindow& w : magic) {
       if (w.name == name) return &w;
     }
@@ -126,10 +133,9 @@ struct CatHeader {
   bool operator==(const CatHeader&) const = default;
 };
 
-std::string_view KindName(RecordKind kind);
-std::optional<RecordKind> KindFromName(std::string_view name);
-bool IsKnownKind(uint8_t code);
-std::string_view MachineName(Machine machine);
+absl::string_view KindName(RecordKind kind);
+std::optional<RecordKind> KindFromName(absl::string_view name);
+absl::string_view MachineName(Machine machine);
 
 }  // namespace citcat::cat
 

@@ -1,0 +1,188 @@
+#include "cat_parser/header_codec.h"
+
+#include "absl/strings/str_cat.h"
+#include "cat_parser/format.h"
+
+namespace citcat::cat {
+namespace {
+
+using namespace format;  // NOLINT: the codec is all about these constants
+
+bool IsNameChar(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '-';
+}
+
+absl::Status ValidateWindow(const AddressWindow& w, absl::string_view what) {
+  if (w.name.empty() || w.name.size() > kMaxWindowName) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " name must be 1 to ", kMaxWindowName, " characters"));
+  }
+  for (char c : w.name) {
+    if (!IsNameChar(c)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " name '", w.name, "' has a character outside [A-Za-z0-9._-]"));
+    }
+  }
+  if (w.kind != WindowKind::kMemoryMapped && w.kind != WindowKind::kPort) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " '", w.name, "' has an unknown kind"));
+  }
+  if (w.size == 0) return absl::InvalidArgumentError(absl::StrCat(what, " '", w.name, "' is empty"));
+  return absl::OkStatus();
+}
+
+void PutField(std::vector<uint8_t>& out, uint16_t tag, std::span<const uint8_t> value) {
+  uint8_t head[6];
+  Store16(head, tag);
+  Store32(head + 2, static_cast<uint32_t>(value.size()));
+  out.insert(out.end(), head, head + 6);
+  out.insert(out.end(), value.begin(), value.end());
+}
+
+void PutWindow(std::vector<uint8_t>& out, uint16_t tag, const AddressWindow& w) {
+  std::vector<uint8_t> v(17);
+  v[0] = static_cast<uint8_t>(w.kind);
+  Store64(&v[1], w.base);
+  Store64(&v[9], w.size);
+  v.insert(v.end(), w.name.begin(), w.name.end());
+  PutField(out, tag, v);
+}
+
+}  // namespace
+
+absl::Status ValidateHeader(const CatHeader& h) {
+  if (h.machine != Machine::kR4400 && h.machine != Machine::kI486) {
+    return absl::InvalidArgumentError("unknown machine");
+  }
+  if (h.byte_order != ByteOrder::kLittle && h.byte_order != ByteOrder::kBig) {
+    return absl::InvalidArgumentError("unknown byte order");
+  }
+  if ((h.side_band & ~kKnownSideBand) != 0) {
+    return absl::InvalidArgumentError("unknown side-band signal");
+  }
+  for (const CacheGeometry& c : h.caches) {
+    bool type_ok = c.type == CacheType::kInstruction || c.type == CacheType::kData ||
+                   c.type == CacheType::kUnified;
+    bool policy_ok = c.policy == WritePolicy::kWriteBack || c.policy == WritePolicy::kWriteThrough;
+    if (!type_ok || !policy_ok || c.level == 0 || c.ways == 0 || c.line_bytes == 0 ||
+        c.size_bytes % (c.line_bytes * c.ways) != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("cache level ", c.level, " geometry is invalid"));
+    }
+  }
+  for (const AddressWindow& w : h.devices) {
+    if (absl::Status s = ValidateWindow(w, "device"); !s.ok()) return s;
+  }
+  if (h.devices.size() > 255) return absl::InvalidArgumentError("more than 255 devices");
+  for (const AddressWindow& w : h.magic) {
+    if (absl::Status s = ValidateWindow(w, "reserved area"); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+std::vector<uint8_t> EncodeHeaderBody(const CatHeader& h) {
+  std::vector<uint8_t> out;
+  uint8_t b[12];
+  b[0] = static_cast<uint8_t>(h.machine);
+  PutField(out, kTagMachine, {b, 1});
+  b[0] = static_cast<uint8_t>(h.byte_order);
+  PutField(out, kTagByteOrder, {b, 1});
+  Store64(b, h.memory_bytes);
+  PutField(out, kTagMemoryBytes, {b, 8});
+  Store32(b, h.side_band);
+  PutField(out, kTagSideBand, {b, 4});
+  for (const CacheGeometry& c : h.caches) {
+    b[0] = c.level;
+    b[1] = static_cast<uint8_t>(c.type);
+    b[2] = c.ways;
+    b[3] = static_cast<uint8_t>(c.policy);
+    Store32(b + 4, c.size_bytes);
+    Store32(b + 8, c.line_bytes);
+    PutField(out, kTagCache, {b, 12});
+  }
+  for (const AddressWindow& w : h.devices) PutWindow(out, kTagDevice, w);
+  for (const AddressWindow& w : h.magic) PutWindow(out, kTagMagic, w);
+  if (!h.producer.empty()) {
+    PutField(out, kTagProducer,
+             {reinterpret_cast<const uint8_t*>(h.producer.data()), h.producer.size()});
+  }
+  return out;
+}
+
+absl::StatusOr<CatHeader> DecodeHeaderBody(std::span<const uint8_t> body, absl::string_view path,
+                                           uint64_t body_offset) {
+  CatHeader h;
+  h.side_band = 0;
+  bool seen_machine = false, seen_order = false, seen_memory = false, seen_side_band = false,
+       seen_producer = false;
+  size_t pos = 0;
+  auto error = [&](size_t at, absl::string_view what) {
+    return absl::DataLossError(absl::StrCat(path, ": offset ", body_offset + at, ": header ", what));
+  };
+  while (pos < body.size()) {
+    if (body.size() - pos < 6) return error(pos, "field cut short");
+    uint16_t tag = Load16(&body[pos]);
+    uint32_t length = Load32(&body[pos + 2]);
+    if (length > body.size() - pos - 6) return error(pos, "field runs past the header");
+    const uint8_t* v = &body[pos + 6];
+    auto want = [&](uint32_t n, bool& seen) -> absl::Status {
+      if (seen) return error(pos, absl::StrCat("field ", tag, " repeated"));
+      seen = true;
+      if (length != n) return error(pos, absl::StrCat("field ", tag, " has length ", length));
+      return absl::OkStatus();
+    };
+    absl::Status s;
+    switch (tag) {
+      case kTagMachine:
+        s = want(1, seen_machine);
+        h.machine = static_cast<Machine>(v[0]);
+        break;
+      case kTagByteOrder:
+        s = want(1, seen_order);
+        h.byte_order = static_cast<ByteOrder>(v[0]);
+        break;
+      case kTagMemoryBytes:
+        s = want(8, seen_memory);
+        h.memory_bytes = Load64(v);
+        break;
+      case kTagSideBand:
+        s = want(4, seen_side_band);
+        h.side_band = Load32(v);
+        break;
+      case kTagCache: {
+        if (length != 12) return error(pos, "cache field has the wrong length");
+        h.caches.push_back({v[0], static_cast<CacheType>(v[1]), v[2],
+                            static_cast<WritePolicy>(v[3]), Load32(v + 4), Load32(v + 8)});
+        break;
+      }
+      case kTagDevice:
+      case kTagMagic: {
+        if (length < 18 || length > 17 + kMaxWindowName) {
+          return error(pos, "window field has the wrong length");
+        }
+        AddressWindow w{std::string(reinterpret_cast<const char*>(v + 17), length - 17),
+                        static_cast<WindowKind>(v[0]), Load64(v + 1), Load64(v + 9)};
+        (tag == kTagDevice ? h.devices : h.magic).push_back(std::move(w));
+        break;
+      }
+      case kTagProducer:
+        if (seen_producer) return error(pos, "producer field repeated");
+        seen_producer = true;
+        h.producer.assign(reinterpret_cast<const char*>(v), length);
+        break;
+      default:
+        if (tag < kFirstOptionalTag) return error(pos, absl::StrCat("has unknown field ", tag));
+        break;
+    }
+    if (!s.ok()) return s;
+    pos += 6 + length;
+  }
+  if (!seen_machine || !seen_order || !seen_memory) {
+    return error(body.size(), "lacks machine, byte order or memory size");
+  }
+  if (absl::Status s = ValidateHeader(h); !s.ok()) {
+    return absl::DataLossError(absl::StrCat(path, ": header: ", s.message()));
+  }
+  return h;
+}
+
+}  // namespace citcat::cat

@@ -1,0 +1,38 @@
+// The subcommands of the `citcat` binary. Each lives in its own file, holds its own flags and
+// does nothing but turn arguments into calls of the libraries.
+#ifndef CITCAT_CITCAT_COMMAND_H_
+#define CITCAT_CITCAT_COMMAND_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/status/status.h"
+
+// Flags every subcommand may use (citcat/common_flags.cc).
+ABSL_DECLARE_FLAG(std::string, o);
+ABSL_DECLARE_FLAG(bool, quiet);
+
+namespace citcat::cli {
+
+struct Command {
+  const char* name;
+  const char* summary;  // one line for `citcat --help`
+  const char* usage;    // synopsis and description for `citcat NAME --help`
+  const char* source;   // the file defining its flags, to list them in its --help
+  // Runs with the positional arguments; flags are already parsed.
+  absl::Status (*run)(const std::vector<std::string>& args);
+};
+
+absl::Status RunDump(const std::vector<std::string>& args);
+absl::Status RunAssemble(const std::vector<std::string>& args);
+absl::Status RunDemo(const std::vector<std::string>& args);
+
+// The output path from -o, or an error naming the subcommand when it is required and missing.
+absl::Status RequireOutput(const char* command, std::string& path);
+// An error for a wrong number of positional arguments.
+absl::Status UsageError(const char* command, const char* synopsis);
+
+}  // namespace citcat::cli
+
+#endif  // CITCAT_CITCAT_COMMAND_H_

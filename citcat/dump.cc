@@ -1,0 +1,28 @@
+#include <cstdint>
+#include <limits>
+
+#include "absl/flags/flag.h"
+#include "cat_parser/reader.h"
+#include "cat_parser/text.h"
+#include "citcat/command.h"
+
+ABSL_FLAG(uint64_t, limit, std::numeric_limits<uint64_t>::max(),
+          "print at most this many records");
+
+namespace citcat::cli {
+
+absl::Status RunDump(const std::vector<std::string>& args) {
+  if (args.size() != 1) return UsageError("dump", "CAPTURE.cat [-o OUT.txt] [--limit N]");
+  absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(args[0]);
+  if (!reader.ok()) return reader.status();
+  std::string output = absl::GetFlag(FLAGS_o);
+  absl::StatusOr<std::unique_ptr<io::OutputFile>> out =
+      io::OutputFile::Create(output.empty() ? "-" : output);
+  if (!out.ok()) return out.status();
+  if (absl::Status s = cat::DumpText(**reader, **out, absl::GetFlag(FLAGS_limit)); !s.ok()) {
+    return s;
+  }
+  return (*out)->Commit();
+}
+
+}  // namespace citcat::cli

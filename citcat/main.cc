@@ -1,0 +1,110 @@
+// citcat: constructs instruction traces from cache-filtered address traces.
+#include <cstdio>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/str_cat.h"
+#include "citcat/command.h"
+
+namespace citcat::cli {
+namespace {
+
+constexpr Command kCommands[] = {
+    {"demo", "run the main job on a built-in default and print a summary",
+     "citcat demo\n\n"
+     "Writes a sample CAT, reads it back, checks it and prints its first records.",
+     "citcat/demo.cc", RunDemo},
+    {"dump", "print a CAT as text",
+     "citcat dump CAPTURE.cat [-o OUT.txt] [--limit N]\n\n"
+     "Prints the header and records of a CAT in the text form of docs/cat-format.md.\n"
+     "Without -o the text goes to standard output.",
+     "citcat/dump.cc", RunDump},
+    {"assemble", "turn the text form of a CAT into a CAT file",
+     "citcat assemble INPUT.txt -o OUTPUT.cat\n\n"
+     "Reads the text form of docs/cat-format.md (as written by citcat dump, or by hand).",
+     "citcat/assemble.cc", RunAssemble},
+};
+
+const Command* current = nullptr;
+
+bool IsCommandFlagFile(absl::string_view file) {
+  return absl::EndsWith(file, "citcat/common_flags.cc") ||
+         (current != nullptr && absl::EndsWith(file, current->source));
+}
+
+void PrintOverview() {
+  std::printf(
+      "citcat: exact instruction traces from cache-filtered address traces\n\n"
+      "usage: citcat COMMAND [options] [arguments]\n\ncommands:\n");
+  for (const Command& c : kCommands) std::printf("  %-10s %s\n", c.name, c.summary);
+  std::printf("\n`citcat COMMAND --help` describes one command and its options.\n");
+}
+
+// absl accepts every flag defined anywhere in the binary; a command takes only its own.
+absl::Status CheckFlagsBelong(std::span<char*> args) {
+  for (char* arg : args) {
+    absl::string_view a(arg);
+    if (a == "--") break;
+    if (!absl::ConsumePrefix(&a, "-")) continue;
+    absl::ConsumePrefix(&a, "-");
+    a = a.substr(0, a.find('='));
+    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(a);
+    if (flag == nullptr && absl::ConsumePrefix(&a, "no")) flag = absl::FindCommandLineFlag(a);
+    if (flag != nullptr && !IsCommandFlagFile(flag->Filename()) &&
+        !absl::StrContains(flag->Filename(), "absl/flags")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("citcat ", current->name, ": unknown option '", arg, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
+      std::strcmp(argv[1], "help") == 0) {
+    PrintOverview();
+    return argc < 2 ? 2 : 0;
+  }
+  for (const Command& c : kCommands) {
+    if (c.name == absl::string_view(argv[1])) current = &c;
+  }
+  if (current == nullptr) {
+    std::fprintf(stderr, "citcat: unknown command '%s' (see citcat --help)\n", argv[1]);
+    return 2;
+  }
+
+  absl::FlagsUsageConfig config;
+  config.contains_helpshort_flags = IsCommandFlagFile;
+  config.contains_help_flags = IsCommandFlagFile;
+  config.version_string = [] { return std::string("citcat 0.1\n"); };
+  absl::SetFlagsUsageConfig(config);
+  absl::SetProgramUsageMessage(absl::StrCat("\nusage: ", current->usage));
+
+  // Parse "citcat COMMAND args..." as if COMMAND were the program.
+  std::vector<char*> args(argv + 1, argv + argc);
+  if (absl::Status s = CheckFlagsBelong(std::span(args).subspan(1)); !s.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    return 2;
+  }
+  std::vector<char*> positional = absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  std::vector<std::string> operands(positional.begin() + 1, positional.end());
+  absl::Status status = current->run(operands);
+  if (!status.ok()) {
+    std::fprintf(stderr, "citcat %s: %s\n", current->name, std::string(status.message()).c_str());
+    return absl::IsInvalidArgument(status) && absl::StrContains(status.message(), "usage:") ? 2 : 1;
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace citcat::cli
+
+int main(int argc, char** argv) { return citcat::cli::Main(argc, argv); }

@@ -1,0 +1,162 @@
+#include "io/file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace citcat::io {
+namespace {
+
+constexpr size_t kOutputBufferBytes = 1 << 20;
+
+absl::Status ErrnoError(const std::string& path, absl::string_view what, int err) {
+  std::string message = absl::StrCat(path, ": ", what, ": ", std::strerror(err));
+  if (err == ENOENT) return absl::NotFoundError(message);
+  if (err == EACCES || err == EPERM) return absl::PermissionDeniedError(message);
+  return absl::UnavailableError(message);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(const std::string& path) {
+  int fd = path == "-" ? dup(STDIN_FILENO) : open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoError(path, "cannot open", errno);
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
+    close(fd);
+    return ErrnoError(path, "cannot stat", err);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory"));
+  }
+  posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  int64_t size = S_ISREG(st.st_mode) ? st.st_size : -1;
+  return std::unique_ptr<InputFile>(new InputFile(path, fd, size));
+}
+
+std::unique_ptr<InputFile> InputFile::FromMemory(std::string name, std::span<const uint8_t> data) {
+  std::unique_ptr<InputFile> file(new InputFile(std::move(name), -1, data.size()));
+  file->memory_ = data;
+  return file;
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) close(fd_);
+}
+
+absl::StatusOr<size_t> InputFile::Read(std::span<uint8_t> out) {
+  if (fd_ < 0) {
+    size_t n = std::min<size_t>(out.size(), memory_.size() - offset_);
+    if (n > 0) std::memcpy(out.data(), memory_.data() + offset_, n);
+    offset_ += n;
+    return n;
+  }
+  size_t done = 0;
+  while (done < out.size()) {
+    ssize_t n = read(fd_, out.data() + done, out.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoError(path_, absl::StrCat("read error at offset ", offset_ + done), errno);
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  offset_ += done;
+  return done;
+}
+
+absl::Status InputFile::ReadExactly(std::span<uint8_t> out, const char* what) {
+  uint64_t start = offset_;
+  absl::StatusOr<size_t> n = Read(out);
+  if (!n.ok()) return n.status();
+  if (*n != out.size()) {
+    return absl::DataLossError(absl::StrCat(path_, ": offset ", start, ": truncated ", what, " (",
+                                            *n, " of ", out.size(), " bytes present)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path) {
+  if (path == "-") {
+    int fd = dup(STDOUT_FILENO);
+    if (fd < 0) return ErrnoError(path, "cannot write standard output", errno);
+    return std::unique_ptr<OutputFile>(new OutputFile(path, "", fd));
+  }
+  if (path.empty()) return absl::InvalidArgumentError("no output file named");
+  std::string temp = absl::StrCat(path, ".partial-XXXXXX");
+  int fd = mkstemp(temp.data());
+  if (fd < 0) return ErrnoError(path, "cannot create", errno);
+  fchmod(fd, 0644);
+  return std::unique_ptr<OutputFile>(new OutputFile(path, std::move(temp), fd));
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) close(fd_);
+  if (!committed_ && !temp_path_.empty()) unlink(temp_path_.c_str());
+}
+
+absl::Status OutputFile::Write(std::span<const uint8_t> data) {
+  if (buffer_.size() + data.size() > kOutputBufferBytes) {
+    if (absl::Status s = Flush(); !s.ok()) return s;
+  }
+  buffer_.append(reinterpret_cast<const char*>(data.data()), data.size());
+  bytes_written_ += data.size();
+  return absl::OkStatus();
+}
+
+absl::Status OutputFile::Flush() {
+  size_t done = 0;
+  while (done < buffer_.size()) {
+    ssize_t n = write(fd_, buffer_.data() + done, buffer_.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoError(path_, "write error", errno);
+    }
+    done += static_cast<size_t>(n);
+  }
+  buffer_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status OutputFile::Commit() {
+  if (absl::Status s = Flush(); !s.ok()) return s;
+  int fd = fd_;
+  fd_ = -1;
+  if (close(fd) != 0) return ErrnoError(path_, "write error", errno);
+  if (temp_path_.empty()) {
+    committed_ = true;
+    return absl::OkStatus();
+  }
+  if (rename(temp_path_.c_str(), path_.c_str()) != 0) return ErrnoError(path_, "cannot rename", errno);
+  committed_ = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path, uint64_t max_bytes) {
+  absl::StatusOr<std::unique_ptr<InputFile>> in = InputFile::Open(path);
+  if (!in.ok()) return in.status();
+  std::string data;
+  uint8_t block[1 << 16];
+  while (true) {
+    absl::StatusOr<size_t> n = (*in)->Read(block);
+    if (!n.ok()) return n.status();
+    if (*n == 0) break;
+    if (data.size() + *n > max_bytes) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(path, ": larger than the limit of ", max_bytes, " bytes"));
+    }
+    data.append(reinterpret_cast<const char*>(block), *n);
+  }
+  return data;
+}
+
+}  // namespace citcat::io

@@ -1,0 +1,83 @@
+// Files as every tool in the project uses them: input that knows its offset for error messages,
+// and output that appears under its final name only once it is complete.
+#ifndef CITCAT_IO_FILE_H_
+#define CITCAT_IO_FILE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace citcat::io {
+
+// A file opened for sequential reading. "-" reads standard input.
+class InputFile {
+ public:
+  static absl::StatusOr<std::unique_ptr<InputFile>> Open(const std::string& path);
+  // Reads from memory instead, under a name used in messages (tests and fuzzing).
+  static std::unique_ptr<InputFile> FromMemory(std::string name, std::span<const uint8_t> data);
+  ~InputFile();
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  // Reads up to out.size() bytes; returns fewer only at end of file.
+  absl::StatusOr<size_t> Read(std::span<uint8_t> out);
+  // Reads exactly out.size() bytes or fails with DataLoss naming what was cut short.
+  absl::Status ReadExactly(std::span<uint8_t> out, const char* what);
+
+  const std::string& path() const { return path_; }
+  uint64_t offset() const { return offset_; }
+  // Size in bytes, or -1 when not a regular file.
+  int64_t size() const { return size_; }
+
+ private:
+  InputFile(std::string path, int fd, int64_t size) : path_(std::move(path)), fd_(fd), size_(size) {}
+  std::string path_;
+  int fd_;                           // -1 when reading from memory_
+  std::span<const uint8_t> memory_;
+  int64_t size_;
+  uint64_t offset_ = 0;
+};
+
+// A file written under a temporary name in the same directory and renamed into place by Commit(),
+// so that readers never see a half-written file. Destroying it uncommitted removes the
+// temporary. "-" writes standard output directly.
+class OutputFile {
+ public:
+  static absl::StatusOr<std::unique_ptr<OutputFile>> Create(const std::string& path);
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  absl::Status Write(std::span<const uint8_t> data);
+  absl::Status Write(absl::string_view text) {
+    return Write({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  }
+  absl::Status Commit();
+
+  const std::string& path() const { return path_; }
+  uint64_t bytes_written() const { return bytes_written_; }
+
+ private:
+  OutputFile(std::string path, std::string temp_path, int fd)
+      : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd) {}
+  absl::Status Flush();
+
+  std::string path_;
+  std::string temp_path_;  // empty for standard output
+  int fd_;
+  std::string buffer_;
+  uint64_t bytes_written_ = 0;
+  bool committed_ = false;
+};
+
+// Reads a whole (small) file into memory, refusing files larger than max_bytes.
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path, uint64_t max_bytes);
+
+}  // namespace citcat::io
+
+#endif  // CITCAT_IO_FILE_H_
