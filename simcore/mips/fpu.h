@@ -74,12 +74,12 @@ enum class FpuOutcome : uint8_t {
 // Registers an instruction touches, for the decoder and trace writers. FPR numbers are
 // architectural register specifiers (0..31) as written in the instruction; -1 means none.
 struct FpuRegisterUse {
-  bool computational = false;  // COP1 with a format (S, D, W, L) in rs
-  bool is_double_src = false;  // sources are 64-bit (fmt D or L)
-  bool is_double_dst = false;  // destination is 64-bit (D or L result)
-  int8_t src1 = -1;            // fs
-  int8_t src2 = -1;            // ft (two-operand ops and compares)
-  int8_t dst = -1;             // fd; -1 for compares
+  bool computational = false;     // COP1 with a format (S, D, W, L) in rs
+  bool is_double_src = false;     // sources are 64-bit (fmt D or L)
+  bool is_double_dst = false;     // destination is 64-bit (D or L result)
+  int8_t src1 = -1;               // fs
+  int8_t src2 = -1;               // ft (two-operand ops and compares)
+  int8_t dst = -1;                // fd; -1 for compares
   bool writes_condition = false;  // C.cond.fmt
 };
 
