@@ -180,7 +180,7 @@ absl::StatusOr<CatHeader> DecodeHeaderBody(std::span<const uint8_t> body, absl::
     return error(body.size(), "lacks machine, byte order or memory size");
   }
   if (absl::Status s = ValidateHeader(h); !s.ok()) {
-    return absl::DataLossError(absl::StrCat(path, ": header: ", s.message()));
+    return error(0, absl::StrCat("is invalid: ", s.message()));
   }
   return h;
 }
