@@ -1,0 +1,166 @@
+// CP0 registers with their R4400 write masks, the TLB instructions and ERET.
+#include "simcore/mips/cpu.h"
+
+namespace citcat::mips {
+namespace {
+
+uint64_t Sext32(uint64_t v) { return static_cast<uint64_t>(static_cast<int32_t>(v)); }
+
+// Status bits software may write. TS (TLB shutdown) can only be cleared; bits 23 and 19 are 0.
+constexpr uint32_t kStatusWritable = 0xFE57FFFFu;
+
+}  // namespace
+
+uint32_t Cpu::random() const {
+  // Random counts down from 47 once per retired instruction and wraps from Wired back to 47.
+  if (wired_ >= 47) return 47;
+  const uint64_t span = 48 - wired_;
+  const uint64_t elapsed = retired() - random_anchor_retired_;
+  const uint64_t offset = (47 - random_anchor_ + elapsed % span) % span;
+  return static_cast<uint32_t>(47 - offset);
+}
+
+uint64_t Cpu::ReadCp0(int reg) {
+  switch (reg) {
+    case kCp0Index: return Sext32(index_);
+    case kCp0Random: return random();
+    case kCp0EntryLo0: return entry_lo0_;
+    case kCp0EntryLo1: return entry_lo1_;
+    case kCp0Context: return context_;
+    case kCp0PageMask: return page_mask_;
+    case kCp0Wired: return wired_;
+    case kCp0BadVAddr: return bad_vaddr_;
+    case kCp0Count:
+      return Sext32(hooks_ ? hooks_->ReadCount(*this)
+                           : static_cast<uint32_t>(count_offset_ + retired()));
+    case kCp0EntryHi: return entry_hi_;
+    case kCp0Compare: return Sext32(compare_);
+    case kCp0Status: return Sext32(status_);
+    case kCp0Cause: return Sext32(cause_);
+    case kCp0Epc: return epc_;
+    case kCp0PrId: return config_.prid;
+    case kCp0Config: return Sext32(config_reg_);
+    case kCp0LLAddr: return Sext32(lladdr_);
+    case kCp0WatchLo: return Sext32(watch_lo_);
+    case kCp0WatchHi: return watch_hi_;
+    case kCp0XContext: return xcontext_;
+    case kCp0Ecc: return ecc_;
+    case kCp0CacheErr: return Sext32(cache_err_);
+    case kCp0TagLo: return Sext32(tag_lo_);
+    case kCp0TagHi: return Sext32(tag_hi_);
+    case kCp0ErrorEpc: return error_epc_;
+    default: return 0;  // registers 7, 21-25 and 31 are reserved
+  }
+}
+
+void Cpu::WriteCp0(int reg, uint64_t v) {
+  const uint32_t v32 = static_cast<uint32_t>(v);
+  switch (reg) {
+    case kCp0Index: index_ = (index_ & 0x80000000u) | (v32 & 0x3F); break;
+    case kCp0EntryLo0: entry_lo0_ = v & kEntryLoMask; break;
+    case kCp0EntryLo1: entry_lo1_ = v & kEntryLoMask; break;
+    case kCp0Context: context_ = (v & ~uint64_t{0x7FFFFF}) | (context_ & 0x7FFFF0); break;
+    case kCp0PageMask: page_mask_ = v32 & kPageMaskMask; break;
+    case kCp0Wired:
+      wired_ = v32 & 0x3F;
+      random_anchor_ = 47;  // writing Wired sets Random to its upper bound
+      random_anchor_retired_ = retired();
+      break;
+    case kCp0Count:
+      if (hooks_) {
+        hooks_->WriteCount(*this, v32);
+      } else {
+        count_offset_ = v32 - retired();
+      }
+      break;
+    case kCp0EntryHi: {
+      const uint64_t next = v & kEntryHiMask;
+      if ((next & 0xFF) != (entry_hi_ & 0xFF)) FlushTranslations();  // the ASID changed
+      entry_hi_ = next;
+      break;
+    }
+    case kCp0Compare:
+      compare_ = v32;
+      if (hooks_) hooks_->WriteCompare(*this, v32);
+      break;
+    case kCp0Status:
+      status_ = (v32 & kStatusWritable) | (status_ & v32 & kStatusTs);
+      UpdateMode();
+      UpdateInterruptPending();
+      break;
+    case kCp0Cause:  // only the software interrupt bits IP0/IP1 are writable
+      cause_ = (cause_ & ~0x300u) | (v32 & 0x300u);
+      UpdateInterruptPending();
+      break;
+    case kCp0Epc: epc_ = v; break;
+    case kCp0Config:  // K0 and CU; the rest reflects the hardware configuration
+      config_reg_ = (config_reg_ & ~0xFu) | (v32 & 0xFu);
+      UpdateMode();
+      break;
+    case kCp0LLAddr: lladdr_ = v32; break;
+    case kCp0WatchLo:
+      watch_lo_ = v32 & 0xFFFFFFFBu;
+      FlushTranslations();
+      break;
+    case kCp0WatchHi:
+      watch_hi_ = v32 & 0xFu;
+      FlushTranslations();
+      break;
+    case kCp0XContext:
+      xcontext_ = (v & ~uint64_t{0x1FFFFFFFF}) | (xcontext_ & 0x1FFFFFFFF);
+      break;
+    case kCp0Ecc: ecc_ = v32 & 0xFF; break;
+    case kCp0TagLo: tag_lo_ = v32 & 0xFFFFFFC1u; break;
+    case kCp0TagHi: tag_hi_ = 0; break;  // reserved on the R4400: reads as zero
+    case kCp0ErrorEpc: error_epc_ = v; break;
+    default: break;  // read-only (Random, BadVAddr, PRId, CacheErr) or reserved
+  }
+}
+
+void Cpu::TlbRead() {
+  const int i = index_ & 0x3F;
+  if (i >= Tlb::kEntries) return;
+  const TlbEntry& e = tlb_.entry(i);
+  const uint64_t g = e.global ? 1 : 0;
+  if ((e.entry_hi & 0xFF) != (entry_hi_ & 0xFF)) FlushTranslations();
+  page_mask_ = e.page_mask;
+  entry_hi_ = e.entry_hi;
+  entry_lo0_ = e.entry_lo[0] | g;
+  entry_lo1_ = e.entry_lo[1] | g;
+}
+
+void Cpu::TlbWriteIndexed() {
+  const int i = index_ & 0x3F;
+  if (i >= Tlb::kEntries) return;
+  tlb_.Write(i, page_mask_, entry_hi_, entry_lo0_, entry_lo1_);
+  FlushTranslations();
+}
+
+void Cpu::TlbWriteRandom() {
+  tlb_.Write(static_cast<int>(random()), page_mask_, entry_hi_, entry_lo0_, entry_lo1_);
+  FlushTranslations();
+}
+
+void Cpu::TlbProbe() {
+  const int i = tlb_.Probe(entry_hi_);
+  index_ = i >= 0 ? static_cast<uint32_t>(i) : (0x80000000u | (index_ & 0x3F));
+}
+
+void Cpu::Eret() {
+  uint64_t target;
+  if (status_ & kStatusErl) {
+    target = error_epc_;
+    status_ &= ~kStatusErl;
+  } else {
+    target = epc_;
+    status_ &= ~kStatusExl;
+  }
+  ll_bit_ = false;
+  ++branch_count_;  // a control transfer without a branch: keeps (branch count, PC) unique
+  npc_ = target;
+  next_npc_ = target + 4;
+  UpdateMode();
+  UpdateInterruptPending();
+}
+
+}  // namespace citcat::mips

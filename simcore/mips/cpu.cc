@@ -1,0 +1,199 @@
+// The run loop, instruction fetch, exception entry and interrupts.
+#include "simcore/mips/cpu.h"
+
+namespace citcat::mips {
+
+Cpu::Cpu(Bus& bus, const CpuConfig& config)
+    : bus_(bus),
+      config_(config),
+      big_endian_(config.big_endian),
+      icache_(config.icache_bytes, config.icache_line, true),
+      dcache_(config.dcache_bytes, config.dcache_line, false),
+      decoded_(config.icache_bytes / 4, Predecode(0)) {
+  Reset();
+}
+
+void Cpu::Reset() {
+  gpr_.fill(0);
+  hi_ = lo_ = 0;
+  ll_bit_ = false;
+  status_ = kStatusErl | kStatusBev;
+  cause_ = 0;
+  index_ = wired_ = page_mask_ = compare_ = 0;
+  lladdr_ = watch_lo_ = watch_hi_ = ecc_ = cache_err_ = tag_lo_ = tag_hi_ = 0;
+  entry_lo0_ = entry_lo1_ = context_ = bad_vaddr_ = entry_hi_ = epc_ = xcontext_ = 0;
+  error_epc_ = 0;
+  // Config: cache sizes (IC/DC = log2(size) - 12), line sizes (IB/DB: 1 = 32 bytes), no
+  // secondary cache (SC=1), byte order (BE), K0 = 3 (cacheable noncoherent).
+  auto log2 = [](uint32_t v) { return static_cast<uint32_t>(std::countr_zero(v)); };
+  config_reg_ = (1u << 17) | (big_endian_ ? 1u << 15 : 0) |
+                ((log2(config_.icache_bytes) - 12) << 9) | ((log2(config_.dcache_bytes) - 12) << 6) |
+                (config_.icache_line == 32 ? 1u << 5 : 0) |
+                (config_.dcache_line == 32 ? 1u << 4 : 0) | 3u;
+  random_anchor_ = 47;
+  random_anchor_retired_ = retired();
+  icache_.InvalidateAll();
+  dcache_.InvalidateAll();
+  fpu_.Reset();
+  fpu_.set_fr(false);
+  in_delay_ = delay_next_ = false;
+  mode_key_ = ~0u;
+  UpdateMode();
+  UpdateInterruptPending();
+  SetPc(0xFFFFFFFFBFC00000ull);
+}
+
+void Cpu::SetPc(uint64_t pc) {
+  pc_ = pc;
+  npc_ = pc + 4;
+  delay_next_ = false;
+}
+
+uint64_t Cpu::Run(uint64_t n) {
+  stop_ = false;
+  uint64_t i = 0;
+  for (; i < n && !stop_; ++i) {
+    ++steps_;
+    in_delay_ = delay_next_;
+    delay_next_ = false;
+    next_npc_ = npc_ + 4;
+    if (irq_pending_) [[unlikely]] {
+      Exception(kExcInt);
+    } else if (const Inst* inst = Fetch()) [[likely]] {
+      inst->fn(*this, *inst);
+      gpr_[0] = 0;
+    }
+    // A branch retires when its delay slot completes (an exception cleared in_delay_).
+    branch_count_ += in_delay_;
+    pc_ = npc_;
+    npc_ = next_npc_;
+  }
+  return i;
+}
+
+const Inst* Cpu::Fetch() {
+  const uint64_t pc = pc_;
+  const MicroTlbEntry& e = utlb_cur_[(pc >> 12) & (kMicroTlbSize - 1)];
+  if (e.vpage == (pc >> 12) && e.cached && (pc & 3) == 0) [[likely]] {
+    uint64_t pa = e.pbase | (pc & 0xFFF);
+    if (icache_.Hit(pc, pa)) [[likely]] return &decoded_[(pc & (icache_.size() - 1)) >> 2];
+  }
+  return FetchSlow();
+}
+
+const Inst* Cpu::FetchSlow() {
+  if (pc_ & 3) {
+    AddressError(pc_, Access::kFetch);
+    return nullptr;
+  }
+  uint64_t pa;
+  bool cached;
+  if (!Translate(pc_, Access::kFetch, &pa, &cached)) return nullptr;
+  if (cached) {
+    uint32_t index = icache_.Index(pc_);
+    if (!icache_.Hit(pc_, pa)) {
+      icache_.Refill(index, pa, bus_, branch_count_);
+      DecodeILine(index);
+    }
+    return &decoded_[(pc_ & (icache_.size() - 1)) >> 2];
+  }
+  uint32_t word;
+  UncachedRead(pa, reinterpret_cast<uint8_t*>(&word), 4, cat::kFlagCode);
+  uncached_inst_ = Predecode(ToHost(word, big_endian_));
+  return &uncached_inst_;
+}
+
+void Cpu::DecodeILine(uint32_t index) {
+  // The predecoded instructions belong to the I-cache line they came from: they change only
+  // when the line is refilled, which is also the only way new code reaches the I-cache.
+  const uint8_t* bytes = icache_.LineData(index);
+  const uint32_t words = icache_.line_bytes() / 4;
+  for (uint32_t j = 0; j < words; ++j) {
+    uint32_t w;
+    std::memcpy(&w, bytes + 4 * j, 4);
+    decoded_[index * words + j] = Predecode(ToHost(w, big_endian_));
+  }
+}
+
+void Cpu::UpdateMode() {
+  const uint32_t s = status_;
+  const uint32_t ksu = (s >> kStatusKsuShift) & 3;
+  kernel_ = (s & (kStatusExl | kStatusErl)) || ksu == 0;
+  mode_ = kernel_ ? 0 : (ksu == 1 ? 1 : 2);
+  const uint32_t xbit = mode_ == 0 ? kStatusKx : mode_ == 1 ? kStatusSx : kStatusUx;
+  addr64_ = (s & xbit) != 0;
+  ops64_ = kernel_ || addr64_;
+  cu0_ = kernel_ || (s & kStatusCu0);
+  // The micro-TLB is per privilege mode; what it caches also depends on these bits.
+  uint32_t key = (s & (kStatusKx | kStatusSx | kStatusUx | kStatusErl)) | ((config_reg_ & 7) << 28);
+  if (key != mode_key_) {
+    mode_key_ = key;
+    FlushTranslations();
+  }
+  utlb_cur_ = utlb_[mode_].data();
+  if (fpu_.fr() != ((s & kStatusFr) != 0)) fpu_.set_fr((s & kStatusFr) != 0);
+}
+
+void Cpu::FlushTranslations() {
+  for (auto& table : utlb_) table.fill(MicroTlbEntry{});
+}
+
+void Cpu::UpdateInterruptPending() {
+  const uint32_t pending = cause_ & status_ & 0xFF00;
+  irq_pending_ = pending && (status_ & (kStatusIe | kStatusExl | kStatusErl)) == kStatusIe;
+}
+
+void Cpu::SetInterruptLine(int line, bool asserted) {
+  if (line < 2 || line > 7) return;
+  const uint32_t bit = 1u << (kCauseIpShift + line);
+  cause_ = asserted ? (cause_ | bit) : (cause_ & ~bit);
+  UpdateInterruptPending();
+}
+
+void Cpu::Exception(ExcCode code, int coprocessor, uint32_t vector_offset) {
+  ++exceptions_;
+  ++branch_count_;
+  const uint64_t faulting_pc = pc_;
+  if (!(status_ & kStatusExl)) {
+    // EPC names the branch when the faulting instruction sits in its delay slot.
+    if (in_delay_) {
+      epc_ = pc_ - 4;
+      cause_ |= kCauseBd;
+    } else {
+      epc_ = pc_;
+      cause_ &= ~kCauseBd;
+    }
+  } else {
+    vector_offset = 0x180;  // nested: TLB refills go to the general vector, EPC/BD kept
+  }
+  cause_ = (cause_ & ~(0x7Cu | (3u << 28))) | (uint32_t{code} << 2) |
+           (static_cast<uint32_t>(coprocessor & 3) << 28);
+  status_ |= kStatusExl;
+  const uint64_t base =
+      (status_ & kStatusBev) ? 0xFFFFFFFFBFC00200ull : 0xFFFFFFFF80000000ull;
+  npc_ = base + vector_offset;
+  next_npc_ = npc_ + 4;
+  in_delay_ = false;
+  delay_next_ = false;
+  UpdateMode();
+  UpdateInterruptPending();
+  if (observer_) observer_->OnException(*this, code, faulting_pc);
+}
+
+void Cpu::AddressError(uint64_t vaddr, Access access) {
+  bad_vaddr_ = vaddr;
+  Exception(access == Access::kStore ? kExcAdes : kExcAdel);
+}
+
+void Cpu::TlbException(ExcCode code, uint64_t vaddr, bool refill) {
+  bad_vaddr_ = vaddr;
+  context_ = (context_ & ~uint64_t{0x7FFFF0}) | (((vaddr >> 13) & 0x7FFFF) << 4);
+  xcontext_ = (xcontext_ & ~uint64_t{0x1FFFFFFF0}) | (((vaddr >> 62) & 3) << 31) |
+              (((vaddr >> 13) & 0x7FFFFFF) << 4);
+  entry_hi_ = (vaddr & kEntryHiVpn2Mask) | (entry_hi_ & 0xFF);
+  uint32_t offset = 0x180;
+  if (refill) offset = addr64_ ? 0x080 : 0x000;
+  Exception(code, 0, offset);
+}
+
+}  // namespace citcat::mips

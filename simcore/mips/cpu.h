@@ -1,0 +1,375 @@
+// The MIPS R4400 CPU core: integer pipeline semantics (MIPS III), CP0 with the JTLB, exceptions
+// and interrupts, the primary caches, and COP1 dispatch to the Fpu. Instructions are decoded once
+// per I-cache line fill into a compact form and executed through one short handler each.
+//
+// Run loop invariants (see docs/machines/r4400-core.md):
+//   pc_   the instruction about to execute; npc_ the one after it (a branch target after a taken
+//         branch's delay slot); in_delay_ says pc_ is a delay slot.
+//   branch_count_ counts retired branches/jumps (after their delay slot), exception entries and
+//         ERETs, so (branch_count, pc) names each instruction boundary once.
+#ifndef CITCAT_SIMCORE_MIPS_CPU_H_
+#define CITCAT_SIMCORE_MIPS_CPU_H_
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "simcore/mips/bus.h"
+#include "simcore/mips/cache.h"
+#include "simcore/mips/decoder.h"
+#include "simcore/mips/fpu.h"
+#include "simcore/mips/tlb.h"
+
+namespace citcat::mips {
+
+class Cpu;
+
+// One predecoded instruction.
+struct Inst;
+using Handler = void (*)(Cpu&, const Inst&);
+struct Inst {
+  Handler fn;
+  uint32_t word;
+  uint8_t rs, rt, rd, sa;
+  int32_t imm;  // sign-extended immediate, or zero-extended for ANDI/ORI/XORI
+};
+
+// Builds the predecoded form of one instruction word.
+Inst Predecode(uint32_t word);
+
+enum ExcCode : uint8_t {
+  kExcInt = 0,
+  kExcMod = 1,
+  kExcTlbl = 2,
+  kExcTlbs = 3,
+  kExcAdel = 4,
+  kExcAdes = 5,
+  kExcIbe = 6,
+  kExcDbe = 7,
+  kExcSys = 8,
+  kExcBp = 9,
+  kExcRi = 10,
+  kExcCpu = 11,
+  kExcOv = 12,
+  kExcTr = 13,
+  kExcVcei = 14,
+  kExcFpe = 15,
+  kExcWatch = 23,
+  kExcVced = 31,
+};
+
+// CP0 register numbers.
+enum Cp0Reg : uint8_t {
+  kCp0Index = 0, kCp0Random = 1, kCp0EntryLo0 = 2, kCp0EntryLo1 = 3, kCp0Context = 4,
+  kCp0PageMask = 5, kCp0Wired = 6, kCp0BadVAddr = 8, kCp0Count = 9, kCp0EntryHi = 10,
+  kCp0Compare = 11, kCp0Status = 12, kCp0Cause = 13, kCp0Epc = 14, kCp0PrId = 15,
+  kCp0Config = 16, kCp0LLAddr = 17, kCp0WatchLo = 18, kCp0WatchHi = 19, kCp0XContext = 20,
+  kCp0Ecc = 26, kCp0CacheErr = 27, kCp0TagLo = 28, kCp0TagHi = 29, kCp0ErrorEpc = 30,
+};
+
+// Status bits.
+inline constexpr uint32_t kStatusIe = 1u << 0;
+inline constexpr uint32_t kStatusExl = 1u << 1;
+inline constexpr uint32_t kStatusErl = 1u << 2;
+inline constexpr uint32_t kStatusKsuShift = 3;
+inline constexpr uint32_t kStatusUx = 1u << 5;
+inline constexpr uint32_t kStatusSx = 1u << 6;
+inline constexpr uint32_t kStatusKx = 1u << 7;
+inline constexpr uint32_t kStatusImShift = 8;
+inline constexpr uint32_t kStatusDe = 1u << 16;
+inline constexpr uint32_t kStatusCe = 1u << 17;
+inline constexpr uint32_t kStatusCh = 1u << 18;
+inline constexpr uint32_t kStatusSr = 1u << 20;
+inline constexpr uint32_t kStatusTs = 1u << 21;
+inline constexpr uint32_t kStatusBev = 1u << 22;
+inline constexpr uint32_t kStatusRe = 1u << 25;
+inline constexpr uint32_t kStatusFr = 1u << 26;
+inline constexpr uint32_t kStatusCu0 = 1u << 28;
+inline constexpr uint32_t kStatusCu1 = 1u << 29;
+inline constexpr uint32_t kCauseBd = 1u << 31;
+inline constexpr uint32_t kCauseIpShift = 8;
+
+struct CpuConfig {
+  bool big_endian = true;
+  uint32_t icache_bytes = 16 * 1024;
+  uint32_t dcache_bytes = 16 * 1024;
+  uint32_t icache_line = 32;  // 16 or 32
+  uint32_t dcache_line = 32;  // 16 or 32
+  uint32_t prid = 0x0440;     // R4400, revision 4.0
+};
+
+// The parts of CP0 that belong to the outside world: the traced machine supplies its seeded
+// clock, replay the recorded Count history. The timer interrupt (IP7) is raised by the owner
+// through Cpu::SetInterruptLine(7, ...), typically from WriteCompare / its own clock.
+class Cp0Hooks {
+ public:
+  virtual ~Cp0Hooks() = default;
+  virtual uint32_t ReadCount(Cpu& cpu) = 0;
+  virtual void WriteCount(Cpu& cpu, uint32_t value) = 0;
+  virtual void WriteCompare(Cpu& cpu, uint32_t value) = 0;
+};
+
+// Notified of every exception entry (not a hot path).
+class ExceptionObserver {
+ public:
+  virtual ~ExceptionObserver() = default;
+  // Called after the CPU state has been switched to the handler.
+  virtual void OnException(Cpu& cpu, ExcCode code, uint64_t faulting_pc) = 0;
+};
+
+class Cpu {
+ public:
+  Cpu(Bus& bus, const CpuConfig& config = {});
+  Cpu(const Cpu&) = delete;
+  Cpu& operator=(const Cpu&) = delete;
+
+  // Cold reset: PC at the boot vector, BEV=ERL=1, kernel mode, caches invalid.
+  void Reset();
+
+  // Executes up to `n` instruction steps (an exception or interrupt entry counts as a step);
+  // returns the number done. Stops early when RequestStop() is called from a hook or the bus.
+  uint64_t Run(uint64_t n);
+  void Step() { Run(1); }
+  void RequestStop() { stop_ = true; }
+
+  // ---- Architectural state ----
+  uint64_t pc() const { return pc_; }
+  // Jumps to `pc` (not in a delay slot): for loaders and tests.
+  void SetPc(uint64_t pc);
+  bool in_delay_slot() const { return delay_next_; }
+  uint64_t gpr(int i) const { return gpr_[i & 31]; }
+  void set_gpr(int i, uint64_t v) {
+    if (i & 31) gpr_[i & 31] = v;
+  }
+  uint64_t hi() const { return hi_; }
+  uint64_t lo() const { return lo_; }
+  void set_hi(uint64_t v) { hi_ = v; }
+  void set_lo(uint64_t v) { lo_ = v; }
+  bool ll_bit() const { return ll_bit_; }
+
+  // CP0 as MFC0/DMFC0 and MTC0/DMTC0 see it (write masks applied; Count through the hooks).
+  uint64_t ReadCp0(int reg);
+  void WriteCp0(int reg, uint64_t value);
+  uint32_t status() const { return status_; }
+  uint32_t cause() const { return cause_; }
+  uint64_t epc() const { return epc_; }
+  uint64_t error_epc() const { return error_epc_; }
+  uint64_t bad_vaddr() const { return bad_vaddr_; }
+  uint64_t entry_hi() const { return entry_hi_; }
+  uint32_t random() const;
+  Tlb& tlb() { return tlb_; }
+  // After writing the TLB directly (machine-state loading), drop cached translations.
+  void FlushTranslations();
+
+  // Hardware interrupt lines IP2..IP7 (Cause bits 10..15). Level-sensitive.
+  void SetInterruptLine(int line, bool asserted);
+
+  void set_cp0_hooks(Cp0Hooks* hooks) { hooks_ = hooks; }
+  void set_exception_observer(ExceptionObserver* o) { observer_ = o; }
+
+  // ---- Counters ----
+  uint64_t branch_count() const { return branch_count_; }
+  void set_branch_count(uint64_t v) { branch_count_ = v; }
+  uint64_t steps() const { return steps_; }
+  uint64_t exceptions() const { return exceptions_; }
+  // Instructions that completed (steps that were not an exception or interrupt entry).
+  uint64_t retired() const { return steps_ - exceptions_; }
+
+  Fpu& fpu() { return fpu_; }
+  Cache& icache() { return icache_; }
+  Cache& dcache() { return dcache_; }
+  Bus& bus() { return bus_; }
+  bool big_endian() const { return big_endian_; }
+
+  // Reads memory as the CPU would see it through the current translation and the D-cache,
+  // without side effects (no exception, no bus record). False if unmapped or not memory.
+  bool PeekVirtual(uint64_t vaddr, std::span<uint8_t> out);
+  // Translates without side effects (no exception, no TLB state change).
+  bool DebugTranslate(uint64_t vaddr, uint64_t* paddr, bool* cached);
+
+ private:
+  friend struct Exec;  // the instruction handlers (interpreter.cc)
+
+  enum class Access : uint8_t { kLoad, kStore, kFetch };
+
+  // A cached translation of one 4 KB virtual page for the current privilege mode.
+  struct MicroTlbEntry {
+    uint64_t vpage = ~uint64_t{0};
+    uint64_t pbase = 0;
+    bool cached = false;
+    bool writable = false;
+  };
+  static constexpr int kMicroTlbSize = 256;
+
+  // ---- run loop pieces (cpu.cc) ----
+  const Inst* Fetch();
+  const Inst* FetchSlow();
+  void TakeInterrupt();
+  void UpdateInterruptPending();
+  void UpdateMode();
+
+  // ---- exceptions (cpu.cc) ----
+  void Exception(ExcCode code, int coprocessor = 0, uint32_t vector_offset = 0x180);
+  void AddressError(uint64_t vaddr, Access access);
+  void TlbException(ExcCode code, uint64_t vaddr, bool refill);
+  void ReservedInstruction() { Exception(kExcRi); }
+  void CoprocessorUnusable(int cop) { Exception(kExcCpu, cop); }
+
+  // ---- CP0 operations (cp0.cc) ----
+  void TlbRead();
+  void TlbWriteIndexed();
+  void TlbWriteRandom();
+  void TlbProbe();
+  void Eret();
+
+  // ---- memory (memory.cc) ----
+  // The outcome of walking the segment map and the TLB for one address.
+  struct Translation {
+    bool ok = false;
+    uint64_t paddr = 0;
+    bool cached = false;
+    bool writable = true;
+    ExcCode fault = kExcAdel;
+    bool refill = false;
+  };
+  Translation Walk(uint64_t vaddr, Access access) const;
+  // Full translation; raises the exception and returns false on failure.
+  bool Translate(uint64_t vaddr, Access access, uint64_t* paddr, bool* cached);
+  // The D-cache byte for an access, refilling the line on a miss.
+  uint8_t* DataLine(uint64_t vaddr, uint64_t paddr, bool write) {
+    Cache::Line& l = dcache_.line(dcache_.Index(vaddr));
+    if (l.tag != dcache_.TagFor(paddr)) [[unlikely]] {
+      dcache_.Refill(dcache_.Index(vaddr), paddr, bus_, branch_count_);
+    }
+    l.dirty |= write;
+    return dcache_.ByteAt(vaddr);
+  }
+  void UncachedRead(uint64_t paddr, uint8_t* bytes, int n, uint8_t flags = 0);
+  void UncachedWrite(uint64_t paddr, const uint8_t* bytes, int n);
+  bool CheckWatch(uint64_t paddr, Access access);
+  void DecodeILine(uint32_t index);
+  void CacheOp(uint32_t op, uint64_t vaddr);
+
+  template <typename T>
+  static T ToHost(T v, bool big) {
+    if constexpr (sizeof(T) == 1) {
+      return v;
+    } else {
+      if (!big) return v;
+      if constexpr (sizeof(T) == 2) return static_cast<T>(__builtin_bswap16(v));
+      if constexpr (sizeof(T) == 4) return static_cast<T>(__builtin_bswap32(v));
+      if constexpr (sizeof(T) == 8) return static_cast<T>(__builtin_bswap64(v));
+    }
+  }
+
+  // Translation for a data access, fast path first. Returns false after raising the exception.
+  bool TranslateData(uint64_t vaddr, Access access, uint64_t* paddr, bool* cached) {
+    const MicroTlbEntry& e = utlb_cur_[(vaddr >> 12) & (kMicroTlbSize - 1)];
+    if (e.vpage == (vaddr >> 12) && (access != Access::kStore || e.writable)) [[likely]] {
+      *paddr = e.pbase | (vaddr & 0xFFF);
+      *cached = e.cached;
+      return true;
+    }
+    return Translate(vaddr, access, paddr, cached);
+  }
+
+ public:
+  // Memory access as the running instruction performs it (used by the handlers).
+  template <typename T>
+  bool Load(uint64_t vaddr, T* out) {
+    if (vaddr & (sizeof(T) - 1)) [[unlikely]] {
+      AddressError(vaddr, Access::kLoad);
+      return false;
+    }
+    uint64_t pa;
+    bool cached;
+    if (!TranslateData(vaddr, Access::kLoad, &pa, &cached)) return false;
+    T v;
+    if (cached) [[likely]] {
+      std::memcpy(&v, DataLine(vaddr, pa, false), sizeof(T));
+    } else {
+      UncachedRead(pa, reinterpret_cast<uint8_t*>(&v), sizeof(T));
+    }
+    *out = ToHost(v, big_endian_);
+    return true;
+  }
+
+  template <typename T>
+  bool Store(uint64_t vaddr, T value) {
+    if (vaddr & (sizeof(T) - 1)) [[unlikely]] {
+      AddressError(vaddr, Access::kStore);
+      return false;
+    }
+    uint64_t pa;
+    bool cached;
+    if (!TranslateData(vaddr, Access::kStore, &pa, &cached)) return false;
+    T v = ToHost(value, big_endian_);
+    if (cached) [[likely]] {
+      std::memcpy(DataLine(vaddr, pa, true), &v, sizeof(T));
+    } else {
+      UncachedWrite(pa, reinterpret_cast<const uint8_t*>(&v), sizeof(T));
+    }
+    return true;
+  }
+
+  // Stores the bytes of the aligned `N`-byte unit at `vaddr` whose lanes are set in `mask`
+  // (value-significance order, like `value`): SWL/SWR/SDL/SDR.
+  template <typename T>
+  bool StorePartial(uint64_t vaddr, T value, T mask);
+
+ private:
+  Bus& bus_;
+  CpuConfig config_;
+  bool big_endian_;
+
+  // Integer state.
+  std::array<uint64_t, 32> gpr_{};
+  uint64_t hi_ = 0, lo_ = 0;
+  uint64_t pc_ = 0, npc_ = 4, next_npc_ = 8;
+  bool in_delay_ = false;    // the executing instruction is in a delay slot
+  bool delay_next_ = false;  // the next instruction is in a delay slot
+  bool ll_bit_ = false;
+
+  // Mode, derived from Status (UpdateMode).
+  bool kernel_ = true;
+  bool ops64_ = true;    // 64-bit operations allowed
+  bool addr64_ = false;  // 64-bit addressing (KX/SX/UX of the current mode)
+  bool cu0_ = true;      // CP0 usable
+  int mode_ = 0;         // 0 kernel, 1 supervisor, 2 user
+  bool irq_pending_ = false;
+  bool stop_ = false;
+
+  // CP0.
+  uint32_t index_ = 0, wired_ = 0, page_mask_ = 0, compare_ = 0, status_ = 0, cause_ = 0;
+  uint32_t config_reg_ = 0, lladdr_ = 0, watch_lo_ = 0, watch_hi_ = 0, ecc_ = 0;
+  uint32_t cache_err_ = 0, tag_lo_ = 0, tag_hi_ = 0;
+  uint64_t entry_lo0_ = 0, entry_lo1_ = 0, context_ = 0, bad_vaddr_ = 0, entry_hi_ = 0;
+  uint64_t epc_ = 0, xcontext_ = 0, error_epc_ = 0;
+  uint32_t mode_key_ = 0;              // Status/Config bits the micro-TLB contents depend on
+  uint32_t random_anchor_ = 47;        // Random at retired() == random_anchor_retired_
+  uint64_t random_anchor_retired_ = 0;
+  uint64_t count_offset_ = 0;          // default Count = count_offset_ + retired() (no hooks)
+  Tlb tlb_;
+
+  uint64_t branch_count_ = 0;
+  uint64_t steps_ = 0;
+  uint64_t exceptions_ = 0;
+
+  Cache icache_;
+  Cache dcache_;
+  std::vector<Inst> decoded_;  // one per I-cache word, valid while its line is
+  Inst uncached_inst_{};       // an instruction fetched from uncached space
+  std::array<std::array<MicroTlbEntry, kMicroTlbSize>, 3> utlb_{};
+  MicroTlbEntry* utlb_cur_ = nullptr;
+
+  Fpu fpu_;
+  Cp0Hooks* hooks_ = nullptr;
+  ExceptionObserver* observer_ = nullptr;
+};
+
+}  // namespace citcat::mips
+
+#endif  // CITCAT_SIMCORE_MIPS_CPU_H_

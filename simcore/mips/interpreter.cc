@@ -1,0 +1,717 @@
+// One short handler per instruction. Handlers write results straight into the register file
+// (the run loop re-zeroes $0), and return right after raising an exception so that a faulting
+// instruction changes nothing else.
+#include "simcore/mips/cpu.h"
+
+namespace citcat::mips {
+namespace {
+
+inline uint64_t S32(uint64_t v) { return static_cast<uint64_t>(static_cast<int32_t>(v)); }
+inline int64_t I64(uint64_t v) { return static_cast<int64_t>(v); }
+
+}  // namespace
+
+struct Exec {
+  // ---- helpers ----
+  static uint64_t& Rs(Cpu& c, const Inst& i) { return c.gpr_[i.rs]; }
+  static uint64_t& Rt(Cpu& c, const Inst& i) { return c.gpr_[i.rt]; }
+  static uint64_t& Rd(Cpu& c, const Inst& i) { return c.gpr_[i.rd]; }
+  static uint64_t Addr(Cpu& c, const Inst& i) { return c.gpr_[i.rs] + static_cast<int64_t>(i.imm); }
+  static bool Need64(Cpu& c) {
+    if (c.ops64_) [[likely]] return true;
+    c.ReservedInstruction();
+    return false;
+  }
+  static bool NeedCop0(Cpu& c) {
+    if (c.cu0_) [[likely]] return true;
+    c.CoprocessorUnusable(0);
+    return false;
+  }
+  static bool NeedCop1(Cpu& c) {
+    if (c.status_ & kStatusCu1) [[likely]] return true;
+    c.CoprocessorUnusable(1);
+    return false;
+  }
+  static void Branch(Cpu& c, const Inst& i, bool taken) {
+    c.delay_next_ = true;
+    if (taken) c.next_npc_ = c.pc_ + 4 + (static_cast<int64_t>(i.imm) << 2);
+  }
+  static void BranchLikely(Cpu& c, const Inst& i, bool taken) {
+    if (taken) {
+      c.delay_next_ = true;
+      c.next_npc_ = c.pc_ + 4 + (static_cast<int64_t>(i.imm) << 2);
+    } else {  // nullify the delay slot: the branch retires now
+      c.npc_ = c.pc_ + 8;
+      c.next_npc_ = c.pc_ + 12;
+      ++c.branch_count_;
+    }
+  }
+  static void Link(Cpu& c) { c.gpr_[31] = c.pc_ + 8; }
+  static void Trap(Cpu& c, bool cond) {
+    if (cond) c.Exception(kExcTr);
+  }
+
+  // ---- SPECIAL ----
+  static void Sll(Cpu& c, const Inst& i) { Rd(c, i) = S32(static_cast<uint32_t>(Rt(c, i)) << i.sa); }
+  static void Srl(Cpu& c, const Inst& i) { Rd(c, i) = S32(static_cast<uint32_t>(Rt(c, i)) >> i.sa); }
+  static void Sra(Cpu& c, const Inst& i) { Rd(c, i) = S32(static_cast<int32_t>(Rt(c, i)) >> i.sa); }
+  static void Sllv(Cpu& c, const Inst& i) {
+    Rd(c, i) = S32(static_cast<uint32_t>(Rt(c, i)) << (Rs(c, i) & 31));
+  }
+  static void Srlv(Cpu& c, const Inst& i) {
+    Rd(c, i) = S32(static_cast<uint32_t>(Rt(c, i)) >> (Rs(c, i) & 31));
+  }
+  static void Srav(Cpu& c, const Inst& i) {
+    Rd(c, i) = S32(static_cast<int32_t>(Rt(c, i)) >> (Rs(c, i) & 31));
+  }
+  static void Jr(Cpu& c, const Inst& i) {
+    c.delay_next_ = true;
+    c.next_npc_ = Rs(c, i);
+  }
+  static void Jalr(Cpu& c, const Inst& i) {
+    const uint64_t target = Rs(c, i);
+    Rd(c, i) = c.pc_ + 8;
+    c.delay_next_ = true;
+    c.next_npc_ = target;
+  }
+  static void Syscall(Cpu& c, const Inst&) { c.Exception(kExcSys); }
+  static void Break(Cpu& c, const Inst&) { c.Exception(kExcBp); }
+  static void Sync(Cpu&, const Inst&) {}  // one CPU, strongly ordered bus: nothing to do
+  static void Mfhi(Cpu& c, const Inst& i) { Rd(c, i) = c.hi_; }
+  static void Mthi(Cpu& c, const Inst& i) { c.hi_ = Rs(c, i); }
+  static void Mflo(Cpu& c, const Inst& i) { Rd(c, i) = c.lo_; }
+  static void Mtlo(Cpu& c, const Inst& i) { c.lo_ = Rs(c, i); }
+  static void Dsllv(Cpu& c, const Inst& i) {
+    if (Need64(c)) Rd(c, i) = Rt(c, i) << (Rs(c, i) & 63);
+  }
+  static void Dsrlv(Cpu& c, const Inst& i) {
+    if (Need64(c)) Rd(c, i) = Rt(c, i) >> (Rs(c, i) & 63);
+  }
+  static void Dsrav(Cpu& c, const Inst& i) {
+    if (Need64(c)) Rd(c, i) = static_cast<uint64_t>(I64(Rt(c, i)) >> (Rs(c, i) & 63));
+  }
+  static void Mult(Cpu& c, const Inst& i) {
+    const int64_t p = int64_t{static_cast<int32_t>(Rs(c, i))} * static_cast<int32_t>(Rt(c, i));
+    c.lo_ = S32(static_cast<uint64_t>(p));
+    c.hi_ = S32(static_cast<uint64_t>(p) >> 32);
+  }
+  static void Multu(Cpu& c, const Inst& i) {
+    const uint64_t p = uint64_t{static_cast<uint32_t>(Rs(c, i))} * static_cast<uint32_t>(Rt(c, i));
+    c.lo_ = S32(p);
+    c.hi_ = S32(p >> 32);
+  }
+  // Division by zero is architecturally undefined; these are the results of the R4000-family
+  // divider (quotient all ones / one by dividend sign, remainder the dividend).
+  static void Div(Cpu& c, const Inst& i) {
+    const int32_t n = static_cast<int32_t>(Rs(c, i)), d = static_cast<int32_t>(Rt(c, i));
+    if (d == 0) {
+      c.lo_ = n < 0 ? 1 : ~uint64_t{0};
+      c.hi_ = S32(static_cast<uint32_t>(n));
+    } else if (n == INT32_MIN && d == -1) {
+      c.lo_ = S32(static_cast<uint32_t>(INT32_MIN));
+      c.hi_ = 0;
+    } else {
+      c.lo_ = S32(static_cast<uint32_t>(n / d));
+      c.hi_ = S32(static_cast<uint32_t>(n % d));
+    }
+  }
+  static void Divu(Cpu& c, const Inst& i) {
+    const uint32_t n = static_cast<uint32_t>(Rs(c, i)), d = static_cast<uint32_t>(Rt(c, i));
+    if (d == 0) {
+      c.lo_ = ~uint64_t{0};
+      c.hi_ = S32(n);
+    } else {
+      c.lo_ = S32(n / d);
+      c.hi_ = S32(n % d);
+    }
+  }
+  static void Dmult(Cpu& c, const Inst& i) {
+    if (!Need64(c)) return;
+    const __int128 p = static_cast<__int128>(I64(Rs(c, i))) * I64(Rt(c, i));
+    c.lo_ = static_cast<uint64_t>(p);
+    c.hi_ = static_cast<uint64_t>(static_cast<unsigned __int128>(p) >> 64);
+  }
+  static void Dmultu(Cpu& c, const Inst& i) {
+    if (!Need64(c)) return;
+    const unsigned __int128 p = static_cast<unsigned __int128>(Rs(c, i)) * Rt(c, i);
+    c.lo_ = static_cast<uint64_t>(p);
+    c.hi_ = static_cast<uint64_t>(p >> 64);
+  }
+  static void Ddiv(Cpu& c, const Inst& i) {
+    if (!Need64(c)) return;
+    const int64_t n = I64(Rs(c, i)), d = I64(Rt(c, i));
+    if (d == 0) {
+      c.lo_ = n < 0 ? 1 : ~uint64_t{0};
+      c.hi_ = static_cast<uint64_t>(n);
+    } else if (n == INT64_MIN && d == -1) {
+      c.lo_ = static_cast<uint64_t>(INT64_MIN);
+      c.hi_ = 0;
+    } else {
+      c.lo_ = static_cast<uint64_t>(n / d);
+      c.hi_ = static_cast<uint64_t>(n % d);
+    }
+  }
+  static void Ddivu(Cpu& c, const Inst& i) {
+    if (!Need64(c)) return;
+    const uint64_t n = Rs(c, i), d = Rt(c, i);
+    if (d == 0) {
+      c.lo_ = ~uint64_t{0};
+      c.hi_ = n;
+    } else {
+      c.lo_ = n / d;
+      c.hi_ = n % d;
+    }
+  }
+  static void Add(Cpu& c, const Inst& i) {
+    int32_t r;
+    if (__builtin_add_overflow(static_cast<int32_t>(Rs(c, i)), static_cast<int32_t>(Rt(c, i)), &r)) {
+      c.Exception(kExcOv);
+    } else {
+      Rd(c, i) = S32(static_cast<uint32_t>(r));
+    }
+  }
+  static void Addu(Cpu& c, const Inst& i) { Rd(c, i) = S32(Rs(c, i) + Rt(c, i)); }
+  static void Sub(Cpu& c, const Inst& i) {
+    int32_t r;
+    if (__builtin_sub_overflow(static_cast<int32_t>(Rs(c, i)), static_cast<int32_t>(Rt(c, i)), &r)) {
+      c.Exception(kExcOv);
+    } else {
+      Rd(c, i) = S32(static_cast<uint32_t>(r));
+    }
+  }
+  static void Subu(Cpu& c, const Inst& i) { Rd(c, i) = S32(Rs(c, i) - Rt(c, i)); }
+  static void And(Cpu& c, const Inst& i) { Rd(c, i) = Rs(c, i) & Rt(c, i); }
+  static void Or(Cpu& c, const Inst& i) { Rd(c, i) = Rs(c, i) | Rt(c, i); }
+  static void Xor(Cpu& c, const Inst& i) { Rd(c, i) = Rs(c, i) ^ Rt(c, i); }
+  static void Nor(Cpu& c, const Inst& i) { Rd(c, i) = ~(Rs(c, i) | Rt(c, i)); }
+  static void Slt(Cpu& c, const Inst& i) { Rd(c, i) = I64(Rs(c, i)) < I64(Rt(c, i)); }
+  static void Sltu(Cpu& c, const Inst& i) { Rd(c, i) = Rs(c, i) < Rt(c, i); }
+  static void Dadd(Cpu& c, const Inst& i) {
+    if (!Need64(c)) return;
+    int64_t r;
+    if (__builtin_add_overflow(I64(Rs(c, i)), I64(Rt(c, i)), &r)) {
+      c.Exception(kExcOv);
+    } else {
+      Rd(c, i) = static_cast<uint64_t>(r);
+    }
+  }
+  static void Daddu(Cpu& c, const Inst& i) {
+    if (Need64(c)) Rd(c, i) = Rs(c, i) + Rt(c, i);
+  }
+  static void Dsub(Cpu& c, const Inst& i) {
+    if (!Need64(c)) return;
+    int64_t r;
+    if (__builtin_sub_overflow(I64(Rs(c, i)), I64(Rt(c, i)), &r)) {
+      c.Exception(kExcOv);
+    } else {
+      Rd(c, i) = static_cast<uint64_t>(r);
+    }
+  }
+  static void Dsubu(Cpu& c, const Inst& i) {
+    if (Need64(c)) Rd(c, i) = Rs(c, i) - Rt(c, i);
+  }
+  static void Tge(Cpu& c, const Inst& i) { Trap(c, I64(Rs(c, i)) >= I64(Rt(c, i))); }
+  static void Tgeu(Cpu& c, const Inst& i) { Trap(c, Rs(c, i) >= Rt(c, i)); }
+  static void Tlt(Cpu& c, const Inst& i) { Trap(c, I64(Rs(c, i)) < I64(Rt(c, i))); }
+  static void Tltu(Cpu& c, const Inst& i) { Trap(c, Rs(c, i) < Rt(c, i)); }
+  static void Teq(Cpu& c, const Inst& i) { Trap(c, Rs(c, i) == Rt(c, i)); }
+  static void Tne(Cpu& c, const Inst& i) { Trap(c, Rs(c, i) != Rt(c, i)); }
+  static void Dsll(Cpu& c, const Inst& i) {
+    if (Need64(c)) Rd(c, i) = Rt(c, i) << i.sa;
+  }
+  static void Dsrl(Cpu& c, const Inst& i) {
+    if (Need64(c)) Rd(c, i) = Rt(c, i) >> i.sa;
+  }
+  static void Dsra(Cpu& c, const Inst& i) {
+    if (Need64(c)) Rd(c, i) = static_cast<uint64_t>(I64(Rt(c, i)) >> i.sa);
+  }
+  static void Dsll32(Cpu& c, const Inst& i) {
+    if (Need64(c)) Rd(c, i) = Rt(c, i) << (i.sa + 32);
+  }
+  static void Dsrl32(Cpu& c, const Inst& i) {
+    if (Need64(c)) Rd(c, i) = Rt(c, i) >> (i.sa + 32);
+  }
+  static void Dsra32(Cpu& c, const Inst& i) {
+    if (Need64(c)) Rd(c, i) = static_cast<uint64_t>(I64(Rt(c, i)) >> (i.sa + 32));
+  }
+
+  // ---- REGIMM ----
+  static void Bltz(Cpu& c, const Inst& i) { Branch(c, i, I64(Rs(c, i)) < 0); }
+  static void Bgez(Cpu& c, const Inst& i) { Branch(c, i, I64(Rs(c, i)) >= 0); }
+  static void Bltzl(Cpu& c, const Inst& i) { BranchLikely(c, i, I64(Rs(c, i)) < 0); }
+  static void Bgezl(Cpu& c, const Inst& i) { BranchLikely(c, i, I64(Rs(c, i)) >= 0); }
+  static void Tgei(Cpu& c, const Inst& i) { Trap(c, I64(Rs(c, i)) >= i.imm); }
+  static void Tgeiu(Cpu& c, const Inst& i) {
+    Trap(c, Rs(c, i) >= static_cast<uint64_t>(int64_t{i.imm}));
+  }
+  static void Tlti(Cpu& c, const Inst& i) { Trap(c, I64(Rs(c, i)) < i.imm); }
+  static void Tltiu(Cpu& c, const Inst& i) {
+    Trap(c, Rs(c, i) < static_cast<uint64_t>(int64_t{i.imm}));
+  }
+  static void Teqi(Cpu& c, const Inst& i) { Trap(c, I64(Rs(c, i)) == i.imm); }
+  static void Tnei(Cpu& c, const Inst& i) { Trap(c, I64(Rs(c, i)) != i.imm); }
+  static void Bltzal(Cpu& c, const Inst& i) {
+    const bool taken = I64(Rs(c, i)) < 0;
+    Link(c);
+    Branch(c, i, taken);
+  }
+  static void Bgezal(Cpu& c, const Inst& i) {
+    const bool taken = I64(Rs(c, i)) >= 0;
+    Link(c);
+    Branch(c, i, taken);
+  }
+  static void Bltzall(Cpu& c, const Inst& i) {
+    const bool taken = I64(Rs(c, i)) < 0;
+    Link(c);
+    BranchLikely(c, i, taken);
+  }
+  static void Bgezall(Cpu& c, const Inst& i) {
+    const bool taken = I64(Rs(c, i)) >= 0;
+    Link(c);
+    BranchLikely(c, i, taken);
+  }
+
+  // ---- jumps and branches ----
+  static void J(Cpu& c, const Inst& i) {
+    c.delay_next_ = true;
+    c.next_npc_ = ((c.pc_ + 4) & ~uint64_t{0x0FFFFFFF}) | static_cast<uint32_t>(i.imm);
+  }
+  static void Jal(Cpu& c, const Inst& i) {
+    Link(c);
+    J(c, i);
+  }
+  static void Beq(Cpu& c, const Inst& i) { Branch(c, i, Rs(c, i) == Rt(c, i)); }
+  static void Bne(Cpu& c, const Inst& i) { Branch(c, i, Rs(c, i) != Rt(c, i)); }
+  static void Blez(Cpu& c, const Inst& i) { Branch(c, i, I64(Rs(c, i)) <= 0); }
+  static void Bgtz(Cpu& c, const Inst& i) { Branch(c, i, I64(Rs(c, i)) > 0); }
+  static void Beql(Cpu& c, const Inst& i) { BranchLikely(c, i, Rs(c, i) == Rt(c, i)); }
+  static void Bnel(Cpu& c, const Inst& i) { BranchLikely(c, i, Rs(c, i) != Rt(c, i)); }
+  static void Blezl(Cpu& c, const Inst& i) { BranchLikely(c, i, I64(Rs(c, i)) <= 0); }
+  static void Bgtzl(Cpu& c, const Inst& i) { BranchLikely(c, i, I64(Rs(c, i)) > 0); }
+
+  // ---- immediates ----
+  static void Addi(Cpu& c, const Inst& i) {
+    int32_t r;
+    if (__builtin_add_overflow(static_cast<int32_t>(Rs(c, i)), i.imm, &r)) {
+      c.Exception(kExcOv);
+    } else {
+      Rt(c, i) = S32(static_cast<uint32_t>(r));
+    }
+  }
+  static void Addiu(Cpu& c, const Inst& i) { Rt(c, i) = S32(Rs(c, i) + static_cast<uint32_t>(i.imm)); }
+  static void Slti(Cpu& c, const Inst& i) { Rt(c, i) = I64(Rs(c, i)) < i.imm; }
+  static void Sltiu(Cpu& c, const Inst& i) {
+    Rt(c, i) = Rs(c, i) < static_cast<uint64_t>(int64_t{i.imm});
+  }
+  static void Andi(Cpu& c, const Inst& i) { Rt(c, i) = Rs(c, i) & static_cast<uint32_t>(i.imm); }
+  static void Ori(Cpu& c, const Inst& i) { Rt(c, i) = Rs(c, i) | static_cast<uint32_t>(i.imm); }
+  static void Xori(Cpu& c, const Inst& i) { Rt(c, i) = Rs(c, i) ^ static_cast<uint32_t>(i.imm); }
+  static void Lui(Cpu& c, const Inst& i) { Rt(c, i) = S32(static_cast<uint32_t>(i.imm) << 16); }
+  static void Daddi(Cpu& c, const Inst& i) {
+    if (!Need64(c)) return;
+    int64_t r;
+    if (__builtin_add_overflow(I64(Rs(c, i)), int64_t{i.imm}, &r)) {
+      c.Exception(kExcOv);
+    } else {
+      Rt(c, i) = static_cast<uint64_t>(r);
+    }
+  }
+  static void Daddiu(Cpu& c, const Inst& i) {
+    if (Need64(c)) Rt(c, i) = Rs(c, i) + static_cast<uint64_t>(int64_t{i.imm});
+  }
+
+  // ---- loads and stores ----
+  template <typename T, typename R>
+  static void LoadAs(Cpu& c, const Inst& i) {
+    T v;
+    if (c.Load<T>(Addr(c, i), &v)) Rt(c, i) = static_cast<uint64_t>(static_cast<R>(v));
+  }
+  static void Lb(Cpu& c, const Inst& i) { LoadAs<uint8_t, int8_t>(c, i); }
+  static void Lbu(Cpu& c, const Inst& i) { LoadAs<uint8_t, uint8_t>(c, i); }
+  static void Lh(Cpu& c, const Inst& i) { LoadAs<uint16_t, int16_t>(c, i); }
+  static void Lhu(Cpu& c, const Inst& i) { LoadAs<uint16_t, uint16_t>(c, i); }
+  static void Lw(Cpu& c, const Inst& i) { LoadAs<uint32_t, int32_t>(c, i); }
+  static void Lwu(Cpu& c, const Inst& i) {
+    if (Need64(c)) LoadAs<uint32_t, uint32_t>(c, i);
+  }
+  static void Ld(Cpu& c, const Inst& i) {
+    if (Need64(c)) LoadAs<uint64_t, uint64_t>(c, i);
+  }
+  static void Sb(Cpu& c, const Inst& i) { c.Store<uint8_t>(Addr(c, i), static_cast<uint8_t>(Rt(c, i))); }
+  static void Sh(Cpu& c, const Inst& i) {
+    c.Store<uint16_t>(Addr(c, i), static_cast<uint16_t>(Rt(c, i)));
+  }
+  static void Sw(Cpu& c, const Inst& i) {
+    c.Store<uint32_t>(Addr(c, i), static_cast<uint32_t>(Rt(c, i)));
+  }
+  static void Sd(Cpu& c, const Inst& i) {
+    if (Need64(c)) c.Store<uint64_t>(Addr(c, i), Rt(c, i));
+  }
+
+  // Unaligned pairs. k is the byte offset counted from the most significant end of the unit, so
+  // one formula serves both byte orders.
+  static unsigned LaneOffset(const Cpu& c, uint64_t va, unsigned n) {
+    const unsigned k = va & (n - 1);
+    return c.big_endian_ ? k : n - 1 - k;
+  }
+  static void Lwl(Cpu& c, const Inst& i) {
+    const uint64_t va = Addr(c, i);
+    uint32_t w;
+    if (!c.Load<uint32_t>(va & ~uint64_t{3}, &w)) return;
+    const unsigned sh = 8 * LaneOffset(c, va, 4);
+    const uint32_t old = static_cast<uint32_t>(Rt(c, i));
+    Rt(c, i) = S32((w << sh) | (old & ((1u << sh) - 1)));
+  }
+  static void Lwr(Cpu& c, const Inst& i) {
+    const uint64_t va = Addr(c, i);
+    uint32_t w;
+    if (!c.Load<uint32_t>(va & ~uint64_t{3}, &w)) return;
+    const unsigned sh = 8 * (3 - LaneOffset(c, va, 4));
+    const uint32_t old = static_cast<uint32_t>(Rt(c, i));
+    Rt(c, i) = S32((w >> sh) | (old & ~(0xFFFFFFFFu >> sh)));
+  }
+  static void Ldl(Cpu& c, const Inst& i) {
+    if (!Need64(c)) return;
+    const uint64_t va = Addr(c, i);
+    uint64_t d;
+    if (!c.Load<uint64_t>(va & ~uint64_t{7}, &d)) return;
+    const unsigned sh = 8 * LaneOffset(c, va, 8);
+    const uint64_t keep = sh ? (uint64_t{1} << sh) - 1 : 0;
+    Rt(c, i) = (d << sh) | (Rt(c, i) & keep);
+  }
+  static void Ldr(Cpu& c, const Inst& i) {
+    if (!Need64(c)) return;
+    const uint64_t va = Addr(c, i);
+    uint64_t d;
+    if (!c.Load<uint64_t>(va & ~uint64_t{7}, &d)) return;
+    const unsigned sh = 8 * (7 - LaneOffset(c, va, 8));
+    Rt(c, i) = (d >> sh) | (Rt(c, i) & ~(~uint64_t{0} >> sh));
+  }
+  static void Swl(Cpu& c, const Inst& i) {
+    const uint64_t va = Addr(c, i);
+    const unsigned sh = 8 * LaneOffset(c, va, 4);
+    c.StorePartial<uint32_t>(va & ~uint64_t{3}, static_cast<uint32_t>(Rt(c, i)) >> sh,
+                             0xFFFFFFFFu >> sh);
+  }
+  static void Swr(Cpu& c, const Inst& i) {
+    const uint64_t va = Addr(c, i);
+    const unsigned sh = 8 * (3 - LaneOffset(c, va, 4));
+    c.StorePartial<uint32_t>(va & ~uint64_t{3}, static_cast<uint32_t>(Rt(c, i)) << sh,
+                             0xFFFFFFFFu << sh);
+  }
+  static void Sdl(Cpu& c, const Inst& i) {
+    if (!Need64(c)) return;
+    const uint64_t va = Addr(c, i);
+    const unsigned sh = 8 * LaneOffset(c, va, 8);
+    c.StorePartial<uint64_t>(va & ~uint64_t{7}, Rt(c, i) >> sh, ~uint64_t{0} >> sh);
+  }
+  static void Sdr(Cpu& c, const Inst& i) {
+    if (!Need64(c)) return;
+    const uint64_t va = Addr(c, i);
+    const unsigned sh = 8 * (7 - LaneOffset(c, va, 8));
+    c.StorePartial<uint64_t>(va & ~uint64_t{7}, Rt(c, i) << sh, ~uint64_t{0} << sh);
+  }
+
+  // LL/SC: LLbit is set by LL and cleared only by ERET (one processor, no coherent traffic).
+  template <typename T, typename R>
+  static void LoadLinked(Cpu& c, const Inst& i) {
+    const uint64_t va = Addr(c, i);
+    T v;
+    if (!c.Load<T>(va, &v)) return;
+    uint64_t pa = 0;
+    bool cached;
+    c.DebugTranslate(va, &pa, &cached);
+    Rt(c, i) = static_cast<uint64_t>(static_cast<R>(v));
+    c.ll_bit_ = true;
+    c.lladdr_ = static_cast<uint32_t>(pa >> 4);
+  }
+  template <typename T>
+  static void StoreConditional(Cpu& c, const Inst& i) {
+    const uint64_t va = Addr(c, i);
+    if (c.ll_bit_) {
+      if (c.Store<T>(va, static_cast<T>(Rt(c, i)))) Rt(c, i) = 1;
+      return;
+    }
+    // A failing SC stores nothing but still checks its address like a store.
+    if (va & (sizeof(T) - 1)) {
+      c.AddressError(va, Cpu::Access::kStore);
+      return;
+    }
+    uint64_t pa;
+    bool cached;
+    if (c.TranslateData(va, Cpu::Access::kStore, &pa, &cached)) Rt(c, i) = 0;
+  }
+  static void Ll(Cpu& c, const Inst& i) { LoadLinked<uint32_t, int32_t>(c, i); }
+  static void Lld(Cpu& c, const Inst& i) {
+    if (Need64(c)) LoadLinked<uint64_t, uint64_t>(c, i);
+  }
+  static void Sc(Cpu& c, const Inst& i) { StoreConditional<uint32_t>(c, i); }
+  static void Scd(Cpu& c, const Inst& i) {
+    if (Need64(c)) StoreConditional<uint64_t>(c, i);
+  }
+  static void Cache(Cpu& c, const Inst& i) {
+    if (NeedCop0(c)) c.CacheOp(i.rt, Addr(c, i));
+  }
+
+  // ---- CP0 ----
+  static void Mfc0(Cpu& c, const Inst& i) {
+    if (NeedCop0(c)) Rt(c, i) = S32(c.ReadCp0(i.rd));
+  }
+  static void Dmfc0(Cpu& c, const Inst& i) {
+    if (NeedCop0(c) && Need64(c)) Rt(c, i) = c.ReadCp0(i.rd);
+  }
+  static void Mtc0(Cpu& c, const Inst& i) {
+    if (NeedCop0(c)) c.WriteCp0(i.rd, S32(Rt(c, i)));
+  }
+  static void Dmtc0(Cpu& c, const Inst& i) {
+    if (NeedCop0(c) && Need64(c)) c.WriteCp0(i.rd, Rt(c, i));
+  }
+  static void Tlbr(Cpu& c, const Inst&) {
+    if (NeedCop0(c)) c.TlbRead();
+  }
+  static void Tlbwi(Cpu& c, const Inst&) {
+    if (NeedCop0(c)) c.TlbWriteIndexed();
+  }
+  static void Tlbwr(Cpu& c, const Inst&) {
+    if (NeedCop0(c)) c.TlbWriteRandom();
+  }
+  static void Tlbp(Cpu& c, const Inst&) {
+    if (NeedCop0(c)) c.TlbProbe();
+  }
+  static void Eret(Cpu& c, const Inst&) {
+    if (NeedCop0(c)) c.Eret();
+  }
+
+  // ---- CP1: moves, loads, stores and branches here; arithmetic in the Fpu ----
+  static void FpuOutcomeToException(Cpu& c, FpuOutcome o) {
+    if (o == FpuOutcome::kFpe) c.Exception(kExcFpe);
+    if (o == FpuOutcome::kReservedInstruction) c.ReservedInstruction();
+  }
+  static void Mfc1(Cpu& c, const Inst& i) {
+    if (NeedCop1(c)) Rt(c, i) = S32(c.fpu_.ReadWord(i.rd));
+  }
+  static void Dmfc1(Cpu& c, const Inst& i) {
+    if (NeedCop1(c) && Need64(c)) Rt(c, i) = c.fpu_.ReadDouble(i.rd);
+  }
+  static void Cfc1(Cpu& c, const Inst& i) {
+    if (NeedCop1(c)) Rt(c, i) = S32(c.fpu_.ReadControl(i.rd));
+  }
+  static void Mtc1(Cpu& c, const Inst& i) {
+    if (NeedCop1(c)) c.fpu_.WriteWord(i.rd, static_cast<uint32_t>(Rt(c, i)));
+  }
+  static void Dmtc1(Cpu& c, const Inst& i) {
+    if (NeedCop1(c) && Need64(c)) c.fpu_.WriteDouble(i.rd, Rt(c, i));
+  }
+  static void Ctc1(Cpu& c, const Inst& i) {
+    if (NeedCop1(c)) FpuOutcomeToException(c, c.fpu_.WriteControl(i.rd, static_cast<uint32_t>(Rt(c, i))));
+  }
+  static void Bc1f(Cpu& c, const Inst& i) {
+    if (NeedCop1(c)) Branch(c, i, !c.fpu_.condition());
+  }
+  static void Bc1t(Cpu& c, const Inst& i) {
+    if (NeedCop1(c)) Branch(c, i, c.fpu_.condition());
+  }
+  static void Bc1fl(Cpu& c, const Inst& i) {
+    if (NeedCop1(c)) BranchLikely(c, i, !c.fpu_.condition());
+  }
+  static void Bc1tl(Cpu& c, const Inst& i) {
+    if (NeedCop1(c)) BranchLikely(c, i, c.fpu_.condition());
+  }
+  static void Cop1Arith(Cpu& c, const Inst& i) {
+    if (NeedCop1(c)) FpuOutcomeToException(c, c.fpu_.Execute(i.word));
+  }
+  static void Lwc1(Cpu& c, const Inst& i) {
+    uint32_t v;
+    if (NeedCop1(c) && c.Load<uint32_t>(Addr(c, i), &v)) c.fpu_.WriteWord(i.rt, v);
+  }
+  static void Ldc1(Cpu& c, const Inst& i) {
+    uint64_t v;
+    if (NeedCop1(c) && c.Load<uint64_t>(Addr(c, i), &v)) c.fpu_.WriteDouble(i.rt, v);
+  }
+  static void Swc1(Cpu& c, const Inst& i) {
+    if (NeedCop1(c)) c.Store<uint32_t>(Addr(c, i), c.fpu_.ReadWord(i.rt));
+  }
+  static void Sdc1(Cpu& c, const Inst& i) {
+    if (NeedCop1(c)) c.Store<uint64_t>(Addr(c, i), c.fpu_.ReadDouble(i.rt));
+  }
+  // COP2/COP3 and their loads and stores: no such coprocessor on the R4400.
+  static void Cop2(Cpu& c, const Inst& i) {
+    const int cop = (i.word >> 26) == 0x13 ? 3 : 2;
+    if (!(c.status_ & (1u << (28 + cop)))) {
+      c.CoprocessorUnusable(cop);
+    } else {
+      c.ReservedInstruction();
+    }
+  }
+  static void Reserved(Cpu& c, const Inst&) { c.ReservedInstruction(); }
+};
+
+namespace {
+
+Handler HandlerFor(Op op) {
+  switch (op) {
+    case Op::kSll: return &Exec::Sll;
+    case Op::kSrl: return &Exec::Srl;
+    case Op::kSra: return &Exec::Sra;
+    case Op::kSllv: return &Exec::Sllv;
+    case Op::kSrlv: return &Exec::Srlv;
+    case Op::kSrav: return &Exec::Srav;
+    case Op::kJr: return &Exec::Jr;
+    case Op::kJalr: return &Exec::Jalr;
+    case Op::kSyscall: return &Exec::Syscall;
+    case Op::kBreak: return &Exec::Break;
+    case Op::kSync: return &Exec::Sync;
+    case Op::kMfhi: return &Exec::Mfhi;
+    case Op::kMthi: return &Exec::Mthi;
+    case Op::kMflo: return &Exec::Mflo;
+    case Op::kMtlo: return &Exec::Mtlo;
+    case Op::kDsllv: return &Exec::Dsllv;
+    case Op::kDsrlv: return &Exec::Dsrlv;
+    case Op::kDsrav: return &Exec::Dsrav;
+    case Op::kMult: return &Exec::Mult;
+    case Op::kMultu: return &Exec::Multu;
+    case Op::kDiv: return &Exec::Div;
+    case Op::kDivu: return &Exec::Divu;
+    case Op::kDmult: return &Exec::Dmult;
+    case Op::kDmultu: return &Exec::Dmultu;
+    case Op::kDdiv: return &Exec::Ddiv;
+    case Op::kDdivu: return &Exec::Ddivu;
+    case Op::kAdd: return &Exec::Add;
+    case Op::kAddu: return &Exec::Addu;
+    case Op::kSub: return &Exec::Sub;
+    case Op::kSubu: return &Exec::Subu;
+    case Op::kAnd: return &Exec::And;
+    case Op::kOr: return &Exec::Or;
+    case Op::kXor: return &Exec::Xor;
+    case Op::kNor: return &Exec::Nor;
+    case Op::kSlt: return &Exec::Slt;
+    case Op::kSltu: return &Exec::Sltu;
+    case Op::kDadd: return &Exec::Dadd;
+    case Op::kDaddu: return &Exec::Daddu;
+    case Op::kDsub: return &Exec::Dsub;
+    case Op::kDsubu: return &Exec::Dsubu;
+    case Op::kTge: return &Exec::Tge;
+    case Op::kTgeu: return &Exec::Tgeu;
+    case Op::kTlt: return &Exec::Tlt;
+    case Op::kTltu: return &Exec::Tltu;
+    case Op::kTeq: return &Exec::Teq;
+    case Op::kTne: return &Exec::Tne;
+    case Op::kDsll: return &Exec::Dsll;
+    case Op::kDsrl: return &Exec::Dsrl;
+    case Op::kDsra: return &Exec::Dsra;
+    case Op::kDsll32: return &Exec::Dsll32;
+    case Op::kDsrl32: return &Exec::Dsrl32;
+    case Op::kDsra32: return &Exec::Dsra32;
+    case Op::kBltz: return &Exec::Bltz;
+    case Op::kBgez: return &Exec::Bgez;
+    case Op::kBltzl: return &Exec::Bltzl;
+    case Op::kBgezl: return &Exec::Bgezl;
+    case Op::kTgei: return &Exec::Tgei;
+    case Op::kTgeiu: return &Exec::Tgeiu;
+    case Op::kTlti: return &Exec::Tlti;
+    case Op::kTltiu: return &Exec::Tltiu;
+    case Op::kTeqi: return &Exec::Teqi;
+    case Op::kTnei: return &Exec::Tnei;
+    case Op::kBltzal: return &Exec::Bltzal;
+    case Op::kBgezal: return &Exec::Bgezal;
+    case Op::kBltzall: return &Exec::Bltzall;
+    case Op::kBgezall: return &Exec::Bgezall;
+    case Op::kJ: return &Exec::J;
+    case Op::kJal: return &Exec::Jal;
+    case Op::kBeq: return &Exec::Beq;
+    case Op::kBne: return &Exec::Bne;
+    case Op::kBlez: return &Exec::Blez;
+    case Op::kBgtz: return &Exec::Bgtz;
+    case Op::kAddi: return &Exec::Addi;
+    case Op::kAddiu: return &Exec::Addiu;
+    case Op::kSlti: return &Exec::Slti;
+    case Op::kSltiu: return &Exec::Sltiu;
+    case Op::kAndi: return &Exec::Andi;
+    case Op::kOri: return &Exec::Ori;
+    case Op::kXori: return &Exec::Xori;
+    case Op::kLui: return &Exec::Lui;
+    case Op::kBeql: return &Exec::Beql;
+    case Op::kBnel: return &Exec::Bnel;
+    case Op::kBlezl: return &Exec::Blezl;
+    case Op::kBgtzl: return &Exec::Bgtzl;
+    case Op::kDaddi: return &Exec::Daddi;
+    case Op::kDaddiu: return &Exec::Daddiu;
+    case Op::kLdl: return &Exec::Ldl;
+    case Op::kLdr: return &Exec::Ldr;
+    case Op::kLb: return &Exec::Lb;
+    case Op::kLh: return &Exec::Lh;
+    case Op::kLwl: return &Exec::Lwl;
+    case Op::kLw: return &Exec::Lw;
+    case Op::kLbu: return &Exec::Lbu;
+    case Op::kLhu: return &Exec::Lhu;
+    case Op::kLwr: return &Exec::Lwr;
+    case Op::kLwu: return &Exec::Lwu;
+    case Op::kSb: return &Exec::Sb;
+    case Op::kSh: return &Exec::Sh;
+    case Op::kSwl: return &Exec::Swl;
+    case Op::kSw: return &Exec::Sw;
+    case Op::kSdl: return &Exec::Sdl;
+    case Op::kSdr: return &Exec::Sdr;
+    case Op::kSwr: return &Exec::Swr;
+    case Op::kCache: return &Exec::Cache;
+    case Op::kLl: return &Exec::Ll;
+    case Op::kLld: return &Exec::Lld;
+    case Op::kLd: return &Exec::Ld;
+    case Op::kSc: return &Exec::Sc;
+    case Op::kScd: return &Exec::Scd;
+    case Op::kSd: return &Exec::Sd;
+    case Op::kMfc0: return &Exec::Mfc0;
+    case Op::kDmfc0: return &Exec::Dmfc0;
+    case Op::kMtc0: return &Exec::Mtc0;
+    case Op::kDmtc0: return &Exec::Dmtc0;
+    case Op::kTlbr: return &Exec::Tlbr;
+    case Op::kTlbwi: return &Exec::Tlbwi;
+    case Op::kTlbwr: return &Exec::Tlbwr;
+    case Op::kTlbp: return &Exec::Tlbp;
+    case Op::kEret: return &Exec::Eret;
+    case Op::kMfc1: return &Exec::Mfc1;
+    case Op::kDmfc1: return &Exec::Dmfc1;
+    case Op::kCfc1: return &Exec::Cfc1;
+    case Op::kMtc1: return &Exec::Mtc1;
+    case Op::kDmtc1: return &Exec::Dmtc1;
+    case Op::kCtc1: return &Exec::Ctc1;
+    case Op::kBc1f: return &Exec::Bc1f;
+    case Op::kBc1t: return &Exec::Bc1t;
+    case Op::kBc1fl: return &Exec::Bc1fl;
+    case Op::kBc1tl: return &Exec::Bc1tl;
+    case Op::kCop1Arith: return &Exec::Cop1Arith;
+    case Op::kLwc1: return &Exec::Lwc1;
+    case Op::kLdc1: return &Exec::Ldc1;
+    case Op::kSwc1: return &Exec::Swc1;
+    case Op::kSdc1: return &Exec::Sdc1;
+    case Op::kCop2: case Op::kCop3: return &Exec::Cop2;
+    case Op::kReserved: case Op::kCount: break;
+  }
+  return &Exec::Reserved;
+}
+
+}  // namespace
+
+Inst Predecode(uint32_t word) {
+  const Op op = DecodeOp(word);
+  Inst in;
+  in.fn = HandlerFor(op);
+  in.word = word;
+  in.rs = static_cast<uint8_t>(Rs(word));
+  in.rt = static_cast<uint8_t>(Rt(word));
+  in.rd = static_cast<uint8_t>(Rd(word));
+  in.sa = static_cast<uint8_t>(Sa(word));
+  switch (op) {
+    case Op::kAndi: case Op::kOri: case Op::kXori:
+      in.imm = static_cast<int32_t>(Uimm(word));
+      break;
+    case Op::kJ: case Op::kJal:
+      in.imm = static_cast<int32_t>((word & 0x03FFFFFF) << 2);
+      break;
+    default:
+      in.imm = Simm(word);
+  }
+  return in;
+}
+
+}  // namespace citcat::mips
