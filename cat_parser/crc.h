@@ -1,4 +1,4 @@
-// CRC-32 (ISO-HDLC, as in zlib and PNG) over the CAT framing. liblzma provides the implementation.
+// CRC-32 (ISO-HDLC, as in zlib and PNG) over the CAT framing, computed by zlib.
 #ifndef CITCAT_CAT_PARSER_CRC_H_
 #define CITCAT_CAT_PARSER_CRC_H_
 

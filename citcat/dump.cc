@@ -6,8 +6,7 @@
 #include "cat_parser/text.h"
 #include "citcat/command.h"
 
-ABSL_FLAG(uint64_t, limit, std::numeric_limits<uint64_t>::max(),
-          "print at most this many records");
+ABSL_FLAG(uint64_t, limit, 0, "print at most this many records (0: all)");
 
 namespace citcat::cli {
 
@@ -19,7 +18,9 @@ absl::Status RunDump(const std::vector<std::string>& args) {
   absl::StatusOr<std::unique_ptr<io::OutputFile>> out =
       io::OutputFile::Create(output.empty() ? "-" : output);
   if (!out.ok()) return out.status();
-  if (absl::Status s = cat::DumpText(**reader, **out, absl::GetFlag(FLAGS_limit)); !s.ok()) {
+  uint64_t limit = absl::GetFlag(FLAGS_limit);
+  if (limit == 0) limit = std::numeric_limits<uint64_t>::max();
+  if (absl::Status s = cat::DumpText(**reader, **out, limit); !s.ok()) {
     return s;
   }
   return (*out)->Commit();

@@ -1,4 +1,5 @@
 // citcat: constructs instruction traces from cache-filtered address traces.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <span>
@@ -48,6 +49,25 @@ void PrintOverview() {
   std::printf("\n`citcat COMMAND --help` describes one command and its options.\n");
 }
 
+void PrintCommandHelp(const Command& c) {
+  std::printf("usage: %s\n", c.usage);
+  std::vector<const absl::CommandLineFlag*> flags;
+  for (const auto& [name, flag] : absl::GetAllFlags()) {
+    if (IsCommandFlagFile(flag->Filename())) flags.push_back(flag);
+  }
+  std::sort(flags.begin(), flags.end(),
+            [](auto* a, auto* b) { return a->Name() < b->Name(); });
+  std::printf("\noptions:\n");
+  for (const absl::CommandLineFlag* f : flags) {
+    std::string name = f->Name().size() == 1 ? absl::StrCat("-", f->Name())
+                                             : absl::StrCat("--", f->Name());
+    std::string value = f->DefaultValue();
+    std::printf("  %-12s %s%s\n", name.c_str(), f->Help().c_str(),
+                value.empty() || value == "false" ? ""
+                                                  : absl::StrCat(" (default ", value, ")").c_str());
+  }
+}
+
 // absl accepts every flag defined anywhere in the binary; a command takes only its own.
 absl::Status CheckFlagsBelong(std::span<char*> args) {
   for (char* arg : args) {
@@ -79,6 +99,15 @@ int Main(int argc, char** argv) {
   if (current == nullptr) {
     std::fprintf(stderr, "citcat: unknown command '%s' (see citcat --help)\n", argv[1]);
     return 2;
+  }
+
+  for (int i = 2; i < argc; ++i) {
+    absl::string_view a(argv[i]);
+    if (a == "--") break;
+    if (a == "--help" || a == "-help" || a == "-h") {
+      PrintCommandHelp(*current);
+      return 0;
+    }
   }
 
   absl::FlagsUsageConfig config;

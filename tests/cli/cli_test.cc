@@ -1,0 +1,151 @@
+// The citcat binary as a user runs it: exit codes, one-line errors, no partial outputs.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace citcat {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct Result {
+  int exit_code;
+  std::string out, err;
+};
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           absl::StrCat("cli-", ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+
+  Result Run(const std::string& args) {
+    std::string command = absl::StrCat(CITCAT_BINARY, " ", args, " >", (dir_ / "stdout").string(),
+                                       " 2>", (dir_ / "stderr").string());
+    int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(dir_ / "stdout"),
+            Slurp(dir_ / "stderr")};
+  }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  void Write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name, std::ios::binary) << text;
+  }
+  // Files in the test directory other than the captured output streams.
+  std::vector<std::string> Files() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_)) {
+      std::string name = e.path().filename().string();
+      if (name != "stdout" && name != "stderr") names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  fs::path dir_;
+};
+
+const std::string kSample = std::string(CITCAT_SOURCE_DIR) + "/examples/r4400-sample.txt";
+
+int Lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+
+TEST_F(Cli, OverviewAndHelp) {
+  Result none = Run("");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_THAT(none.out, HasSubstr("commands:"));
+  Result help = Run("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("dump"));
+  EXPECT_THAT(help.out, HasSubstr("assemble"));
+
+  Result dump_help = Run("dump --help");
+  EXPECT_EQ(dump_help.exit_code, 0);
+  std::string text = dump_help.out + dump_help.err;
+  EXPECT_THAT(text, HasSubstr("citcat dump CAPTURE.cat"));
+  EXPECT_THAT(text, HasSubstr("--limit"));
+  Result assemble_help = Run("assemble --help");
+  EXPECT_THAT(assemble_help.out + assemble_help.err, Not(HasSubstr("--limit")));
+}
+
+TEST_F(Cli, UnknownCommandAndOptionAreUsageErrors) {
+  Result bogus = Run("bogus");
+  EXPECT_EQ(bogus.exit_code, 2);
+  EXPECT_EQ(bogus.err, "citcat: unknown command 'bogus' (see citcat --help)\n");
+  Result foreign = Run(absl::StrCat("assemble --limit=3 ", kSample, " -o ", Path("x.cat")));
+  EXPECT_EQ(foreign.exit_code, 2);
+  EXPECT_THAT(foreign.err, HasSubstr("unknown option '--limit=3'"));
+  Result no_output = Run(absl::StrCat("assemble ", kSample));
+  EXPECT_NE(no_output.exit_code, 0);
+  EXPECT_THAT(no_output.err, HasSubstr("needs -o OUTPUT"));
+  EXPECT_TRUE(Files().empty());
+}
+
+TEST_F(Cli, AssembleDumpAssembleIsIdentical) {
+  ASSERT_EQ(Run(absl::StrCat("assemble ", kSample, " -o ", Path("a.cat"))).exit_code, 0);
+  Result dump = Run(absl::StrCat("dump ", Path("a.cat"), " -o ", Path("a.txt")));
+  ASSERT_EQ(dump.exit_code, 0) << dump.err;
+  ASSERT_EQ(Run(absl::StrCat("assemble --quiet ", Path("a.txt"), " -o ", Path("b.cat"))).exit_code, 0);
+  EXPECT_EQ(Slurp(Path("a.cat")), Slurp(Path("b.cat")));
+  EXPECT_THAT(Files(), ::testing::ElementsAre("a.cat", "a.txt", "b.cat"));
+
+  Result limited = Run(absl::StrCat("dump --limit 2 ", Path("a.cat")));
+  ASSERT_EQ(limited.exit_code, 0);
+  std::vector<std::string> lines = absl::StrSplit(limited.out, '\n', absl::SkipEmpty());
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines[lines.size() - 3], "records");
+  EXPECT_THAT(lines.back(), HasSubstr("fill"));
+}
+
+TEST_F(Cli, BadInputsGiveOneLineAndLeaveNoOutput) {
+  ASSERT_EQ(Run(absl::StrCat("assemble ", kSample, " -o ", Path("good.cat"))).exit_code, 0);
+  std::string good = Slurp(Path("good.cat"));
+  Write("truncated.cat", good.substr(0, good.size() - 30));
+  Write("text.cat", "this is not a trace\n");
+  Write("bad.txt", "citcat-cat 1.0\nmachine vax\n");
+
+  struct Case {
+    std::string args, error;
+  } cases[] = {
+      {"dump " + Path("missing.cat"), "missing.cat: cannot open: No such file or directory"},
+      {"dump " + Path("text.cat"), "text.cat: offset 0: not a CAT file"},
+      {"dump " + Path("truncated.cat") + " -o " + Path("out.txt"), "truncated.cat: offset "},
+      {"dump " + dir_.string(), "is a directory"},
+      {"assemble " + Path("bad.txt") + " -o " + Path("out.cat"), "bad.txt:2: unknown machine 'vax'"},
+      {"assemble " + Path("good.cat") + " -o " + Path("out.cat"), "good.cat:1:"},
+      {"assemble " + kSample + " -o " + Path("no/such/dir/out.cat"), "cannot create"},
+  };
+  for (const Case& c : cases) {
+    Result r = Run(c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args;
+    EXPECT_THAT(r.err, HasSubstr(c.error)) << c.args;
+    EXPECT_EQ(Lines(r.err), 1) << r.err;
+  }
+  EXPECT_THAT(Files(), ::testing::ElementsAre("bad.txt", "good.cat", "text.cat", "truncated.cat"));
+}
+
+TEST_F(Cli, DemoRunsTheMainJob) {
+  Result demo = Run("demo");
+  ASSERT_EQ(demo.exit_code, 0) << demo.err;
+  EXPECT_THAT(demo.out, HasSubstr("read back and compared: identical"));
+}
+
+}  // namespace
+}  // namespace citcat
