@@ -221,7 +221,7 @@ absl::Status ParseWindow(const TextParser& parser, const Line& line, AddressWind
 
 absl::Status ParseCache(const TextParser& parser, const Line& line, CacheGeometry& c) {
   Fields f(parser, line);
-  uint64_t level, size, line_bytes, ways;
+  uint64_t level = 0, size = 0, line_bytes = 0, ways = 0;
   absl::Status s = f.RequireNumber("level", level, 255);
   if (s.ok()) s = RequireName(parser, line, f, "type", kCacheTypes, c.type);
   if (s.ok()) s = f.RequireNumber("size", size, UINT32_MAX);

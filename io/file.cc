@@ -45,7 +45,7 @@ absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(const std::string& pa
 
 std::unique_ptr<InputFile> InputFile::FromMemory(std::string name, std::span<const uint8_t> data) {
   std::unique_ptr<InputFile> file(new InputFile(std::move(name), -1, data.size()));
-  file->memory_ = data;
+  file->memory_.assign(data.begin(), data.end());
   return file;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -18,7 +19,7 @@ namespace citcat::io {
 class InputFile {
  public:
   static absl::StatusOr<std::unique_ptr<InputFile>> Open(const std::string& path);
-  // Reads from memory instead, under a name used in messages (tests and fuzzing).
+  // Reads a copy of `data` instead of a file, under a name used in messages (tests, fuzzing).
   static std::unique_ptr<InputFile> FromMemory(std::string name, std::span<const uint8_t> data);
   ~InputFile();
   InputFile(const InputFile&) = delete;
@@ -38,7 +39,7 @@ class InputFile {
   InputFile(std::string path, int fd, int64_t size) : path_(std::move(path)), fd_(fd), size_(size) {}
   std::string path_;
   int fd_;                           // -1 when reading from memory_
-  std::span<const uint8_t> memory_;
+  std::vector<uint8_t> memory_;
   int64_t size_;
   uint64_t offset_ = 0;
 };
