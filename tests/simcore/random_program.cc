@@ -1,0 +1,227 @@
+#include "tests/simcore/random_program.h"
+
+#include <random>
+
+#include "tests/simcore/mips_asm.h"
+
+namespace citcat::mips {
+namespace {
+
+using namespace as;  // NOLINT
+
+constexpr int kJumpReg = 27;   // holds JR/JALR targets
+constexpr int kData = 28;      // cached data base
+constexpr int kUncached = 29;  // uncached data base
+constexpr int kCounter = 30;   // loop counter
+
+// A group is emitted as a unit; control transfers only land on group starts.
+struct Group {
+  std::vector<uint32_t> words;
+  int branch_at = -1;      // index in words of a PC-relative branch to patch
+  int jump_at = -1;        // index of a J/JAL to patch
+  int target_hi_at = -1;   // LUI/ORI pair to load the absolute target
+  int target_group = -1;
+};
+
+class Generator {
+ public:
+  explicit Generator(const RandomProgramOptions& o) : opt_(o), rng_(o.seed) {}
+
+  RandomProgram Generate() {
+    RandomProgram p;
+    p.data.resize(RandomProgram::kDataBytes);
+    for (uint8_t& b : p.data) b = static_cast<uint8_t>(rng_());
+    // Prologue: interesting register values, the bases and the loop counter.
+    for (int r = 1; r < 32; ++r) {
+      if (r == kData || r == kUncached || r == kCounter || r == kJumpReg) continue;
+      LoadImm(p.words, r, InterestingValue());
+    }
+    LoadImm(p.words, kData, RandomProgram::kDataBase);
+    LoadImm(p.words, kUncached, RandomProgram::kUncachedBase);
+    LoadImm(p.words, kCounter, static_cast<uint32_t>(opt_.iterations));
+    const uint64_t loop_top = RandomProgram::kCodeBase + 4 * p.words.size();
+
+    std::vector<Group> groups;
+    for (int g = 0; g < opt_.groups; ++g) groups.push_back(MakeGroup(g));
+    // Lay out, then patch targets. Group index opt_.groups is the loop tail.
+    std::vector<uint64_t> start(groups.size() + 1);
+    uint64_t addr = loop_top;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      start[g] = addr;
+      addr += 4 * groups[g].words.size();
+    }
+    start[groups.size()] = addr;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      Group& gr = groups[g];
+      if (gr.target_group < 0) continue;
+      const int tg = std::min<int>(gr.target_group, static_cast<int>(groups.size()));
+      const uint64_t target = start[tg];
+      const uint64_t here = start[g];
+      if (gr.branch_at >= 0) {
+        const int64_t off = (static_cast<int64_t>(target) -
+                             static_cast<int64_t>(here + 4 * gr.branch_at + 4)) / 4;
+        gr.words[gr.branch_at] |= static_cast<uint32_t>(off) & 0xFFFF;
+      }
+      if (gr.jump_at >= 0) gr.words[gr.jump_at] |= (target >> 2) & 0x03FFFFFF;
+      if (gr.target_hi_at >= 0) {
+        gr.words[gr.target_hi_at] |= (target >> 16) & 0xFFFF;
+        gr.words[gr.target_hi_at + 1] |= target & 0xFFFF;
+      }
+    }
+    for (const Group& gr : groups) p.words.insert(p.words.end(), gr.words.begin(), gr.words.end());
+    // Tail: count down and loop.
+    p.words.push_back(Addiu(kCounter, kCounter, -1));
+    const int64_t back =
+        (static_cast<int64_t>(loop_top) -
+         static_cast<int64_t>(RandomProgram::kCodeBase + 4 * p.words.size() + 4)) / 4;
+    p.words.push_back(Bne(kCounter, 0, static_cast<int>(back)));
+    p.words.push_back(Nop());
+    p.end = RandomProgram::kCodeBase + 4 * p.words.size();
+    return p;
+  }
+
+ private:
+  uint32_t Rand(uint32_t n) { return static_cast<uint32_t>(rng_() % n); }
+  bool Chance(uint32_t percent) { return Rand(100) < percent; }
+
+  uint32_t InterestingValue() {
+    static constexpr uint32_t kSpecial[] = {0,          1,          0xFFFFFFFF, 0x7FFFFFFF,
+                                            0x80000000, 0x00008000, 0xFFFF8000, 0x0000FFFF,
+                                            2,          31,         32,         0x55555555};
+    if (Chance(30)) return kSpecial[Rand(std::size(kSpecial))];
+    return static_cast<uint32_t>(rng_());
+  }
+  static void LoadImm(std::vector<uint32_t>& w, int r, uint32_t v) {
+    w.push_back(Lui(r, static_cast<int>(v >> 16)));
+    w.push_back(Ori(r, r, static_cast<int>(v & 0xFFFF)));
+  }
+  int Dst() {
+    static constexpr int kWritable[] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14,
+                                        15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 31};
+    return kWritable[Rand(std::size(kWritable))];
+  }
+  int Src() { return static_cast<int>(Rand(32)); }
+  int16_t Imm() {
+    if (Chance(20)) return static_cast<int16_t>(Rand(3) - 1);
+    return static_cast<int16_t>(rng_());
+  }
+  int DataOffset(int align) { return static_cast<int>(Rand(RandomProgram::kDataBytes)) & -align; }
+
+  // An instruction that cannot raise an exception: fit for a delay slot.
+  uint32_t Safe() {
+    switch (Rand(12)) {
+      case 0: return R(0x21, Src(), Src(), Dst());                        // addu
+      case 1: return R(0x23, Src(), Src(), Dst());                        // subu
+      case 2: return R(0x24 + Rand(4), Src(), Src(), Dst());              // and/or/xor/nor
+      case 3: return R(0x2A + Rand(2), Src(), Src(), Dst());              // slt/sltu
+      case 4: return R(Rand(2) ? 0x04 : 0x06 + Rand(2), Src(), Src(), Dst());  // sllv/srlv/srav
+      case 5: return R(Rand(2) ? 0x00 : 0x02 + Rand(2), 0, Src(), Dst(), Rand(32));  // shifts
+      case 6: return I(0x09 + Rand(7), Src(), Dst(), Imm());  // addiu..lui (no addi)
+      case 7: return R(0x10 + 2 * Rand(2), 0, 0, Dst());      // mfhi/mflo
+      case 8: return R(0x11 + 2 * Rand(2), Src(), 0, 0);      // mthi/mtlo
+      case 9: return R(0x18 + Rand(4), Src(), Src(), 0);      // mult/multu/div/divu
+      case 10: {  // aligned load from the cached area
+        static constexpr uint32_t kOps[] = {0x20, 0x21, 0x23, 0x24, 0x25};
+        static constexpr int kAlign[] = {1, 2, 4, 1, 2};
+        const int k = static_cast<int>(Rand(5));
+        return I(kOps[k], kData, Dst(), DataOffset(kAlign[k]));
+      }
+      default: {  // aligned store to the cached area
+        static constexpr uint32_t kOps[] = {0x28, 0x29, 0x2B};
+        static constexpr int kAlign[] = {1, 2, 4};
+        const int k = static_cast<int>(Rand(3));
+        return I(kOps[k], kData, Src(), DataOffset(kAlign[k]));
+      }
+    }
+  }
+
+  Group MakeGroup(int index) {
+    Group g;
+    const uint32_t kind = Rand(100);
+    if (kind < 40) {
+      g.words.push_back(Safe());
+    } else if (kind < 48) {  // arithmetic that may overflow
+      switch (Rand(3)) {
+        case 0: g.words.push_back(Add(Dst(), Src(), Src())); break;
+        case 1: g.words.push_back(Sub(Dst(), Src(), Src())); break;
+        default: g.words.push_back(Addi(Dst(), Src(), Imm()));
+      }
+      if (!opt_.exceptions) g.words.back() |= 1;  // the non-trapping (unsigned) form
+    } else if (kind < 58) {  // loads/stores, cached or uncached, all widths
+      const int base = Chance(20) ? kUncached : kData;
+      static constexpr uint32_t kOps[] = {0x20, 0x21, 0x23, 0x24, 0x25, 0x28, 0x29, 0x2B};
+      static constexpr int kAlign[] = {1, 2, 4, 1, 2, 1, 2, 4};
+      const int k = static_cast<int>(Rand(8));
+      const int rt = kOps[k] >= 0x28 ? Src() : Dst();
+      g.words.push_back(I(kOps[k], base, rt, DataOffset(kAlign[k])));
+    } else if (kind < 66) {  // unaligned pairs and singles
+      const int base = Chance(20) ? kUncached : kData;
+      static constexpr uint32_t kOps[] = {0x22, 0x26, 0x2A, 0x2E};  // lwl lwr swl swr
+      const uint32_t op = kOps[Rand(4)];
+      const int rt = op >= 0x28 ? Src() : Dst();
+      const int off = DataOffset(1) & ~3;
+      const int k = static_cast<int>(Rand(4));
+      g.words.push_back(I(op, base, rt, off + k));
+      if (Chance(50)) g.words.push_back(I(op ^ 0x04, base, rt, off + 3 - k));  // the partner
+    } else if (kind < 68) {  // LL ... SC on one word
+      const int r = Dst();
+      const int off = DataOffset(4);
+      g.words = {Ll(r, off, kData), Addiu(r, r, Imm()), Sc(r, off, kData)};
+    } else if (kind < 84) {  // conditional branches, plain and likely, with and without link
+      g.target_group = index + 1 + static_cast<int>(Rand(6));
+      g.branch_at = 0;
+      uint32_t w;
+      switch (Rand(6)) {
+        case 0: w = I(0x04 + Rand(2), Src(), Src(), 0); break;          // beq/bne
+        case 1: w = I(0x06 + Rand(2), Src(), 0, 0); break;              // blez/bgtz
+        case 2: w = I(0x14 + Rand(2), Src(), Src(), 0); break;          // beql/bnel
+        case 3: w = I(0x16 + Rand(2), Src(), 0, 0); break;              // blezl/bgtzl
+        case 4: w = I(0x01, Src(), Rand(4), 0); break;                  // bltz/bgez(l)
+        default: w = I(0x01, Src(), 0x10 + Rand(4), 0); break;         // bltzal..bgezall
+      }
+      g.words = {w, Safe()};
+    } else if (kind < 88) {  // J / JAL
+      g.target_group = index + 1 + static_cast<int>(Rand(6));
+      g.jump_at = 0;
+      g.words = {(Rand(2) ? 0x02u : 0x03u) << 26, Safe()};
+    } else if (kind < 91) {  // JR / JALR through a register
+      g.target_group = index + 1 + static_cast<int>(Rand(6));
+      g.target_hi_at = 0;
+      uint32_t jump = Rand(2) ? Jr(kJumpReg) : Jalr(Dst(), kJumpReg);
+      g.words = {Lui(kJumpReg, 0), Ori(kJumpReg, kJumpReg, 0), jump, Safe()};
+    } else if (kind < 95) {  // traps
+      if (!opt_.exceptions) {
+        g.words.push_back(Sync());
+      } else if (Rand(2)) {
+        static constexpr uint32_t kFunct[] = {0x30, 0x31, 0x32, 0x33, 0x34, 0x36};  // tge..tne
+        g.words.push_back(R(kFunct[Rand(6)], Src(), Src(), 0));
+      } else {
+        static constexpr uint32_t kRt[] = {0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0E};
+        g.words.push_back(I(0x01, Src(), kRt[Rand(6)], Imm()));
+      }
+    } else if (kind < 97) {
+      g.words.push_back(Sync());
+    } else if (opt_.exceptions) {  // rare: SYSCALL, BREAK, misaligned access
+      switch (Rand(4)) {
+        case 0: g.words.push_back(Syscall()); break;
+        case 1: g.words.push_back(Break()); break;
+        case 2: g.words.push_back(Lw(Dst(), DataOffset(4) + 1 + Rand(3), kData)); break;
+        default: g.words.push_back(Sh(Src(), DataOffset(2) + 1, kData)); break;
+      }
+    } else {
+      g.words.push_back(Safe());
+    }
+    return g;
+  }
+
+  RandomProgramOptions opt_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace
+
+RandomProgram GenerateRandomProgram(const RandomProgramOptions& options) {
+  return Generator(options).Generate();
+}
+
+}  // namespace citcat::mips
