@@ -1,0 +1,37 @@
+# Guest test programs for the QEMU oracle, cross-compiled at build time into
+# ${CITCAT_GUEST_TEST_DIR}. Sets CITCAT_GUEST_TESTS_AVAILABLE and the target citcat_guest_tests.
+# Binaries are build products only; never commit them.
+find_program(CITCAT_MIPS_GCC mips-linux-gnu-gcc)
+set(CITCAT_GUEST_TEST_DIR ${PROJECT_BINARY_DIR}/guest/tests)
+set(CITCAT_GUEST_TESTS_AVAILABLE FALSE)
+if(CITCAT_MIPS_GCC)
+  set(CITCAT_GUEST_TESTS_AVAILABLE TRUE)
+  set(_src ${PROJECT_SOURCE_DIR}/guest/tests)
+  set(_common -march=r4000 -nostdlib -static -O2 -mno-abicalls -fno-pic -ffreestanding
+      -fno-math-errno -fno-tree-loop-distribute-patterns -Wall -Werror)
+  set(_outputs)
+  # name, source, ABI flags
+  foreach(_spec
+      "int64_n32|int64.c|-mabi=n32"
+      "int64_n64|int64.c|-mabi=64"
+      "fp_n32|fp.c|-mabi=n32"
+      "fp_n64|fp.c|-mabi=64"
+      "fp_o32|fp.c|-mabi=32;-mfp32")
+    string(REPLACE "|" ";" _parts "${_spec}")
+    list(GET _parts 0 _name)
+    list(GET _parts 1 _source)
+    list(SUBLIST _parts 2 -1 _abi)
+    set(_out ${CITCAT_GUEST_TEST_DIR}/${_name})
+    add_custom_command(
+      OUTPUT ${_out}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CITCAT_GUEST_TEST_DIR}
+      COMMAND ${CITCAT_MIPS_GCC} ${_abi} ${_common} -o ${_out} ${_src}/start.S ${_src}/${_source}
+      DEPENDS ${_src}/start.S ${_src}/${_source} ${_src}/rt.h
+      COMMENT "Cross-compiling guest test ${_name}"
+      VERBATIM)
+    list(APPEND _outputs ${_out})
+  endforeach()
+  add_custom_target(citcat_guest_tests DEPENDS ${_outputs})
+else()
+  message(WARNING "mips-linux-gnu-gcc not found: QEMU oracle tests are not built")
+endif()
