@@ -148,11 +148,6 @@ class Checker {
           break;
         }
         diff = FpuDiff(next, fpu);
-        if (diff.empty() && fs == 31 && (next.fcr31 & ~mips::kFcsrWritableMask) != 0) {
-          Known("FCR31 bits 25..31 are writable in QEMU's R4000, zero on the R4400");
-          Count(mnemonic);
-          return;
-        }
         break;
       }
       case 8:  // BC1F, BC1T, BC1FL, BC1TL

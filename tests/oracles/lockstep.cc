@@ -59,7 +59,7 @@ std::string DiffStates(const QemuState& expected, const ArchSnapshot& actual,
     if (expected.fr != actual.fr) {
       absl::StrAppendFormat(&out, "Status.FR: qemu %d, model %d\n", expected.fr, actual.fr);
     }
-    check("fcr31", expected.fcr31 & mips::kFcsrWritableMask, actual.fcr31, ~uint64_t{0});
+    check("fcr31", expected.fcr31, actual.fcr31, ~uint64_t{0});
     const uint64_t fmask = expected.fr ? ~uint64_t{0} : 0xFFFFFFFFull;
     for (int i = 0; i < 32; ++i) {
       const std::string name = absl::StrFormat("f%d", i);
