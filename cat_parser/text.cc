@@ -391,7 +391,8 @@ std::string RecordToText(const BusRecord& r, const CatHeader& header) {
   return out;
 }
 
-absl::Status DumpText(CatReader& reader, io::OutputFile& out, uint64_t limit) {
+absl::Status DumpText(CatReader& reader, io::OutputFile& out, uint64_t limit,
+                      const std::function<void()>& after_record) {
   if (absl::Status s = out.Write(HeaderToText(reader.header())); !s.ok()) return s;
   BusRecord r;
   for (uint64_t n = 0; n < limit; ++n) {
@@ -399,6 +400,7 @@ absl::Status DumpText(CatReader& reader, io::OutputFile& out, uint64_t limit) {
     if (!more.ok()) return more.status();
     if (!*more) break;
     if (absl::Status s = out.Write(RecordToText(r, reader.header())); !s.ok()) return s;
+    if (after_record) after_record();
   }
   return absl::OkStatus();
 }

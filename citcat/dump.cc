@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -5,6 +6,7 @@
 #include "cat_parser/reader.h"
 #include "cat_parser/text.h"
 #include "citcat/command.h"
+#include "citcat/progress.h"
 
 ABSL_FLAG(uint64_t, limit, 0, "print at most this many records (0: all)");
 
@@ -20,7 +22,13 @@ absl::Status RunDump(const std::vector<std::string>& args) {
   if (!out.ok()) return out.status();
   uint64_t limit = absl::GetFlag(FLAGS_limit);
   if (limit == 0) limit = std::numeric_limits<uint64_t>::max();
-  if (absl::Status s = cat::DumpText(**reader, **out, limit); !s.ok()) {
+  cat::CatReader& in = **reader;
+  // Progress only when the text goes to a file: on a terminal it would cut through the records.
+  Progress progress("dump", std::max<int64_t>(in.file_size(), 0), "B");
+  auto show = [&] {
+    if (!output.empty()) progress.Update(in.bytes_read());
+  };
+  if (absl::Status s = cat::DumpText(in, **out, limit, show); !s.ok()) {
     return s;
   }
   return (*out)->Commit();
