@@ -157,8 +157,8 @@ void Cpu::Eret() {
   }
   ll_bit_ = false;
   ++branch_count_;  // a control transfer without a branch: keeps (branch count, PC) unique
-  npc_ = target;
-  next_npc_ = target + 4;
+  pc_ = target;
+  flow_ = kRedirected;
   UpdateMode();
   UpdateInterruptPending();
 }

@@ -34,9 +34,9 @@ void Cpu::Reset() {
   random_anchor_retired_ = retired();
   icache_.InvalidateAll();
   dcache_.InvalidateAll();
+  InvalidateFetchWindow();
   fpu_.Reset();
   fpu_.set_fr(false);
-  in_delay_ = delay_next_ = false;
   mode_key_ = ~0u;
   UpdateMode();
   UpdateInterruptPending();
@@ -45,8 +45,8 @@ void Cpu::Reset() {
 
 void Cpu::SetPc(uint64_t pc) {
   pc_ = pc;
-  npc_ = pc + 4;
-  delay_next_ = false;
+  flow_ = kSequential;
+  in_delay_ = false;
 }
 
 uint64_t Cpu::Run(uint64_t n) {
@@ -54,31 +54,42 @@ uint64_t Cpu::Run(uint64_t n) {
   uint64_t i = 0;
   for (; i < n && !stop_; ++i) {
     ++steps_;
-    in_delay_ = delay_next_;
-    delay_next_ = false;
-    next_npc_ = npc_ + 4;
+    const uint64_t pc = pc_;
     if (irq_pending_) [[unlikely]] {
       Exception(kExcInt);
     } else if (const Inst* inst = Fetch()) [[likely]] {
       inst->fn(*this, *inst);
       gpr_[0] = 0;
     }
-    // A branch retires when its delay slot completes (an exception cleared in_delay_).
-    branch_count_ += in_delay_;
-    pc_ = npc_;
-    npc_ = next_npc_;
+    if (flow_ == kSequential) [[likely]] {
+      pc_ = pc + 4;
+    } else {
+      FinishFlow(pc);
+    }
   }
   return i;
 }
 
-const Inst* Cpu::Fetch() {
-  const uint64_t pc = pc_;
-  const MicroTlbEntry& e = utlb_cur_[(pc >> 12) & (kMicroTlbSize - 1)];
-  if (e.vpage == (pc >> 12) && e.cached && (pc & 3) == 0) [[likely]] {
-    uint64_t pa = e.pbase | (pc & 0xFFF);
-    if (icache_.Hit(pc, pa)) [[likely]] return &decoded_[(pc & (icache_.size() - 1)) >> 2];
+void Cpu::FinishFlow(uint64_t pc) {
+  switch (flow_) {
+    case kBranch:  // the delay slot comes next
+      pc_ = pc + 4;
+      in_delay_ = true;
+      flow_ = kDelaySlot;
+      return;
+    case kDelaySlot:  // the delay slot completed: the branch retires and takes effect
+      pc_ = target_;
+      in_delay_ = false;
+      ++branch_count_;
+      break;
+    case kSkipSlot:
+      pc_ = pc + 8;
+      break;
+    default:  // kRedirected
+      in_delay_ = false;
+      break;
   }
-  return FetchSlow();
+  flow_ = kSequential;
 }
 
 const Inst* Cpu::FetchSlow() {
@@ -88,19 +99,31 @@ const Inst* Cpu::FetchSlow() {
   }
   uint64_t pa;
   bool cached;
-  if (!Translate(pc_, Access::kFetch, &pa, &cached)) return nullptr;
+  const MicroTlbEntry& e = utlb_cur_[(pc_ >> 12) & (kMicroTlbSize - 1)];
+  if (e.vpage == (pc_ >> 12)) {
+    pa = e.pbase | (pc_ & 0xFFF);
+    cached = e.cached;
+  } else if (!Translate(pc_, Access::kFetch, &pa, &cached)) {
+    return nullptr;
+  }
   if (cached) {
-    uint32_t index = icache_.Index(pc_);
-    if (!icache_.Hit(pc_, pa)) {
-      icache_.Refill(index, pa, bus_, branch_count_);
-      DecodeILine(index);
-    }
+    const uint32_t index = icache_.Index(pc_);
+    if (!icache_.Hit(pc_, pa)) RefillILine(index, pa);
+    fetch_line_words_ = icache_.line_bytes() / 4;
+    fetch_line_va_ = pc_ & ~uint64_t{icache_.line_bytes() - 1};
+    fetch_line_ = &decoded_[index * fetch_line_words_];
     return &decoded_[(pc_ & (icache_.size() - 1)) >> 2];
   }
   uint32_t word;
   UncachedRead(pa, reinterpret_cast<uint8_t*>(&word), 4, cat::kFlagCode);
   uncached_inst_ = Predecode(ToHost(word, big_endian_));
   return &uncached_inst_;
+}
+
+void Cpu::RefillILine(uint32_t index, uint64_t paddr) {
+  InvalidateFetchWindow();
+  icache_.Refill(index, paddr, bus_, branch_count_);
+  DecodeILine(index);
 }
 
 void Cpu::DecodeILine(uint32_t index) {
@@ -131,11 +154,13 @@ void Cpu::UpdateMode() {
     FlushTranslations();
   }
   utlb_cur_ = utlb_[mode_].data();
+  InvalidateFetchWindow();
   if (fpu_.fr() != ((s & kStatusFr) != 0)) fpu_.set_fr((s & kStatusFr) != 0);
 }
 
 void Cpu::FlushTranslations() {
   for (auto& table : utlb_) table.fill(MicroTlbEntry{});
+  InvalidateFetchWindow();
 }
 
 void Cpu::UpdateInterruptPending() {
@@ -171,10 +196,9 @@ void Cpu::Exception(ExcCode code, int coprocessor, uint32_t vector_offset) {
   status_ |= kStatusExl;
   const uint64_t base =
       (status_ & kStatusBev) ? 0xFFFFFFFFBFC00200ull : 0xFFFFFFFF80000000ull;
-  npc_ = base + vector_offset;
-  next_npc_ = npc_ + 4;
+  pc_ = base + vector_offset;
+  flow_ = kRedirected;  // also cancels a pending delay slot: the branch will re-execute
   in_delay_ = false;
-  delay_next_ = false;
   UpdateMode();
   UpdateInterruptPending();
   if (observer_) observer_->OnException(*this, code, faulting_pc);

@@ -3,8 +3,9 @@
 // per I-cache line fill into a compact form and executed through one short handler each.
 //
 // Run loop invariants (see docs/machines/r4400-core.md):
-//   pc_   the instruction about to execute; npc_ the one after it (a branch target after a taken
-//         branch's delay slot); in_delay_ says pc_ is a delay slot.
+//   pc_   the instruction about to execute; in_delay_ says it is a delay slot.
+//   flow_ kSequential for most instructions (pc_ += 4 afterwards); branches, exceptions and ERET
+//         set it to say what happens instead, so the common path stores nothing but pc_.
 //   branch_count_ counts retired branches/jumps (after their delay slot), exception entries and
 //         ERETs, so (branch_count, pc) names each instruction boundary once.
 #ifndef CITCAT_SIMCORE_MIPS_CPU_H_
@@ -139,7 +140,7 @@ class Cpu {
   uint64_t pc() const { return pc_; }
   // Jumps to `pc` (not in a delay slot): for loaders and tests.
   void SetPc(uint64_t pc);
-  bool in_delay_slot() const { return delay_next_; }
+  bool in_delay_slot() const { return in_delay_; }
   uint64_t gpr(int i) const { return gpr_[i & 31]; }
   void set_gpr(int i, uint64_t v) {
     if (i & 31) gpr_[i & 31] = v;
@@ -179,6 +180,8 @@ class Cpu {
   uint64_t retired() const { return steps_ - exceptions_; }
 
   Fpu& fpu() { return fpu_; }
+  // Direct cache access (machine-state loading, tests): call FlushTranslations() after changing
+  // the I-cache so that no stale fetch window survives.
   Cache& icache() { return icache_; }
   Cache& dcache() { return dcache_; }
   Bus& bus() { return bus_; }
@@ -205,8 +208,21 @@ class Cpu {
   static constexpr int kMicroTlbSize = 256;
 
   // ---- run loop pieces (cpu.cc) ----
-  const Inst* Fetch();
+  // The predecoded instruction at pc_, or nullptr after raising a fetch exception. The fast path
+  // is a "fetch window": the I-cache line the last fetch hit, valid until the I-cache or the
+  // translation changes (InvalidateFetchWindow).
+  const Inst* Fetch() {
+    const uint64_t off = pc_ - fetch_line_va_;
+    // Rotating keeps a misaligned PC (low bits set) out of the window.
+    if (((off >> 2) | (off << 62)) < fetch_line_words_) [[likely]] {
+      return fetch_line_ + (off >> 2);
+    }
+    return FetchSlow();
+  }
   const Inst* FetchSlow();
+  void FinishFlow(uint64_t pc);  // the non-sequential part of advancing past an instruction
+  void InvalidateFetchWindow() { fetch_line_va_ = ~uint64_t{0} << 8; }
+  void RefillILine(uint32_t index, uint64_t paddr);
   void TakeInterrupt();
   void UpdateInterruptPending();
   void UpdateMode();
@@ -328,9 +344,18 @@ class Cpu {
   // Integer state.
   std::array<uint64_t, 32> gpr_{};
   uint64_t hi_ = 0, lo_ = 0;
-  uint64_t pc_ = 0, npc_ = 4, next_npc_ = 8;
-  bool in_delay_ = false;    // the executing instruction is in a delay slot
-  bool delay_next_ = false;  // the next instruction is in a delay slot
+  // What follows the executing instruction.
+  enum Flow : uint8_t {
+    kSequential = 0,  // pc_ + 4
+    kBranch,          // a branch or jump: its delay slot next, then target_
+    kDelaySlot,       // this is a delay slot: target_ next, and the branch retires
+    kSkipSlot,        // an untaken branch-likely: pc_ + 8
+    kRedirected,      // exception entry or ERET: pc_ already holds the new address
+  };
+  uint64_t pc_ = 0;
+  uint64_t target_ = 0;   // where a branch goes after its delay slot (pc + 8 if not taken)
+  uint8_t flow_ = kSequential;
+  bool in_delay_ = false;  // pc_ is in a delay slot
   bool ll_bit_ = false;
 
   // Mode, derived from Status (UpdateMode).
@@ -362,6 +387,9 @@ class Cpu {
   Cache dcache_;
   std::vector<Inst> decoded_;  // one per I-cache word, valid while its line is
   Inst uncached_inst_{};       // an instruction fetched from uncached space
+  uint64_t fetch_line_va_ = ~uint64_t{0} << 8;  // virtual address of the fetch window's line
+  const Inst* fetch_line_ = nullptr;          // its predecoded instructions
+  uint64_t fetch_line_words_ = 0;             // words per I-cache line
   std::array<std::array<MicroTlbEntry, kMicroTlbSize>, 3> utlb_{};
   MicroTlbEntry* utlb_cur_ = nullptr;
 

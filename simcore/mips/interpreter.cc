@@ -32,17 +32,19 @@ struct Exec {
     c.CoprocessorUnusable(1);
     return false;
   }
+  // Branches set the flow; the run loop moves through the delay slot (Cpu::FinishFlow).
+  static void Jump(Cpu& c, uint64_t target) {
+    c.flow_ = Cpu::kBranch;
+    c.target_ = target;
+  }
   static void Branch(Cpu& c, const Inst& i, bool taken) {
-    c.delay_next_ = true;
-    if (taken) c.next_npc_ = c.pc_ + 4 + (static_cast<int64_t>(i.imm) << 2);
+    Jump(c, taken ? c.pc_ + 4 + (static_cast<int64_t>(i.imm) << 2) : c.pc_ + 8);
   }
   static void BranchLikely(Cpu& c, const Inst& i, bool taken) {
     if (taken) {
-      c.delay_next_ = true;
-      c.next_npc_ = c.pc_ + 4 + (static_cast<int64_t>(i.imm) << 2);
+      Jump(c, c.pc_ + 4 + (static_cast<int64_t>(i.imm) << 2));
     } else {  // nullify the delay slot: the branch retires now
-      c.npc_ = c.pc_ + 8;
-      c.next_npc_ = c.pc_ + 12;
+      c.flow_ = Cpu::kSkipSlot;
       ++c.branch_count_;
     }
   }
@@ -64,15 +66,11 @@ struct Exec {
   static void Srav(Cpu& c, const Inst& i) {
     Rd(c, i) = S32(static_cast<int32_t>(Rt(c, i)) >> (Rs(c, i) & 31));
   }
-  static void Jr(Cpu& c, const Inst& i) {
-    c.delay_next_ = true;
-    c.next_npc_ = Rs(c, i);
-  }
+  static void Jr(Cpu& c, const Inst& i) { Jump(c, Rs(c, i)); }
   static void Jalr(Cpu& c, const Inst& i) {
     const uint64_t target = Rs(c, i);
     Rd(c, i) = c.pc_ + 8;
-    c.delay_next_ = true;
-    c.next_npc_ = target;
+    Jump(c, target);
   }
   static void Syscall(Cpu& c, const Inst&) { c.Exception(kExcSys); }
   static void Break(Cpu& c, const Inst&) { c.Exception(kExcBp); }
@@ -273,8 +271,7 @@ struct Exec {
 
   // ---- jumps and branches ----
   static void J(Cpu& c, const Inst& i) {
-    c.delay_next_ = true;
-    c.next_npc_ = ((c.pc_ + 4) & ~uint64_t{0x0FFFFFFF}) | static_cast<uint32_t>(i.imm);
+    Jump(c, ((c.pc_ + 4) & ~uint64_t{0x0FFFFFFF}) | static_cast<uint32_t>(i.imm));
   }
   static void Jal(Cpu& c, const Inst& i) {
     Link(c);

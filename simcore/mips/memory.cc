@@ -197,6 +197,7 @@ void Cpu::CacheOp(uint32_t op, uint64_t vaddr) {
   if (!Translate(vaddr, Access::kLoad, &pa, &cached)) return;
   const uint32_t index = cache.Index(vaddr);
   Cache::Line& line = cache.line(index);
+  if (which == 0) InvalidateFetchWindow();  // any I-cache operation may change the line
   const bool hit = cache.Hit(vaddr, pa);
   switch (kind) {
     case 0:  // I: Index_Invalidate; D: Index_Writeback_Invalidate
@@ -229,8 +230,7 @@ void Cpu::CacheOp(uint32_t op, uint64_t vaddr) {
       break;
     case 5:  // I: Fill; D: Hit_Writeback_Invalidate
       if (which == 0) {
-        cache.Refill(index, pa, bus_, branch_count_);
-        DecodeILine(index);
+        RefillILine(index, pa);
       } else if (hit) {
         cache.WriteBack(index, bus_, branch_count_);
         cache.Invalidate(index);
