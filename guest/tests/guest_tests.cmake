@@ -16,7 +16,9 @@ if(CITCAT_MIPS_GCC)
       "int64_n64|int64.c|-mabi=64"
       "fp_n32|fp.c|-mabi=n32"
       "fp_n64|fp.c|-mabi=64"
-      "fp_o32|fp.c|-mabi=32;-mfp32")
+      "fp_o32|fp.c|-mabi=32;-mfp32"
+      "fp_random_n32|fp_random.c|-mabi=n32"
+      "fp_random_o32|fp_random.c|-mabi=32;-mfp32")
     string(REPLACE "|" ";" _parts "${_spec}")
     list(GET _parts 0 _name)
     list(GET _parts 1 _source)

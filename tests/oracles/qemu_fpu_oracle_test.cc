@@ -112,6 +112,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Program{"fp_n64", QemuTarget::kMips64, "R4000", "fp ", true},
                       // qemu-mips has no R4000 model; the 24Kf gives the FR=0 register model.
                       Program{"fp_o32", QemuTarget::kMips, "24Kf", "fp ", true},
+                      Program{"fp_random_n32", QemuTarget::kMipsN32, "R4000", "fp_random ", true},
+                      Program{"fp_random_o32", QemuTarget::kMips, "24Kf", "fp_random ", true},
                       Program{"int64_n32", QemuTarget::kMipsN32, "R4000", "int64 ", false},
                       Program{"int64_n64", QemuTarget::kMips64, "R4000", "int64 ", false}),
     [](const ::testing::TestParamInfo<Program>& info) { return std::string(info.param.name); });
