@@ -18,7 +18,8 @@ if(CITCAT_MIPS_GCC)
       "fp_n64|fp.c|-mabi=64"
       "fp_o32|fp.c|-mabi=32;-mfp32"
       "fp_random_n32|fp_random.c|-mabi=n32"
-      "fp_random_o32|fp_random.c|-mabi=32;-mfp32")
+      "fp_random_o32|fp_random.c|-mabi=32;-mfp32"
+      "fp_trap_n32|fp_trap.c|-mabi=n32")
     string(REPLACE "|" ";" _parts "${_spec}")
     list(GET _parts 0 _name)
     list(GET _parts 1 _source)

@@ -1,5 +1,6 @@
-/* Entry point of the oracle guest programs: call main(), then exit with its return value.
-   Linux starts the process with sp pointing at argc; nothing else is needed without a libc. */
+/* Entry point of the oracle guest programs: call main(sp), then exit with its return value.
+   Linux starts the process with sp pointing at argc, followed by the argv pointers (each an
+   unsigned long / pointer of the ABI); main may read them through its argument. */
 #if _MIPS_SIM == _ABIN32
 #define SYS_EXIT 6058
 #elif _MIPS_SIM == _ABI64
@@ -12,6 +13,7 @@
         .globl  __start
         .ent    __start
 __start:
+        move    $a0, $sp
 #if _MIPS_SIM == _ABIO32
         addiu   $sp, $sp, -32          /* o32: room for the callee's argument slots */
 #endif

@@ -4,11 +4,13 @@
 // the part the integer core's lock-step will consume.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdio>
 #include <map>
 #include <string>
 
 #include "absl/strings/str_format.h"
+#include "simcore/mips/fpu.h"
 #include "tests/oracles/elf_loader.h"
 #include "tests/oracles/fpu_oracle.h"
 #include "tests/oracles/lockstep.h"
@@ -133,6 +135,54 @@ TEST(QemuInt64, SixtyFourBitValuesReachTheRegisters) {
   }
   EXPECT_GT(wide, 1000u);
   EXPECT_TRUE(run->trace[0].fr);  // n32 processes run with Status.FR = 1
+}
+
+// With an exception enabled, QEMU delivers SIGFPE at the trapping instruction (the last state it
+// logs); the Fpu, loaded with that state, must trap on the same instruction with the same cause.
+TEST(QemuFpuTraps, EnabledExceptionsTrapLikeQemu) {
+  if (FindQemu(QemuTarget::kMipsN32).empty()) GTEST_SKIP() << "qemu-mipsn32 not installed";
+  auto image = LoadElfFile(Guest("fp_trap_n32"));
+  ASSERT_TRUE(image.ok()) << image.status();
+  const struct {
+    const char* name;
+    uint32_t cause;
+  } cases[] = {{"invalid", mips::kFpInvalid},
+               {"divzero", mips::kFpDivideByZero},
+               {"overflow", mips::kFpOverflow | mips::kFpInexact},
+               {"inexact", mips::kFpInexact},
+               {"ctc1", mips::kFpInvalid},
+               {"none", 0}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    QemuRunOptions options;
+    options.binary = Guest("fp_trap_n32");
+    options.args = {c.name};
+    auto run = RunQemu(options);
+    ASSERT_TRUE(run.ok()) << run.status();
+    if (c.cause == 0) {
+      EXPECT_EQ(run->exit_code, 0);
+      EXPECT_EQ(run->guest_stdout, "no trap 0000000000000001\n");
+      continue;
+    }
+    EXPECT_EQ(run->signal, SIGFPE);
+    const QemuState& last = run->trace[run->trace.size() - 1];
+    const auto insn = image->ReadWord32(last.pc);
+    ASSERT_TRUE(insn.has_value());
+    mips::Fpu fpu(last.fcr0);
+    SeedFpu(last, fpu);
+    const auto before = fpu.raw_fgrs();
+    mips::FpuOutcome outcome;
+    if (mips::Fpu::IsComputational(*insn)) {
+      outcome = fpu.Execute(*insn);
+    } else {
+      ASSERT_EQ(Cop1Mnemonic(*insn), "ctc1");
+      outcome = fpu.WriteControl(31, static_cast<uint32_t>(last.gpr[(*insn >> 16) & 0x1F]));
+    }
+    EXPECT_EQ(outcome, mips::FpuOutcome::kFpe) << Cop1Mnemonic(*insn);
+    EXPECT_EQ((fpu.fcsr() & mips::kFcsrCauseMask) >> mips::kFcsrCauseShift, c.cause);
+    EXPECT_EQ(fpu.raw_fgrs(), before);
+    EXPECT_EQ((fpu.fcsr() & mips::kFcsrFlagsMask), (last.fcr31 & mips::kFcsrFlagsMask));
+  }
 }
 
 #endif  // CITCAT_GUEST_TESTS_AVAILABLE
