@@ -33,8 +33,9 @@ TEST(ElfLoader, N32Executable) {
   ASSERT_NE(start, nullptr);
   EXPECT_EQ(start->value, img->entry);
   ASSERT_NE(img->FindSymbol("main"), nullptr);
-  // The entry point is code: the first instruction of __start is a JAL to main.
-  auto word = img->ReadWord32(img->entry);
+  // The entry point is code: __start is "move a0, sp; jal main".
+  EXPECT_EQ(img->ReadWord32(img->entry), 0x03a02025u);  // or a0, sp, zero
+  auto word = img->ReadWord32(img->entry + 4);
   ASSERT_TRUE(word.has_value());
   EXPECT_EQ(*word >> 26, 3u);  // JAL
   EXPECT_EQ(((*word & 0x03FFFFFF) << 2) | (img->entry & 0xF0000000),
