@@ -6,7 +6,6 @@
 
 #include <csignal>
 #include <cstdio>
-#include <map>
 #include <string>
 
 #include "absl/strings/str_format.h"
@@ -35,61 +34,22 @@ struct Program {
 
 class QemuProgram : public ::testing::TestWithParam<Program> {};
 
-// Each program runs under QEMU once per test binary; both checks below read the same trace.
-const absl::StatusOr<QemuRun>& RunProgram(const Program& p) {
-  static auto* runs = new std::map<std::string, absl::StatusOr<QemuRun>>();
-  auto it = runs->find(p.name);
-  if (it == runs->end()) {
-    QemuRunOptions options;
-    options.target = p.target;
-    options.cpu = p.cpu;
-    options.binary = Guest(p.name);
-    it = runs->emplace(p.name, RunQemu(options)).first;
-  }
-  return it->second;
+absl::StatusOr<QemuRun> RunProgram(const Program& p) {
+  QemuRunOptions options;
+  options.target = p.target;
+  options.cpu = p.cpu;
+  options.binary = Guest(p.name);
+  return RunQemu(options);
 }
 
-TEST_P(QemuProgram, FpuMatchesQemu) {
-  const Program& p = GetParam();
-  if (FindQemu(p.target).empty()) GTEST_SKIP() << QemuBinaryName(p.target) << " not installed";
-  auto image = LoadElfFile(Guest(p.name));
-  ASSERT_TRUE(image.ok()) << image.status();
-  const auto& run = RunProgram(p);
-  ASSERT_TRUE(run.ok()) << run.status();
-  EXPECT_EQ(run->exit_code, 0) << "signal " << run->signal;
-  EXPECT_EQ(run->guest_stdout.rfind(p.output_prefix, 0), 0u) << run->guest_stdout;
-  const QemuTrace& trace = run->trace;
-  ASSERT_GT(trace.size(), 100u);
-  EXPECT_EQ(trace[0].pc, image->entry);
-  EXPECT_TRUE(trace[0].has_fpu);
-
-  const FpuOracleReport report = CheckFpuAgainstQemu(trace, *image);
-  std::printf("[%s under %s -cpu %s] %s", p.name, QemuBinaryName(p.target), p.cpu,
-              report.Summary().c_str());
-  RecordProperty("fpu_compared", static_cast<int>(report.compared));
-  RecordProperty("fpu_exact", static_cast<int>(report.exact));
-  EXPECT_EQ(report.mismatch_count, 0u) << report.Summary();
-  if (!p.floating_point) {
-    EXPECT_EQ(report.fpu_instructions, 0u);
-    return;
-  }
-  EXPECT_GT(report.compared, 500u);
-  EXPECT_GT(report.exact, report.compared * 9 / 10);
-}
-
-TEST_P(QemuProgram, TraceIsConsistentWithTheImage) {
-  const Program& p = GetParam();
-  if (FindQemu(p.target).empty()) GTEST_SKIP() << QemuBinaryName(p.target) << " not installed";
-  auto image = LoadElfFile(Guest(p.name));
-  ASSERT_TRUE(image.ok()) << image.status();
-  const auto& run = RunProgram(p);
-  ASSERT_TRUE(run.ok()) << run.status();
-  const QemuTrace& trace = run->trace;
+// The trace as a lock-step user sees it: every PC is program code, the last state is the exit
+// syscall, nullified delay slots change nothing.
+void CheckTraceAgainstImage(const QemuTrace& trace, const ElfImage& image) {
   // Every logged PC is an instruction of the program, and the last one is the exit syscall.
   for (size_t i = 0; i < trace.size(); ++i) {
-    ASSERT_TRUE(image->ReadWord32(trace[i].pc).has_value()) << "state " << i;
+    ASSERT_TRUE(image.ReadWord32(trace[i].pc).has_value()) << "state " << i;
   }
-  EXPECT_EQ(*image->ReadWord32(trace[trace.size() - 1].pc), 0x0000000Cu);  // syscall
+  EXPECT_EQ(*image.ReadWord32(trace[trace.size() - 1].pc), 0x0000000Cu);  // syscall
   // Sequential flow: without a branch or jump, the next PC is PC + 4.
   size_t sequential = 0;
   for (size_t i = 0; i + 1 < trace.size(); ++i) {
@@ -106,6 +66,35 @@ TEST_P(QemuProgram, TraceIsConsistentWithTheImage) {
     EXPECT_EQ(DiffStates(trace[i + 1], SnapshotFromQemu(trace[i]), {.compare_fpu = true}),
               absl::StrFormat("pc: qemu %016x, model %016x\n", trace[i + 1].pc, trace[i].pc));
   }
+}
+
+TEST_P(QemuProgram, MatchesQemu) {
+  const Program& p = GetParam();
+  if (FindQemu(p.target).empty()) GTEST_SKIP() << QemuBinaryName(p.target) << " not installed";
+  auto image = LoadElfFile(Guest(p.name));
+  ASSERT_TRUE(image.ok()) << image.status();
+  const auto run = RunProgram(p);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->exit_code, 0) << "signal " << run->signal;
+  EXPECT_EQ(run->guest_stdout.rfind(p.output_prefix, 0), 0u) << run->guest_stdout;
+  const QemuTrace& trace = run->trace;
+  ASSERT_GT(trace.size(), 100u);
+  EXPECT_EQ(trace[0].pc, image->entry);
+  EXPECT_TRUE(trace[0].has_fpu);
+
+  CheckTraceAgainstImage(trace, *image);
+  const FpuOracleReport report = CheckFpuAgainstQemu(trace, *image);
+  std::printf("[%s under %s -cpu %s] %s", p.name, QemuBinaryName(p.target), p.cpu,
+              report.Summary().c_str());
+  RecordProperty("fpu_compared", static_cast<int>(report.compared));
+  RecordProperty("fpu_exact", static_cast<int>(report.exact));
+  EXPECT_EQ(report.mismatch_count, 0u) << report.Summary();
+  if (!p.floating_point) {
+    EXPECT_EQ(report.fpu_instructions, 0u);
+    return;
+  }
+  EXPECT_GT(report.compared, 500u);
+  EXPECT_GT(report.exact, report.compared * 9 / 10);
 }
 
 INSTANTIATE_TEST_SUITE_P(
