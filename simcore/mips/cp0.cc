@@ -158,7 +158,7 @@ void Cpu::Eret() {
   ll_bit_ = false;
   ++branch_count_;  // a control transfer without a branch: keeps (branch count, PC) unique
   pc_ = target;
-  flow_ = kRedirected;
+  flow_ = kReturned;
   UpdateMode();
   UpdateInterruptPending();
 }

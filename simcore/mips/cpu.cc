@@ -53,7 +53,6 @@ uint64_t Cpu::Run(uint64_t n) {
   stop_ = false;
   uint64_t i = 0;
   for (; i < n && !stop_; ++i) {
-    ++steps_;
     const uint64_t pc = pc_;
     if (irq_pending_) [[unlikely]] {
       Exception(kExcInt);
@@ -63,6 +62,7 @@ uint64_t Cpu::Run(uint64_t n) {
     }
     if (flow_ == kSequential) [[likely]] {
       pc_ = pc + 4;
+      ++retired_;
     } else {
       FinishFlow(pc);
     }
@@ -71,6 +71,7 @@ uint64_t Cpu::Run(uint64_t n) {
 }
 
 void Cpu::FinishFlow(uint64_t pc) {
+  retired_ += flow_ != kRedirected;
   switch (flow_) {
     case kBranch:  // the delay slot comes next
       pc_ = pc + 4;
@@ -85,7 +86,7 @@ void Cpu::FinishFlow(uint64_t pc) {
     case kSkipSlot:
       pc_ = pc + 8;
       break;
-    default:  // kRedirected
+    default:  // kRedirected, kReturned
       in_delay_ = false;
       break;
   }

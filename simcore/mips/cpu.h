@@ -174,10 +174,12 @@ class Cpu {
   // ---- Counters ----
   uint64_t branch_count() const { return branch_count_; }
   void set_branch_count(uint64_t v) { branch_count_ = v; }
-  uint64_t steps() const { return steps_; }
+  uint64_t steps() const { return retired_ + exceptions_; }
   uint64_t exceptions() const { return exceptions_; }
-  // Instructions that completed (steps that were not an exception or interrupt entry).
-  uint64_t retired() const { return steps_ - exceptions_; }
+  // Instructions that completed (steps that were not an exception or interrupt entry). While an
+  // instruction executes this counts the ones before it, so Random and the default Count are
+  // functions of the instructions retired before the reading instruction.
+  uint64_t retired() const { return retired_; }
 
   Fpu& fpu() { return fpu_; }
   // Direct cache access (machine-state loading, tests): call FlushTranslations() after changing
@@ -350,7 +352,8 @@ class Cpu {
     kBranch,          // a branch or jump: its delay slot next, then target_
     kDelaySlot,       // this is a delay slot: target_ next, and the branch retires
     kSkipSlot,        // an untaken branch-likely: pc_ + 8
-    kRedirected,      // exception entry or ERET: pc_ already holds the new address
+    kRedirected,      // exception entry: pc_ already holds the vector
+    kReturned,        // ERET: pc_ already holds EPC or ErrorEPC
   };
   uint64_t pc_ = 0;
   uint64_t target_ = 0;   // where a branch goes after its delay slot (pc + 8 if not taken)
@@ -380,7 +383,7 @@ class Cpu {
   Tlb tlb_;
 
   uint64_t branch_count_ = 0;
-  uint64_t steps_ = 0;
+  uint64_t retired_ = 0;
   uint64_t exceptions_ = 0;
 
   Cache icache_;
