@@ -334,6 +334,18 @@ TEST_F(FpuTest, UnderflowWithoutFlushIsUnimplemented) {
   EXPECT_EQ(AsD(fpu.ReadDouble(4)), 0x1p-1022);
 }
 
+TEST_F(FpuTest, TininessIsDetectedBeforeRounding) {
+  // The exact product is just below 2^-1022 and rounds up to it: tiny before rounding, so the
+  // R4400 rule sends it to software (FS=0) or flushes it (FS=1).
+  const double a = AsD(0x20079690975fbde1ull), b = AsD(0x1ff5b4b09c51fcb8ull);
+  ASSERT_EQ(BinD(kMul, a, b), FpuOutcome::kFpe);
+  EXPECT_EQ(Cause(fpu), kFpUnimplemented);
+  fpu.set_fcsr(kFcsrFlushToZero);
+  ASSERT_EQ(BinD(kMul, a, b), FpuOutcome::kOk);
+  EXPECT_EQ(fpu.ReadDouble(4), D(0.0));
+  EXPECT_EQ(Cause(fpu), kFpUnderflow | kFpInexact);
+}
+
 TEST_F(FpuTest, FlushToZero) {
   fpu.set_fcsr(kFcsrFlushToZero);
   ASSERT_EQ(BinD(kMul, 0x1p-1000, 0x1p-30), FpuOutcome::kOk);
