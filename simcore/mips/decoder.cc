@@ -6,12 +6,23 @@
 namespace citcat::mips {
 namespace {
 
-// Lower-case mnemonic from the enumerator name ("kBgezall" -> "bgezall").
-constexpr std::array<std::string_view, static_cast<size_t>(Op::kCount)> kOpNames = {
+constexpr std::array<std::string_view, static_cast<size_t>(Op::kCount)> kEnumNames = {
 #define CITCAT_MIPS_OP_NAME(name) std::string_view(#name).substr(1),
     CITCAT_MIPS_OPS(CITCAT_MIPS_OP_NAME)
 #undef CITCAT_MIPS_OP_NAME
 };
+
+// Lower-case mnemonics from the enumerator names ("kBgezall" -> "bgezall"), built once.
+const std::array<std::string, static_cast<size_t>(Op::kCount)>& OpNames() {
+  static const auto* names = [] {
+    auto* n = new std::array<std::string, static_cast<size_t>(Op::kCount)>;
+    for (size_t i = 0; i < n->size(); ++i) {
+      for (char c : kEnumNames[i]) (*n)[i] += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    return n;
+  }();
+  return *names;
+}
 
 Op DecodeSpecial(uint32_t w) {
   static constexpr Op kTable[64] = {
@@ -95,7 +106,7 @@ Op DecodeCop1(uint32_t w) {
 
 std::string_view OpName(Op op) {
   size_t i = static_cast<size_t>(op);
-  return i < kOpNames.size() ? kOpNames[i] : "?";
+  return i < OpNames().size() ? std::string_view(OpNames()[i]) : "?";
 }
 
 Op DecodeOp(uint32_t w) {
