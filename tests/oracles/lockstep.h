@@ -1,18 +1,22 @@
 // Lock-step comparison of a CPU model against a QEMU trace.
 //
-// How a core plugs in (the integer core's runner does this; see also qemu_fpu_oracle_test.cc):
+// How a core plugs in (qemu_core_lockstep_test.cc does exactly this for mips::Cpu):
 //   1. image = LoadElfFile(path); copy every image.segments[i] (data, then zeros up to memsz) into
-//      guest memory at its vaddr. Map a zeroed stack of a few pages below trace[0].gpr[29] (the
-//      programs in guest/tests never read argc/argv/auxv from it).
+//      guest memory at its vaddr (there: two wired 16 MB TLB page pairs, user mode). The stack is
+//      the region around trace[0].gpr[29]; the guest programs never read argc/argv from it except
+//      fp_trap, which is not run in lock-step.
 //   2. run = RunQemu({.target = ..., .binary = path}); trace = run.trace.
 //   3. Initialise the core from trace[0]: PC (== image.entry), all GPRs, HI/LO, Status.FR =
-//      trace[0].fr, and the FPU with SeedFpu(trace[0], fpu).
-//   4. For i = 0 .. trace.size() - 2:
-//        - if (auto d = DiffStates(trace[i], core_snapshot); !d.empty()) fail with d and i;
-//        - if the instruction at core PC is SYSCALL, do not execute it: QEMU's Linux emulation did
-//          the work. Load GPRs (v0, a3, ...) and PC from trace[i + 1] and continue;
-//        - otherwise step the core by exactly one instruction (a branch and its delay slot are
-//          two steps, as in the trace; a nullified likely-branch delay slot is not logged).
+//      trace[0].fr (UX for 64-bit targets, CU1, KSU = user), and the FPU with SeedFpu().
+//   4. For i = 0 .. trace.size() - 1:
+//        - if trace[i].nullified_delay_slot(), skip it (the core already skipped the slot);
+//        - if (auto d = DiffStates(trace[i], snapshot_of_core); !d.empty()) fail with d and i;
+//        - if the instruction is SYSCALL, do not execute it: QEMU's Linux emulation did the work.
+//          Load the GPRs and PC from trace[i + 1];
+//        - if it is an FPU instruction on which the R4400 and QEMU differ by design (the Fpu,
+//          seeded from trace[i], disagrees with trace[i + 1]; fpu_oracle.h proves each case is a
+//          documented one), load the FPU and PC from trace[i + 1];
+//        - otherwise step the core by one instruction; it must take no exception.
 //   5. The last state is the one before the exit syscall.
 #ifndef CITCAT_TESTS_ORACLES_LOCKSTEP_H_
 #define CITCAT_TESTS_ORACLES_LOCKSTEP_H_
