@@ -1,0 +1,91 @@
+// The traced R4400 system of docs/machines/r4400-system.md: the R4400 core with its caches, RAM,
+// the console UART, the DMA disk controller, the clock/entropy source, the seeded outside world,
+// and the bus monitor that writes the CAT from the begin-of-trace marker on.
+#ifndef CITCAT_MACHINE_R4400_MACHINE_H_
+#define CITCAT_MACHINE_R4400_MACHINE_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "cat_parser/record.h"
+#include "cat_parser/writer.h"
+#include "simcore/mips/cpu.h"
+
+namespace citcat::machine {
+
+// Physical addresses of docs/machines/r4400-system.md.
+inline constexpr uint64_t kUartBase = 0x1F000000;
+inline constexpr uint64_t kDiskBase = 0x1F100000;
+inline constexpr uint64_t kClockBase = 0x1F200000;
+inline constexpr uint64_t kDeviceWindow = 0x100;
+inline constexpr uint64_t kMagicBase = 0x1FE00000;
+inline constexpr uint64_t kMagicSize = 0x10000;
+inline constexpr uint64_t kBootArgs = 0x00000F00;  // NUL-terminated workload list, 256 bytes
+inline constexpr uint64_t kBootArgsSize = 0x100;
+inline constexpr uint32_t kDiskBlock = 512;
+
+struct R4400Options {
+  uint64_t memory_bytes = 32ull << 20;
+  uint64_t seed = 1;
+  uint32_t icache_line = 32;
+  uint32_t dcache_line = 32;
+  std::vector<uint8_t> disk;  // the disk image, a multiple of 512 bytes
+  std::string boot_args;      // written at kBootArgs for the kernel to read
+  std::string producer;       // free text for the CAT header
+};
+
+// One loadable piece of a program: `bytes` at physical address `paddr`, zero-filled to `size`.
+struct LoadSegment {
+  uint64_t paddr = 0;
+  uint64_t size = 0;
+  std::vector<uint8_t> bytes;
+};
+
+struct RunSummary {
+  uint64_t instructions = 0;          // retired, whole run
+  uint64_t traced_instructions = 0;   // retired since the begin marker
+  uint64_t bus_records = 0;           // records written to the CAT
+  uint64_t bus_bytes = 0;             // data bytes of those records
+  uint64_t interrupts = 0;
+  uint64_t dma_transfers = 0;         // disk commands completed
+  uint64_t device_reads = 0;
+  uint64_t count_reads = 0;
+  bool began = false;                 // the begin marker was seen
+  bool halted = false;                // the guest powered the machine off
+};
+
+class R4400Machine {
+ public:
+  static absl::StatusOr<std::unique_ptr<R4400Machine>> Create(const R4400Options& options);
+  ~R4400Machine();
+
+  // Loads a program's segments into RAM (no bus transactions) and sets the entry point: the CPU
+  // starts there in kernel mode, BEV=0, ERL=0, interrupts off.
+  absl::Status Load(std::span<const LoadSegment> segments, uint64_t entry);
+
+  // The CAT header this machine writes.
+  cat::CatHeader Header() const;
+
+  // Runs until the guest halts, or `max_traced` instructions have retired after the begin marker,
+  // or `max_total` instructions in all. Bus records from the begin marker on go to `monitor` (may
+  // be null to run without recording).
+  absl::StatusOr<RunSummary> Run(cat::CatWriter* monitor, uint64_t max_traced, uint64_t max_total);
+
+  // Everything the guest wrote to the console UART.
+  const std::string& console() const;
+  mips::Cpu& cpu();
+
+ private:
+  R4400Machine();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace citcat::machine
+
+#endif  // CITCAT_MACHINE_R4400_MACHINE_H_
