@@ -14,6 +14,8 @@ if(CITCAT_MIPS_GCC)
   foreach(_spec
       "int64_n32|int64.c|-mabi=n32"
       "int64_n64|int64.c|-mabi=64"
+      "int64_ops_n32|int64_ops.c|-mabi=n32"
+      "int64_ops_n64|int64_ops.c|-mabi=64"
       "fp_n32|fp.c|-mabi=n32"
       "fp_n64|fp.c|-mabi=64"
       "fp_o32|fp.c|-mabi=32;-mfp32"

@@ -204,6 +204,8 @@ INSTANTIATE_TEST_SUITE_P(
     Guests, QemuCoreLockstep,
     ::testing::Values(Program{"int64_n32", QemuTarget::kMipsN32, "R4000"},
                       Program{"int64_n64", QemuTarget::kMips64, "R4000"},
+                      Program{"int64_ops_n32", QemuTarget::kMipsN32, "R4000"},
+                      Program{"int64_ops_n64", QemuTarget::kMips64, "R4000"},
                       Program{"fp_n32", QemuTarget::kMipsN32, "R4000"},
                       Program{"fp_n64", QemuTarget::kMips64, "R4000"},
                       Program{"fp_random_n32", QemuTarget::kMipsN32, "R4000"},

@@ -106,7 +106,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Program{"fp_random_n32", QemuTarget::kMipsN32, "R4000", "fp_random ", true},
                       Program{"fp_random_o32", QemuTarget::kMips, "24Kf", "fp_random ", true},
                       Program{"int64_n32", QemuTarget::kMipsN32, "R4000", "int64 ", false},
-                      Program{"int64_n64", QemuTarget::kMips64, "R4000", "int64 ", false}),
+                      Program{"int64_n64", QemuTarget::kMips64, "R4000", "int64 ", false},
+                      Program{"int64_ops_n32", QemuTarget::kMipsN32, "R4000", "int64_ops ", false}),
     [](const ::testing::TestParamInfo<Program>& info) { return std::string(info.param.name); });
 
 TEST(QemuInt64, SixtyFourBitValuesReachTheRegisters) {
