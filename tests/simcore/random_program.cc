@@ -34,12 +34,17 @@ class Generator {
     // Prologue: interesting register values, the bases and the loop counter.
     for (int r = 1; r < 32; ++r) {
       if (r == kData || r == kUncached || r == kCounter || r == kJumpReg) continue;
-      LoadImm(p.words, r, InterestingValue());
+      if (opt_.mode64) {
+        LoadImm64(p.words, r, InterestingValue64());
+      } else {
+        LoadImm(p.words, r, InterestingValue());
+      }
     }
-    LoadImm(p.words, kData, RandomProgram::kDataBase);
-    LoadImm(p.words, kUncached, RandomProgram::kUncachedBase);
+    LoadImm(p.words, kData, static_cast<uint32_t>(opt_.data_base));
+    LoadImm(p.words, kUncached,
+            opt_.mode64 ? static_cast<uint32_t>(opt_.data_base) : RandomProgram::kUncachedBase);
     LoadImm(p.words, kCounter, static_cast<uint32_t>(opt_.iterations));
-    const uint64_t loop_top = RandomProgram::kCodeBase + 4 * p.words.size();
+    const uint64_t loop_top = opt_.code_base + 4 * p.words.size();
 
     std::vector<Group> groups;
     for (int g = 0; g < opt_.groups; ++g) groups.push_back(MakeGroup(g));
@@ -73,10 +78,15 @@ class Generator {
     p.words.push_back(Addiu(kCounter, kCounter, -1));
     const int64_t back =
         (static_cast<int64_t>(loop_top) -
-         static_cast<int64_t>(RandomProgram::kCodeBase + 4 * p.words.size() + 4)) / 4;
+         static_cast<int64_t>(opt_.code_base + 4 * p.words.size() + 4)) / 4;
     p.words.push_back(Bne(kCounter, 0, static_cast<int>(back)));
     p.words.push_back(Nop());
-    p.end = RandomProgram::kCodeBase + 4 * p.words.size();
+    p.end = opt_.code_base + 4 * p.words.size();
+    if (opt_.mode64) {  // exit(0) for Linux n32: v0 = 6058, a0 = 0
+      p.words.push_back(Addiu(2, 0, 6058));
+      p.words.push_back(Addiu(4, 0, 0));
+      p.words.push_back(Syscall());
+    }
     return p;
   }
 
@@ -90,6 +100,22 @@ class Generator {
                                             2,          31,         32,         0x55555555};
     if (Chance(30)) return kSpecial[Rand(std::size(kSpecial))];
     return static_cast<uint32_t>(rng_());
+  }
+  uint64_t InterestingValue64() {
+    static constexpr uint64_t kSpecial[] = {0x7FFFFFFFFFFFFFFFull, 0x8000000000000000ull,
+                                            0x00000000FFFFFFFFull, 0xFFFFFFFF00000000ull,
+                                            0x0000000080000000ull, 0xFFFFFFFF7FFFFFFFull};
+    if (Chance(15)) return kSpecial[Rand(std::size(kSpecial))];
+    if (Chance(40)) return static_cast<uint64_t>(static_cast<int32_t>(InterestingValue()));
+    return rng_();
+  }
+  static void LoadImm64(std::vector<uint32_t>& w, int r, uint64_t v) {
+    w.push_back(Lui(r, static_cast<int>((v >> 48) & 0xFFFF)));
+    w.push_back(Ori(r, r, static_cast<int>((v >> 32) & 0xFFFF)));
+    w.push_back(Dsll(r, r, 16));
+    w.push_back(Ori(r, r, static_cast<int>((v >> 16) & 0xFFFF)));
+    w.push_back(Dsll(r, r, 16));
+    w.push_back(Ori(r, r, static_cast<int>(v & 0xFFFF)));
   }
   static void LoadImm(std::vector<uint32_t>& w, int r, uint32_t v) {
     w.push_back(Lui(r, static_cast<int>(v >> 16)));
@@ -109,6 +135,7 @@ class Generator {
 
   // An instruction that cannot raise an exception: fit for a delay slot.
   uint32_t Safe() {
+    if (opt_.mode64 && Chance(40)) return Safe64();
     switch (Rand(12)) {
       case 0: return R(0x21, Src(), Src(), Dst());                        // addu
       case 1: return R(0x23, Src(), Src(), Dst());                        // subu
@@ -119,7 +146,8 @@ class Generator {
       case 6: return I(0x09 + Rand(7), Src(), Dst(), Imm());  // addiu..lui (no addi)
       case 7: return R(0x10 + 2 * Rand(2), 0, 0, Dst());      // mfhi/mflo
       case 8: return R(0x11 + 2 * Rand(2), Src(), 0, 0);      // mthi/mtlo
-      case 9: return R(0x18 + Rand(4), Src(), Src(), 0);      // mult/multu/div/divu
+      case 9:  // mult/multu/div/divu (in 64-bit mode only the multiplies: see MakeGroup)
+        return R(0x18 + Rand(opt_.mode64 ? 2 : 4), Src(), Src(), 0);
       case 10: {  // aligned load from the cached area
         static constexpr uint32_t kOps[] = {0x20, 0x21, 0x23, 0x24, 0x25};
         static constexpr int kAlign[] = {1, 2, 4, 1, 2};
@@ -135,18 +163,69 @@ class Generator {
     }
   }
 
+  // 64-bit operations that cannot raise an exception.
+  uint32_t Safe64() {
+    switch (Rand(9)) {
+      case 0: return R(0x2D, Src(), Src(), Dst());                         // daddu
+      case 1: return R(0x2F, Src(), Src(), Dst());                         // dsubu
+      case 2: return R(0x14 + (Rand(3) == 0 ? 0 : 2 + Rand(2)), Src(), Src(), Dst());  // dsllv..
+      case 3: {
+        static constexpr uint32_t kFn[] = {0x38, 0x3A, 0x3B, 0x3C, 0x3E, 0x3F};  // dsll..dsra32
+        return R(kFn[Rand(6)], 0, Src(), Dst(), Rand(32));
+      }
+      case 4: return I(0x19, Src(), Dst(), Imm());                          // daddiu
+      case 5: return R(0x1C + Rand(2), Src(), Src(), 0);                    // dmult/dmultu
+      case 6: return I(0x37, kData, Dst(), DataOffset(8));                  // ld
+      case 7: return I(0x27, kData, Dst(), DataOffset(4));                  // lwu
+      default: return I(0x3F, kData, Src(), DataOffset(8));                 // sd
+    }
+  }
+
   Group MakeGroup(int index) {
     Group g;
     const uint32_t kind = Rand(100);
+    if (opt_.mode64 && kind < 25) {  // 64-bit specific groups
+      switch (Rand(5)) {
+        case 0: {  // a divide with its divisor forced odd (QEMU and the R4400 differ on zero)
+          const int rt = Dst();
+          static constexpr uint32_t kFn[] = {0x1A, 0x1B, 0x1E, 0x1F};  // div divu ddiv ddivu
+          g.words = {Ori(rt, rt, 1), R(kFn[Rand(4)], Src(), rt, 0)};
+          break;
+        }
+        case 1: {  // LDL/LDR/SDL/SDR
+          static constexpr uint32_t kOps[] = {0x1A, 0x1B, 0x2C, 0x2D};
+          const uint32_t op = kOps[Rand(4)];
+          const int rt = op >= 0x2C ? Src() : Dst();
+          const int off = DataOffset(8);
+          const int k = static_cast<int>(Rand(8));
+          g.words.push_back(I(op, kData, rt, off + k));
+          if (Chance(50)) g.words.push_back(I(op ^ 0x01, kData, rt, off + 7 - k));
+          break;
+        }
+        case 2: {  // LLD ... SCD
+          const int r = Dst();
+          const int off = DataOffset(8);
+          g.words = {I(0x34, kData, r, off), Daddiu(r, r, Imm()), I(0x3C, kData, r, off)};
+          break;
+        }
+        case 3: {  // 64-bit arithmetic that would trap on overflow, in its non-trapping form
+          g.words.push_back(Rand(2) ? R(0x2D, Src(), Src(), Dst()) : I(0x19, Src(), Dst(), Imm()));
+          break;
+        }
+        default:
+          g.words.push_back(Safe64());
+      }
+      return g;
+    }
     if (kind < 40) {
       g.words.push_back(Safe());
     } else if (kind < 48) {  // arithmetic that may overflow
+      const bool trap = opt_.exceptions;  // else the non-trapping (unsigned) forms
       switch (Rand(3)) {
-        case 0: g.words.push_back(Add(Dst(), Src(), Src())); break;
-        case 1: g.words.push_back(Sub(Dst(), Src(), Src())); break;
-        default: g.words.push_back(Addi(Dst(), Src(), Imm()));
+        case 0: g.words.push_back(trap ? Add(Dst(), Src(), Src()) : Addu(Dst(), Src(), Src())); break;
+        case 1: g.words.push_back(trap ? Sub(Dst(), Src(), Src()) : Subu(Dst(), Src(), Src())); break;
+        default: g.words.push_back(trap ? Addi(Dst(), Src(), Imm()) : Addiu(Dst(), Src(), Imm()));
       }
-      if (!opt_.exceptions) g.words.back() |= 1;  // the non-trapping (unsigned) form
     } else if (kind < 58) {  // loads/stores, cached or uncached, all widths
       const int base = Chance(20) ? kUncached : kData;
       static constexpr uint32_t kOps[] = {0x20, 0x21, 0x23, 0x24, 0x25, 0x28, 0x29, 0x2B};

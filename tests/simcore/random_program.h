@@ -14,6 +14,11 @@ struct RandomProgramOptions {
   int groups = 300;       // instruction groups in the loop body
   int iterations = 40;    // times the body runs
   bool exceptions = true; // traps, overflows, SYSCALL/BREAK, misaligned accesses
+  // MIPS III 64-bit mode: 64-bit register values and operations, at `code_base`/`data_base`
+  // (for QEMU user mode), no uncached area, divisors forced odd, SYSCALL exit at the end.
+  bool mode64 = false;
+  uint64_t code_base = 0x80001000;
+  uint64_t data_base = 0x80100000;
 };
 
 struct RandomProgram {
@@ -22,7 +27,7 @@ struct RandomProgram {
   static constexpr uint64_t kUncachedBase = 0xA0200000;  // uncached data ($29)
   static constexpr uint32_t kDataBytes = 4096;
 
-  std::vector<uint32_t> words;  // at kCodeBase
+  std::vector<uint32_t> words;  // at kCodeBase (options.code_base)
   std::vector<uint8_t> data;    // initial contents of both data areas
   uint64_t end = 0;             // the address where execution stops
 };
