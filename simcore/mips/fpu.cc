@@ -106,7 +106,7 @@ inline void Pin(T& v) {
   asm volatile("" : "+m"(v) : : "memory");
 }
 
-#if defined(__x86_64__) && defined(__SSE2__)
+#if defined(__x86_64__) && defined(__SSE2__) && !defined(CITCAT_FPU_PORTABLE_FENV)
 // x86-64: all double and float arithmetic is SSE, so MXCSR alone holds the rounding mode and the
 // sticky flags. Setting it directly costs a few cycles where <cfenv> costs several calls.
 inline uint32_t ReadMxcsr() {
