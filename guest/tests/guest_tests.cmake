@@ -21,7 +21,9 @@ if(CITCAT_MIPS_GCC)
       "fp_o32|fp.c|-mabi=32;-mfp32"
       "fp_random_n32|fp_random.c|-mabi=n32"
       "fp_random_o32|fp_random.c|-mabi=32;-mfp32"
-      "fp_trap_n32|fp_trap.c|-mabi=n32")
+      "fp_trap_n32|fp_trap.c|-mabi=n32"
+      "fp_kernels_n32|fp_kernels.c|-mabi=n32"
+      "fp_kernels_n64|fp_kernels.c|-mabi=64")
     string(REPLACE "|" ";" _parts "${_spec}")
     list(GET _parts 0 _name)
     list(GET _parts 1 _source)

@@ -209,6 +209,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Program{"fp_n32", QemuTarget::kMipsN32, "R4000"},
                       Program{"fp_n64", QemuTarget::kMips64, "R4000"},
                       Program{"fp_random_n32", QemuTarget::kMipsN32, "R4000"},
+                      Program{"fp_kernels_n32", QemuTarget::kMipsN32, "R4000"},
+                      Program{"fp_kernels_n64", QemuTarget::kMips64, "R4000"},
                       // o32, FR=0, 32-bit user mode; QEMU's 24Kf runs this MIPS II code.
                       Program{"fp_o32", QemuTarget::kMips, "24Kf"},
                       Program{"fp_random_o32", QemuTarget::kMips, "24Kf"}),

@@ -105,6 +105,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Program{"fp_o32", QemuTarget::kMips, "24Kf", "fp ", true},
                       Program{"fp_random_n32", QemuTarget::kMipsN32, "R4000", "fp_random ", true},
                       Program{"fp_random_o32", QemuTarget::kMips, "24Kf", "fp_random ", true},
+                      Program{"fp_kernels_n32", QemuTarget::kMipsN32, "R4000", "fp_kernels ", true},
                       Program{"int64_n32", QemuTarget::kMipsN32, "R4000", "int64 ", false},
                       Program{"int64_n64", QemuTarget::kMips64, "R4000", "int64 ", false},
                       Program{"int64_ops_n32", QemuTarget::kMipsN32, "R4000", "int64_ops ", false}),
