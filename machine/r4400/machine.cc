@@ -1,0 +1,365 @@
+#include "machine/r4400/machine.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "machine/r4400/world.h"
+
+namespace citcat::machine {
+namespace {
+
+// Bus master numbers: the order of the devices in the CAT header.
+constexpr uint8_t kMasterDisk = 2;
+
+// Disk controller registers and states (docs/machines/r4400-system.md).
+enum DiskReg : uint32_t {
+  kDiskBlockReg = 0x00,
+  kDiskAddrReg = 0x04,
+  kDiskCountReg = 0x08,
+  kDiskCommandReg = 0x0C,
+  kDiskStatusReg = 0x10,
+  kDiskAckReg = 0x14,
+};
+enum DiskStatus : uint32_t { kDiskIdle = 0, kDiskBusy = 1, kDiskDone = 2, kDiskError = 3 };
+constexpr uint32_t kDiskMaxBlocks = 128;
+constexpr int kDiskLine = 3;
+constexpr int kTimerLine = 7;
+
+constexpr uint64_t kBeginMarker = 0x4349544341540001ull;
+constexpr uint64_t kMaxSlice = 20000;  // instructions between looks at the outside world
+
+uint32_t LoadBE32(const uint8_t* p) {
+  return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+}
+void StoreBE32(uint8_t* p, uint32_t v) {
+  p[0] = v >> 24;
+  p[1] = v >> 16;
+  p[2] = v >> 8;
+  p[3] = v;
+}
+
+}  // namespace
+
+struct R4400Machine::Impl : public mips::Bus, public mips::Cp0Hooks, public mips::ExceptionObserver {
+  explicit Impl(const R4400Options& o)
+      : options(o),
+        ram(o.memory_bytes, 0),
+        magic(kMagicSize, 0),
+        world(o.seed),
+        cpu(*this, CpuConfig(o)) {
+    cpu.set_cp0_hooks(this);
+    cpu.set_exception_observer(this);
+  }
+
+  static mips::CpuConfig CpuConfig(const R4400Options& o) {
+    mips::CpuConfig c;
+    c.icache_line = o.icache_line;
+    c.dcache_line = o.dcache_line;
+    return c;
+  }
+
+  // ---- mips::Bus ----
+  void Read(const cat::BusRecord& record, std::span<uint8_t> data) override {
+    uint64_t a = record.address;
+    std::fill(data.begin(), data.end(), 0);
+    if (a + data.size() <= ram.size()) {
+      std::memcpy(data.data(), &ram[a], data.size());
+    } else if (a >= kMagicBase && a + data.size() <= kMagicBase + kMagicSize) {
+      std::memcpy(data.data(), &magic[a - kMagicBase], data.size());
+    } else if (data.size() == 4) {
+      StoreBE32(data.data(), ReadDevice(a));
+    }
+    Monitor(record);
+  }
+
+  void Write(const cat::BusRecord& record) override {
+    uint64_t a = record.address;
+    std::span<const uint8_t> d = record.data;
+    if (a + d.size() <= ram.size()) {
+      std::memcpy(&ram[a], d.data(), d.size());
+    } else if (a >= kMagicBase && a + d.size() <= kMagicBase + kMagicSize) {
+      std::memcpy(&magic[a - kMagicBase], d.data(), d.size());
+      if (a == kMagicBase && d.size() == 8 && !began) {
+        uint64_t v = 0;
+        for (uint8_t b : d) v = v << 8 | b;
+        if (v == kBeginMarker) {
+          began = true;
+          began_at_retired = cpu.retired();
+        }
+      }
+    } else if (d.size() == 4) {
+      WriteDevice(a, LoadBE32(d.data()));
+    }
+    Monitor(record);
+  }
+
+  bool Peek(uint64_t address, std::span<uint8_t> data) const override {
+    if (address + data.size() > ram.size()) return false;
+    std::memcpy(data.data(), &ram[address], data.size());
+    return true;
+  }
+
+  // ---- devices ----
+  uint32_t ReadDevice(uint64_t a) {
+    if (began) ++summary.device_reads;
+    if (a == kUartBase + 0x04) return 0x2;
+    if (a >= kDiskBase && a < kDiskBase + kDeviceWindow) {
+      switch (a - kDiskBase) {
+        case kDiskBlockReg: return disk_block;
+        case kDiskAddrReg: return disk_addr;
+        case kDiskCountReg: return disk_count;
+        case kDiskStatusReg: return disk_status;
+      }
+      return 0;
+    }
+    if (a == kClockBase + 0x00) return world.Entropy();
+    if (a == kClockBase + 0x04) return world.Microseconds();
+    return 0;
+  }
+
+  void WriteDevice(uint64_t a, uint32_t v) {
+    if (a == kUartBase) {
+      console.push_back(static_cast<char>(v & 0xFF));
+    } else if (a >= kDiskBase && a < kDiskBase + kDeviceWindow) {
+      switch (a - kDiskBase) {
+        case kDiskBlockReg: disk_block = v; break;
+        case kDiskAddrReg: disk_addr = v; break;
+        case kDiskCountReg: disk_count = v; break;
+        case kDiskCommandReg: StartDiskCommand(v); break;
+        case kDiskAckReg:
+          if (disk_status == kDiskDone || disk_status == kDiskError) disk_status = kDiskIdle;
+          cpu.SetInterruptLine(kDiskLine, false);
+          break;
+      }
+    } else if (a == kClockBase + 0x08) {
+      halted = true;
+      cpu.RequestStop();
+    }
+  }
+
+  void StartDiskCommand(uint32_t command) {
+    if (disk_status == kDiskBusy) return;  // ignored while busy, as on the real controller
+    uint64_t blocks = options.disk.size() / kDiskBlock;
+    bool valid = command == 1 && disk_count >= 1 && disk_count <= kDiskMaxBlocks &&
+                 uint64_t{disk_block} + disk_count <= blocks && disk_addr % kDiskBlock == 0 &&
+                 uint64_t{disk_addr} + uint64_t{disk_count} * kDiskBlock <= ram.size();
+    disk_status = kDiskBusy;
+    pending_blocks.clear();
+    if (!valid) {
+      disk_done_at = cpu.retired() + world.DiskDelay(true);
+      disk_failed = true;
+    } else {
+      uint64_t at = cpu.retired() + world.DiskDelay(true);
+      for (uint32_t i = 0; i < disk_count; ++i) {
+        pending_blocks.push_back({at, disk_block + i, disk_addr + i * kDiskBlock});
+        at += world.DiskDelay(false);
+      }
+      disk_done_at = at + world.DiskDelay(false);
+      disk_failed = false;
+    }
+    cpu.RequestStop();  // the schedule changed: plan the next slice again
+  }
+
+  // ---- mips::Cp0Hooks: Count and Compare follow the outside world's clock ----
+  uint32_t ReadCount(mips::Cpu&) override {
+    if (began) ++summary.count_reads;
+    return static_cast<uint32_t>(world.Count(cpu.retired()));
+  }
+  void WriteCount(mips::Cpu&, uint32_t value) override {
+    world.SetCount(cpu.retired(), value);
+    PlanTimer();
+  }
+  void WriteCompare(mips::Cpu&, uint32_t value) override {
+    compare = value;
+    cpu.SetInterruptLine(kTimerLine, false);
+    PlanTimer();
+  }
+  // The 64-bit count at which the 32-bit Count next equals Compare.
+  void PlanTimer() {
+    uint64_t now = world.Count(cpu.retired());
+    uint64_t ahead = (compare - static_cast<uint32_t>(now)) & 0xFFFFFFFFu;
+    timer_at = now + (ahead == 0 ? (uint64_t{1} << 32) : ahead);
+    cpu.RequestStop();
+  }
+
+  // ---- mips::ExceptionObserver ----
+  void OnException(mips::Cpu&, mips::ExcCode code, uint64_t) override {
+    if (began && code == mips::kExcInt) ++summary.interrupts;
+  }
+
+  // ---- the monitor ----
+  void Monitor(const cat::BusRecord& record) {
+    if (!began || monitor == nullptr || !monitor_status.ok()) return;
+    monitor_status = monitor->Write(record);
+    ++summary.bus_records;
+    summary.bus_bytes += record.data.size();
+    if (!monitor_status.ok()) cpu.RequestStop();
+  }
+
+  // ---- the outside world between slices ----
+  // Instructions until the next thing the world will do.
+  uint64_t NextEvent() const {
+    uint64_t next = kMaxSlice;
+    uint64_t now = world.Now();
+    auto consider = [&](uint64_t at) { next = std::min(next, at > now ? at - now : 1); };
+    if (!pending_blocks.empty()) consider(pending_blocks.front().at);
+    if (disk_status == kDiskBusy) consider(disk_done_at);
+    consider(world.InstructionsUntilCount(cpu.retired(), timer_at) + now);
+    return next;
+  }
+
+  void AdvanceWorld() {
+    world.Advance(cpu.retired());
+    uint64_t now = world.Now();
+    while (!pending_blocks.empty() && pending_blocks.front().at <= now) {
+      PendingBlock b = pending_blocks.front();
+      pending_blocks.pop_front();
+      uint8_t* dest = &ram[b.paddr];
+      std::memcpy(dest, &options.disk[uint64_t{b.block} * kDiskBlock], kDiskBlock);
+      cat::BusRecord r;
+      r.kind = cat::RecordKind::kDmaWrite;
+      r.master = kMasterDisk;
+      r.address = b.paddr;
+      r.branch_count = cpu.branch_count();
+      r.data = {dest, kDiskBlock};
+      Monitor(r);
+    }
+    if (disk_status == kDiskBusy && pending_blocks.empty() && disk_done_at <= now) {
+      disk_status = disk_failed ? kDiskError : kDiskDone;
+      if (began && !disk_failed) ++summary.dma_transfers;
+      cpu.SetInterruptLine(kDiskLine, true);
+    }
+    if (world.Count(cpu.retired()) >= timer_at) {
+      cpu.SetInterruptLine(kTimerLine, true);
+      timer_at += uint64_t{1} << 32;
+    }
+  }
+
+  R4400Options options;
+  std::vector<uint8_t> ram;
+  std::vector<uint8_t> magic;
+  World world;
+  mips::Cpu cpu;
+  std::string console;
+
+  cat::CatWriter* monitor = nullptr;
+  absl::Status monitor_status;
+  RunSummary summary;
+  bool began = false;
+  uint64_t began_at_retired = 0;
+  bool halted = false;
+
+  uint32_t compare = 0;
+  uint64_t timer_at = uint64_t{1} << 32;
+
+  struct PendingBlock {
+    uint64_t at;
+    uint32_t block;
+    uint64_t paddr;
+  };
+  uint32_t disk_block = 0, disk_addr = 0, disk_count = 0, disk_status = kDiskIdle;
+  bool disk_failed = false;
+  std::deque<PendingBlock> pending_blocks;
+  uint64_t disk_done_at = 0;
+};
+
+R4400Machine::R4400Machine() = default;
+R4400Machine::~R4400Machine() = default;
+
+absl::StatusOr<std::unique_ptr<R4400Machine>> R4400Machine::Create(const R4400Options& options) {
+  if (options.memory_bytes < (1 << 20) || options.memory_bytes > (uint64_t{256} << 20) ||
+      options.memory_bytes % 4096 != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("memory size ", options.memory_bytes, " is not 1 to 256 MiB in 4 KiB pages"));
+  }
+  if (options.icache_line != 16 && options.icache_line != 32) {
+    return absl::InvalidArgumentError("I-cache line must be 16 or 32 bytes");
+  }
+  if (options.dcache_line != 16 && options.dcache_line != 32) {
+    return absl::InvalidArgumentError("D-cache line must be 16 or 32 bytes");
+  }
+  if (options.disk.size() % kDiskBlock != 0) {
+    return absl::InvalidArgumentError("the disk image is not a whole number of 512-byte blocks");
+  }
+  if (options.boot_args.size() >= kBootArgsSize) {
+    return absl::InvalidArgumentError("the boot string is longer than 255 bytes");
+  }
+  std::unique_ptr<R4400Machine> m(new R4400Machine());
+  m->impl_ = std::make_unique<Impl>(options);
+  std::memcpy(&m->impl_->ram[kBootArgs], options.boot_args.data(), options.boot_args.size());
+  return m;
+}
+
+absl::Status R4400Machine::Load(std::span<const LoadSegment> segments, uint64_t entry) {
+  std::vector<uint8_t>& ram = impl_->ram;
+  for (const LoadSegment& s : segments) {
+    if (s.bytes.size() > s.size || s.paddr > ram.size() || s.size > ram.size() - s.paddr) {
+      return absl::InvalidArgumentError(absl::StrCat("segment at physical 0x", absl::Hex(s.paddr),
+                                                     " of ", s.size, " bytes does not fit in RAM"));
+    }
+    std::memcpy(&ram[s.paddr], s.bytes.data(), s.bytes.size());
+    std::memset(&ram[s.paddr + s.bytes.size()], 0, s.size - s.bytes.size());
+  }
+  mips::Cpu& cpu = impl_->cpu;
+  cpu.Reset();
+  // Kernel mode, BEV = 0, ERL = 0, interrupts off, CP0 usable.
+  cpu.WriteCp0(mips::kCp0Status, mips::kStatusCu0);
+  cpu.SetPc(entry);
+  return absl::OkStatus();
+}
+
+cat::CatHeader R4400Machine::Header() const {
+  cat::CatHeader h;
+  h.machine = cat::Machine::kR4400;
+  h.byte_order = cat::ByteOrder::kBig;
+  h.memory_bytes = impl_->options.memory_bytes;
+  h.side_band = cat::kSideBandBranchCount;
+  h.caches = {{1, cat::CacheType::kInstruction, 1, cat::WritePolicy::kWriteBack, 16384,
+               impl_->options.icache_line},
+              {1, cat::CacheType::kData, 1, cat::WritePolicy::kWriteBack, 16384,
+               impl_->options.dcache_line}};
+  h.devices = {{"uart", cat::WindowKind::kMemoryMapped, kUartBase, kDeviceWindow},
+               {"disk", cat::WindowKind::kMemoryMapped, kDiskBase, kDeviceWindow},
+               {"clock", cat::WindowKind::kMemoryMapped, kClockBase, kDeviceWindow}};
+  h.magic = {{"trace-begin", cat::WindowKind::kMemoryMapped, kMagicBase, 8},
+             {"cpu-state", cat::WindowKind::kMemoryMapped, kMagicBase + 0x1000, 0x1000},
+             {"tlb", cat::WindowKind::kMemoryMapped, kMagicBase + 0x2000, 48 * 32},
+             {"state-done", cat::WindowKind::kMemoryMapped, kMagicBase + 0x3000, 8},
+             {"exception", cat::WindowKind::kMemoryMapped, kMagicBase + 0x4000, 0x10},
+             {"cause", cat::WindowKind::kMemoryMapped, kMagicBase + 0x5000, 4},
+             {"count", cat::WindowKind::kMemoryMapped, kMagicBase + 0x5008, 4},
+             {"console", cat::WindowKind::kMemoryMapped, kMagicBase + 0x6000, 8}};
+  h.producer = impl_->options.producer;
+  return h;
+}
+
+absl::StatusOr<RunSummary> R4400Machine::Run(cat::CatWriter* monitor, uint64_t max_traced,
+                                             uint64_t max_total) {
+  Impl& m = *impl_;
+  m.monitor = monitor;
+  mips::Cpu& cpu = m.cpu;
+  while (!m.halted && m.monitor_status.ok()) {
+    uint64_t done = cpu.retired();
+    if (done >= max_total) break;
+    if (m.began && done - m.began_at_retired >= max_traced) break;
+    uint64_t slice = std::min(m.NextEvent(), max_total - done);
+    if (m.began) slice = std::min(slice, max_traced - (done - m.began_at_retired));
+    cpu.Run(slice);
+    m.AdvanceWorld();
+  }
+  if (!m.monitor_status.ok()) return m.monitor_status;
+  RunSummary s = m.summary;
+  s.instructions = cpu.retired();
+  s.traced_instructions = m.began ? cpu.retired() - m.began_at_retired : 0;
+  s.began = m.began;
+  s.halted = m.halted;
+  return s;
+}
+
+const std::string& R4400Machine::console() const { return impl_->console; }
+mips::Cpu& R4400Machine::cpu() { return impl_->cpu; }
+
+}  // namespace citcat::machine

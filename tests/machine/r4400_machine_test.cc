@@ -1,0 +1,146 @@
+// The traced R4400 system with a small hand-assembled guest: devices, DMA, the outside world's
+// seed and the bus monitor.
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "cat_parser/reader.h"
+#include "cat_parser/writer.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "machine/r4400/machine.h"
+#include "tests/simcore/mips_asm.h"
+
+namespace citcat::machine {
+namespace {
+
+using namespace mips::as;  // NOLINT
+using ::testing::HasSubstr;
+
+constexpr int kZero = 0, kT0 = 8, kT1 = 9, kT2 = 10, kT3 = 11, kK1 = 27;
+constexpr uint64_t kCodePhys = 0x10000;
+constexpr uint64_t kEntry = 0xFFFFFFFF80010000ull;
+
+// Marks the trace's beginning, prints "H", echoes a Count read, reads two disk blocks by DMA and
+// waits for them, prints the first byte read, stores an entropy value, and powers off.
+std::vector<uint32_t> Guest() {
+  std::vector<uint32_t> p = {
+      Lui(kK1, 0xBFE0),
+      Lui(kT0, 0x4349), Ori(kT0, kT0, 0x5443), Dsll(kT0, kT0, 16), Ori(kT0, kT0, 0x4154),
+      Dsll(kT0, kT0, 16), Ori(kT0, kT0, 0x0001),
+      Sd(kT0, 0, kK1),                                  // begin marker
+      Lui(kT1, 0xBF00), Addiu(kT2, kZero, 'H'), Sw(kT2, 0, kT1),
+      Mfc0(kT3, 9), Sw(kT3, 0x5008, kK1),               // Count, echoed
+      Lui(kT1, 0xBF10), Sw(kZero, 0, kT1), Lui(kT2, 0x2), Sw(kT2, 4, kT1),
+      Addiu(kT2, kZero, 2), Sw(kT2, 8, kT1), Addiu(kT2, kZero, 1), Sw(kT2, 12, kT1),
+      Lw(kT2, 0x10, kT1), Addiu(kT3, kZero, 2), Bne(kT2, kT3, -3), Nop(),  // wait for done
+      Sw(kZero, 0x14, kT1),                             // acknowledge
+      Lui(kT3, 0xA002), Lw(kT2, 0, kT3), Srl(kT2, kT2, 24), Lui(kT1, 0xBF00), Sw(kT2, 0, kT1),
+      Lui(kT3, 0x8003), Lw(kT2, 0, kT3), Lw(kT2, 64, kT3), Sw(kT2, 128, kT3),  // cached traffic
+      Lui(kT1, 0xBF20), Lw(kT2, 0, kT1), Sw(kT2, 0x6000, kK1),
+      Sw(kZero, 8, kT1),                                // power off
+      Nop(), Nop(),
+  };
+  return p;
+}
+
+std::vector<uint8_t> Disk() {
+  std::vector<uint8_t> disk(16 * 512);
+  for (size_t i = 0; i < disk.size(); ++i) disk[i] = static_cast<uint8_t>('A' + i % 26);
+  return disk;
+}
+
+struct Capture {
+  RunSummary summary;
+  std::string console;
+  std::string cat_bytes;
+};
+
+Capture RunGuest(uint64_t seed) {
+  R4400Options options;
+  options.seed = seed;
+  options.disk = Disk();
+  auto machine = R4400Machine::Create(options);
+  EXPECT_TRUE(machine.ok()) << machine.status();
+  LoadSegment code{kCodePhys, 0, {}};
+  for (uint32_t w : Guest()) {
+    code.bytes.insert(code.bytes.end(), {uint8_t(w >> 24), uint8_t(w >> 16), uint8_t(w >> 8),
+                                         uint8_t(w)});
+  }
+  code.size = code.bytes.size();
+  EXPECT_TRUE((*machine)->Load({&code, 1}, kEntry).ok());
+  std::string path = ::testing::TempDir() + "/machine-" + std::to_string(seed) + ".cat";
+  auto writer = cat::CatWriter::Create(path, (*machine)->Header());
+  EXPECT_TRUE(writer.ok());
+  auto summary = (*machine)->Run(writer->get(), 1'000'000, 10'000'000);
+  EXPECT_TRUE(summary.ok()) << summary.status();
+  EXPECT_TRUE((*writer)->Finish().ok());
+  std::ifstream in(path, std::ios::binary);
+  return {*summary, (*machine)->console(),
+          std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>())};
+}
+
+TEST(R4400Machine, RunsTheGuestToPowerOff) {
+  Capture c = RunGuest(1);
+  EXPECT_TRUE(c.summary.began);
+  EXPECT_TRUE(c.summary.halted);
+  EXPECT_EQ(c.console, "HA");
+  EXPECT_EQ(c.summary.dma_transfers, 1u);
+  EXPECT_EQ(c.summary.count_reads, 1u);
+  EXPECT_GT(c.summary.device_reads, 1u);
+}
+
+TEST(R4400Machine, MonitorRecordsFromTheBeginMarker) {
+  Capture c = RunGuest(1);
+  auto reader = cat::CatReader::Open(io::InputFile::FromMemory(
+      "m.cat", {reinterpret_cast<const uint8_t*>(c.cat_bytes.data()), c.cat_bytes.size()}));
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_EQ((*reader)->header().devices.size(), 3u);
+  ASSERT_NE((*reader)->header().FindMagic("count"), nullptr);
+  std::vector<cat::OwnedRecord> records;
+  cat::BusRecord r;
+  while (*(*reader)->Next(r)) records.emplace_back(r);
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(records[0].kind, cat::RecordKind::kUncachedWrite);
+  EXPECT_EQ(records[0].address, kMagicBase);
+  int dma = 0, fills = 0;
+  for (const cat::OwnedRecord& rec : records) {
+    if (rec.kind == cat::RecordKind::kDmaWrite) {
+      ++dma;
+      EXPECT_EQ(rec.master, 2);
+      EXPECT_EQ(rec.data.size(), 512u);
+      EXPECT_EQ(rec.address, 0x20000u + 512 * (dma - 1));
+    }
+    if (rec.kind == cat::RecordKind::kFill) ++fills;
+  }
+  EXPECT_EQ(dma, 2);
+  EXPECT_GT(fills, 0);
+  EXPECT_EQ(records.size(), c.summary.bus_records);
+}
+
+TEST(R4400Machine, SameSeedSameCatOtherSeedOtherSchedule) {
+  Capture a = RunGuest(7), b = RunGuest(7), other = RunGuest(8);
+  EXPECT_EQ(a.cat_bytes, b.cat_bytes);
+  EXPECT_NE(a.cat_bytes, other.cat_bytes);
+  EXPECT_EQ(a.console, other.console);  // the program's result does not depend on the world
+}
+
+TEST(R4400Machine, RejectsImpossibleSettings) {
+  R4400Options options;
+  options.memory_bytes = 12345;
+  EXPECT_THAT(std::string(R4400Machine::Create(options).status().message()),
+              HasSubstr("memory size"));
+  options = {};
+  options.disk.resize(100);
+  EXPECT_FALSE(R4400Machine::Create(options).ok());
+  options = {};
+  R4400Options ok;
+  auto machine = R4400Machine::Create(ok);
+  ASSERT_TRUE(machine.ok());
+  LoadSegment huge{ok.memory_bytes - 4, 64, {}};
+  EXPECT_FALSE((*machine)->Load({&huge, 1}, kEntry).ok());
+}
+
+}  // namespace
+}  // namespace citcat::machine
