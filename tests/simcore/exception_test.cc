@@ -8,7 +8,6 @@ namespace {
 using namespace as;  // NOLINT
 
 constexpr uint64_t kGeneral = 0xFFFFFFFF80000180ull;
-constexpr uint64_t kRefill = 0xFFFFFFFF80000000ull;
 constexpr uint64_t kXRefill = 0xFFFFFFFF80000080ull;
 
 uint32_t ExcCodeOf(const Cpu& cpu) { return (cpu.cause() >> 2) & 31; }
