@@ -32,6 +32,9 @@ struct FpuOracleReport {
   size_t unchecked = 0;         // FPR loads/stores (need memory) or no following state
   std::map<std::string, size_t> known_differences;  // category -> count
   std::map<std::string, size_t> by_mnemonic;        // compared instructions per mnemonic
+  // Unimplemented Operations (denormals, underflow) where QEMU's value and flags were checked
+  // against the IEEE result computed on the host.
+  size_t ieee_verified = 0;
   size_t mismatch_count = 0;
   std::vector<std::string> mismatches;  // the first few, with full context
 
