@@ -1,9 +1,8 @@
 // Speed of the R4400 core on compiled guest code with the cache model on, against Unicorn
 // (QEMU's MIPS32 TCG) with the per-instruction and memory hooks a tracer needs, on the same code
 // in the same run. The "ratio" counter is core speed / Unicorn speed.
-#include <unicorn/unicorn.h>
-
 #include <time.h>
+#include <unicorn/unicorn.h>
 
 #include <cstdint>
 #include <fstream>

@@ -22,45 +22,80 @@ uint32_t Cpu::random() const {
 
 uint64_t Cpu::ReadCp0(int reg) {
   switch (reg) {
-    case kCp0Index: return Sext32(index_);
-    case kCp0Random: return random();
-    case kCp0EntryLo0: return entry_lo0_;
-    case kCp0EntryLo1: return entry_lo1_;
-    case kCp0Context: return context_;
-    case kCp0PageMask: return page_mask_;
-    case kCp0Wired: return wired_;
-    case kCp0BadVAddr: return bad_vaddr_;
+    case kCp0Index:
+      return Sext32(index_);
+    case kCp0Random:
+      return random();
+    case kCp0EntryLo0:
+      return entry_lo0_;
+    case kCp0EntryLo1:
+      return entry_lo1_;
+    case kCp0Context:
+      return context_;
+    case kCp0PageMask:
+      return page_mask_;
+    case kCp0Wired:
+      return wired_;
+    case kCp0BadVAddr:
+      return bad_vaddr_;
     case kCp0Count:
       return Sext32(hooks_ ? hooks_->ReadCount(*this)
                            : static_cast<uint32_t>(count_offset_ + retired()));
-    case kCp0EntryHi: return entry_hi_;
-    case kCp0Compare: return Sext32(compare_);
-    case kCp0Status: return Sext32(status_);
-    case kCp0Cause: return Sext32(cause_);
-    case kCp0Epc: return epc_;
-    case kCp0PrId: return config_.prid;
-    case kCp0Config: return Sext32(config_reg_);
-    case kCp0LLAddr: return Sext32(lladdr_);
-    case kCp0WatchLo: return Sext32(watch_lo_);
-    case kCp0WatchHi: return watch_hi_;
-    case kCp0XContext: return xcontext_;
-    case kCp0Ecc: return ecc_;
-    case kCp0CacheErr: return Sext32(cache_err_);
-    case kCp0TagLo: return Sext32(tag_lo_);
-    case kCp0TagHi: return Sext32(tag_hi_);
-    case kCp0ErrorEpc: return error_epc_;
-    default: return 0;  // registers 7, 21-25 and 31 are reserved
+    case kCp0EntryHi:
+      return entry_hi_;
+    case kCp0Compare:
+      return Sext32(compare_);
+    case kCp0Status:
+      return Sext32(status_);
+    case kCp0Cause:
+      return Sext32(cause_);
+    case kCp0Epc:
+      return epc_;
+    case kCp0PrId:
+      return config_.prid;
+    case kCp0Config:
+      return Sext32(config_reg_);
+    case kCp0LLAddr:
+      return Sext32(lladdr_);
+    case kCp0WatchLo:
+      return Sext32(watch_lo_);
+    case kCp0WatchHi:
+      return watch_hi_;
+    case kCp0XContext:
+      return xcontext_;
+    case kCp0Ecc:
+      return ecc_;
+    case kCp0CacheErr:
+      return Sext32(cache_err_);
+    case kCp0TagLo:
+      return Sext32(tag_lo_);
+    case kCp0TagHi:
+      return Sext32(tag_hi_);
+    case kCp0ErrorEpc:
+      return error_epc_;
+    default:
+      return 0;  // registers 7, 21-25 and 31 are reserved
   }
 }
 
 void Cpu::WriteCp0(int reg, uint64_t v) {
   const uint32_t v32 = static_cast<uint32_t>(v);
   switch (reg) {
-    case kCp0Index: index_ = (index_ & 0x80000000u) | (v32 & 0x3F); break;
-    case kCp0EntryLo0: entry_lo0_ = v & kEntryLoMask; break;
-    case kCp0EntryLo1: entry_lo1_ = v & kEntryLoMask; break;
-    case kCp0Context: context_ = (v & ~uint64_t{0x7FFFFF}) | (context_ & 0x7FFFF0); break;
-    case kCp0PageMask: page_mask_ = v32 & kPageMaskMask; break;
+    case kCp0Index:
+      index_ = (index_ & 0x80000000u) | (v32 & 0x3F);
+      break;
+    case kCp0EntryLo0:
+      entry_lo0_ = v & kEntryLoMask;
+      break;
+    case kCp0EntryLo1:
+      entry_lo1_ = v & kEntryLoMask;
+      break;
+    case kCp0Context:
+      context_ = (v & ~uint64_t{0x7FFFFF}) | (context_ & 0x7FFFF0);
+      break;
+    case kCp0PageMask:
+      page_mask_ = v32 & kPageMaskMask;
+      break;
     case kCp0Wired:
       wired_ = v32 & 0x3F;
       random_anchor_ = 47;  // writing Wired sets Random to its upper bound
@@ -92,12 +127,16 @@ void Cpu::WriteCp0(int reg, uint64_t v) {
       cause_ = (cause_ & ~0x300u) | (v32 & 0x300u);
       UpdateInterruptPending();
       break;
-    case kCp0Epc: epc_ = v; break;
+    case kCp0Epc:
+      epc_ = v;
+      break;
     case kCp0Config:  // K0 and CU; the rest reflects the hardware configuration
       config_reg_ = (config_reg_ & ~0xFu) | (v32 & 0xFu);
       UpdateMode();
       break;
-    case kCp0LLAddr: lladdr_ = v32; break;
+    case kCp0LLAddr:
+      lladdr_ = v32;
+      break;
     case kCp0WatchLo:
       watch_lo_ = v32 & 0xFFFFFFFBu;
       FlushTranslations();
@@ -109,11 +148,20 @@ void Cpu::WriteCp0(int reg, uint64_t v) {
     case kCp0XContext:
       xcontext_ = (v & ~uint64_t{0x1FFFFFFFF}) | (xcontext_ & 0x1FFFFFFFF);
       break;
-    case kCp0Ecc: ecc_ = v32 & 0xFF; break;
-    case kCp0TagLo: tag_lo_ = v32 & 0xFFFFFFC1u; break;
-    case kCp0TagHi: tag_hi_ = 0; break;  // reserved on the R4400: reads as zero
-    case kCp0ErrorEpc: error_epc_ = v; break;
-    default: break;  // read-only (Random, BadVAddr, PRId, CacheErr) or reserved
+    case kCp0Ecc:
+      ecc_ = v32 & 0xFF;
+      break;
+    case kCp0TagLo:
+      tag_lo_ = v32 & 0xFFFFFFC1u;
+      break;
+    case kCp0TagHi:
+      tag_hi_ = 0;
+      break;  // reserved on the R4400: reads as zero
+    case kCp0ErrorEpc:
+      error_epc_ = v;
+      break;
+    default:
+      break;  // read-only (Random, BadVAddr, PRId, CacheErr) or reserved
   }
 }
 

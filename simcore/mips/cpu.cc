@@ -26,10 +26,10 @@ void Cpu::Reset() {
   // Config: cache sizes (IC/DC = log2(size) - 12), line sizes (IB/DB: 1 = 32 bytes), no
   // secondary cache (SC=1), byte order (BE), K0 = 3 (cacheable noncoherent).
   auto log2 = [](uint32_t v) { return static_cast<uint32_t>(std::countr_zero(v)); };
-  config_reg_ = (1u << 17) | (big_endian_ ? 1u << 15 : 0) |
-                ((log2(config_.icache_bytes) - 12) << 9) | ((log2(config_.dcache_bytes) - 12) << 6) |
-                (config_.icache_line == 32 ? 1u << 5 : 0) |
-                (config_.dcache_line == 32 ? 1u << 4 : 0) | 3u;
+  config_reg_ =
+      (1u << 17) | (big_endian_ ? 1u << 15 : 0) | ((log2(config_.icache_bytes) - 12) << 9) |
+      ((log2(config_.dcache_bytes) - 12) << 6) | (config_.icache_line == 32 ? 1u << 5 : 0) |
+      (config_.dcache_line == 32 ? 1u << 4 : 0) | 3u;
   random_anchor_ = 47;
   random_anchor_retired_ = retired();
   icache_.InvalidateAll();
@@ -195,8 +195,7 @@ void Cpu::Exception(ExcCode code, int coprocessor, uint32_t vector_offset) {
   cause_ = (cause_ & ~(0x7Cu | (3u << 28))) | (uint32_t{code} << 2) |
            (static_cast<uint32_t>(coprocessor & 3) << 28);
   status_ |= kStatusExl;
-  const uint64_t base =
-      (status_ & kStatusBev) ? 0xFFFFFFFFBFC00200ull : 0xFFFFFFFF80000000ull;
+  const uint64_t base = (status_ & kStatusBev) ? 0xFFFFFFFFBFC00200ull : 0xFFFFFFFF80000000ull;
   pc_ = base + vector_offset;
   flow_ = kRedirected;  // also cancels a pending delay slot: the branch will re-execute
   in_delay_ = false;

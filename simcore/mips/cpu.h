@@ -64,11 +64,31 @@ enum ExcCode : uint8_t {
 
 // CP0 register numbers.
 enum Cp0Reg : uint8_t {
-  kCp0Index = 0, kCp0Random = 1, kCp0EntryLo0 = 2, kCp0EntryLo1 = 3, kCp0Context = 4,
-  kCp0PageMask = 5, kCp0Wired = 6, kCp0BadVAddr = 8, kCp0Count = 9, kCp0EntryHi = 10,
-  kCp0Compare = 11, kCp0Status = 12, kCp0Cause = 13, kCp0Epc = 14, kCp0PrId = 15,
-  kCp0Config = 16, kCp0LLAddr = 17, kCp0WatchLo = 18, kCp0WatchHi = 19, kCp0XContext = 20,
-  kCp0Ecc = 26, kCp0CacheErr = 27, kCp0TagLo = 28, kCp0TagHi = 29, kCp0ErrorEpc = 30,
+  kCp0Index = 0,
+  kCp0Random = 1,
+  kCp0EntryLo0 = 2,
+  kCp0EntryLo1 = 3,
+  kCp0Context = 4,
+  kCp0PageMask = 5,
+  kCp0Wired = 6,
+  kCp0BadVAddr = 8,
+  kCp0Count = 9,
+  kCp0EntryHi = 10,
+  kCp0Compare = 11,
+  kCp0Status = 12,
+  kCp0Cause = 13,
+  kCp0Epc = 14,
+  kCp0PrId = 15,
+  kCp0Config = 16,
+  kCp0LLAddr = 17,
+  kCp0WatchLo = 18,
+  kCp0WatchHi = 19,
+  kCp0XContext = 20,
+  kCp0Ecc = 26,
+  kCp0CacheErr = 27,
+  kCp0TagLo = 28,
+  kCp0TagHi = 29,
+  kCp0ErrorEpc = 30,
 };
 
 // Status bits.
@@ -356,7 +376,7 @@ class Cpu {
     kReturned,        // ERET: pc_ already holds EPC or ErrorEPC
   };
   uint64_t pc_ = 0;
-  uint64_t target_ = 0;   // where a branch goes after its delay slot (pc + 8 if not taken)
+  uint64_t target_ = 0;  // where a branch goes after its delay slot (pc + 8 if not taken)
   uint8_t flow_ = kSequential;
   bool in_delay_ = false;  // pc_ is in a delay slot
   bool ll_bit_ = false;
@@ -376,10 +396,10 @@ class Cpu {
   uint32_t cache_err_ = 0, tag_lo_ = 0, tag_hi_ = 0;
   uint64_t entry_lo0_ = 0, entry_lo1_ = 0, context_ = 0, bad_vaddr_ = 0, entry_hi_ = 0;
   uint64_t epc_ = 0, xcontext_ = 0, error_epc_ = 0;
-  uint32_t mode_key_ = 0;              // Status/Config bits the micro-TLB contents depend on
-  uint32_t random_anchor_ = 47;        // Random at retired() == random_anchor_retired_
+  uint32_t mode_key_ = 0;        // Status/Config bits the micro-TLB contents depend on
+  uint32_t random_anchor_ = 47;  // Random at retired() == random_anchor_retired_
   uint64_t random_anchor_retired_ = 0;
-  uint64_t count_offset_ = 0;          // default Count = count_offset_ + retired() (no hooks)
+  uint64_t count_offset_ = 0;  // default Count = count_offset_ + retired() (no hooks)
   Tlb tlb_;
 
   uint64_t branch_count_ = 0;
@@ -388,11 +408,11 @@ class Cpu {
 
   Cache icache_;
   Cache dcache_;
-  std::vector<Inst> decoded_;  // one per I-cache word, valid while its line is
-  Inst uncached_inst_{};       // an instruction fetched from uncached space
+  std::vector<Inst> decoded_;                   // one per I-cache word, valid while its line is
+  Inst uncached_inst_{};                        // an instruction fetched from uncached space
   uint64_t fetch_line_va_ = ~uint64_t{0} << 8;  // virtual address of the fetch window's line
-  const Inst* fetch_line_ = nullptr;          // its predecoded instructions
-  uint64_t fetch_line_words_ = 0;             // words per I-cache line
+  const Inst* fetch_line_ = nullptr;            // its predecoded instructions
+  uint64_t fetch_line_words_ = 0;               // words per I-cache line
   std::array<std::array<MicroTlbEntry, kMicroTlbSize>, 3> utlb_{};
   MicroTlbEntry* utlb_cur_ = nullptr;
 

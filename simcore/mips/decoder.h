@@ -10,21 +10,26 @@
 namespace citcat::mips {
 
 // Every operation the R4400 integer core knows, plus the coprocessor groups.
-#define CITCAT_MIPS_OPS(X)                                                                       \
-  X(kReserved) X(kSll) X(kSrl) X(kSra) X(kSllv) X(kSrlv) X(kSrav) X(kJr) X(kJalr) X(kSyscall)   \
-  X(kBreak) X(kSync) X(kMfhi) X(kMthi) X(kMflo) X(kMtlo) X(kDsllv) X(kDsrlv) X(kDsrav) X(kMult) \
-  X(kMultu) X(kDiv) X(kDivu) X(kDmult) X(kDmultu) X(kDdiv) X(kDdivu) X(kAdd) X(kAddu) X(kSub)  \
-  X(kSubu) X(kAnd) X(kOr) X(kXor) X(kNor) X(kSlt) X(kSltu) X(kDadd) X(kDaddu) X(kDsub)          \
-  X(kDsubu) X(kTge) X(kTgeu) X(kTlt) X(kTltu) X(kTeq) X(kTne) X(kDsll) X(kDsrl) X(kDsra)        \
-  X(kDsll32) X(kDsrl32) X(kDsra32) X(kBltz) X(kBgez) X(kBltzl) X(kBgezl) X(kTgei) X(kTgeiu)     \
-  X(kTlti) X(kTltiu) X(kTeqi) X(kTnei) X(kBltzal) X(kBgezal) X(kBltzall) X(kBgezall) X(kJ)       \
-  X(kJal) X(kBeq) X(kBne) X(kBlez) X(kBgtz) X(kAddi) X(kAddiu) X(kSlti) X(kSltiu) X(kAndi)      \
-  X(kOri) X(kXori) X(kLui) X(kBeql) X(kBnel) X(kBlezl) X(kBgtzl) X(kDaddi) X(kDaddiu) X(kLdl)    \
-  X(kLdr) X(kLb) X(kLh) X(kLwl) X(kLw) X(kLbu) X(kLhu) X(kLwr) X(kLwu) X(kSb) X(kSh) X(kSwl)    \
-  X(kSw) X(kSdl) X(kSdr) X(kSwr) X(kCache) X(kLl) X(kLld) X(kLd) X(kSc) X(kScd) X(kSd)          \
-  X(kMfc0) X(kDmfc0) X(kMtc0) X(kDmtc0) X(kTlbr) X(kTlbwi) X(kTlbwr) X(kTlbp) X(kEret)          \
-  X(kMfc1) X(kDmfc1) X(kCfc1) X(kMtc1) X(kDmtc1) X(kCtc1) X(kBc1f) X(kBc1t) X(kBc1fl)           \
-  X(kBc1tl) X(kCop1Arith) X(kLwc1) X(kLdc1) X(kSwc1) X(kSdc1) X(kCop2) X(kCop3)
+// clang-format off
+#define CITCAT_MIPS_OPS(X) \
+  X(kReserved) X(kSll) X(kSrl) X(kSra) X(kSllv) X(kSrlv) X(kSrav) X(kJr) \
+  X(kJalr) X(kSyscall) X(kBreak) X(kSync) X(kMfhi) X(kMthi) X(kMflo) X(kMtlo) X(kDsllv) \
+  X(kDsrlv) X(kDsrav) X(kMult) X(kMultu) X(kDiv) X(kDivu) X(kDmult) X(kDmultu) \
+  X(kDdiv) X(kDdivu) X(kAdd) X(kAddu) X(kSub) X(kSubu) X(kAnd) X(kOr) \
+  X(kXor) X(kNor) X(kSlt) X(kSltu) X(kDadd) X(kDaddu) X(kDsub) X(kDsubu) \
+  X(kTge) X(kTgeu) X(kTlt) X(kTltu) X(kTeq) X(kTne) X(kDsll) X(kDsrl) \
+  X(kDsra) X(kDsll32) X(kDsrl32) X(kDsra32) X(kBltz) X(kBgez) X(kBltzl) X(kBgezl) X(kTgei) \
+  X(kTgeiu) X(kTlti) X(kTltiu) X(kTeqi) X(kTnei) X(kBltzal) X(kBgezal) X(kBltzall) \
+  X(kBgezall) X(kJ) X(kJal) X(kBeq) X(kBne) X(kBlez) X(kBgtz) X(kAddi) \
+  X(kAddiu) X(kSlti) X(kSltiu) X(kAndi) X(kOri) X(kXori) X(kLui) X(kBeql) \
+  X(kBnel) X(kBlezl) X(kBgtzl) X(kDaddi) X(kDaddiu) X(kLdl) X(kLdr) X(kLb) \
+  X(kLh) X(kLwl) X(kLw) X(kLbu) X(kLhu) X(kLwr) X(kLwu) X(kSb) \
+  X(kSh) X(kSwl) X(kSw) X(kSdl) X(kSdr) X(kSwr) X(kCache) X(kLl) \
+  X(kLld) X(kLd) X(kSc) X(kScd) X(kSd) X(kMfc0) X(kDmfc0) X(kMtc0) \
+  X(kDmtc0) X(kTlbr) X(kTlbwi) X(kTlbwr) X(kTlbp) X(kEret) X(kMfc1) X(kDmfc1) \
+  X(kCfc1) X(kMtc1) X(kDmtc1) X(kCtc1) X(kBc1f) X(kBc1t) X(kBc1fl) X(kBc1tl) \
+  X(kCop1Arith) X(kLwc1) X(kLdc1) X(kSwc1) X(kSdc1) X(kCop2) X(kCop3)
+// clang-format on
 
 enum class Op : uint16_t {
 #define CITCAT_MIPS_OP_ENUM(name) name,
@@ -64,16 +69,16 @@ struct InstructionInfo {
   uint32_t gpr_written = 0;  // bit n: $n is written ($0 never listed)
   bool reads_hi = false, reads_lo = false, writes_hi = false, writes_lo = false;
   MemAccess mem = MemAccess::kNone;
-  uint8_t mem_bytes = 0;       // access width (the aligned unit for LWL/LWR/...)
-  bool mem_partial = false;    // LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR
+  uint8_t mem_bytes = 0;     // access width (the aligned unit for LWL/LWR/...)
+  bool mem_partial = false;  // LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR
   Flow flow = Flow::kNone;
-  bool conditional = false;    // conditional branch or trap
-  bool likely = false;         // branch-likely: the delay slot is nullified when not taken
-  bool link = false;           // writes a return address
-  bool delay_slot = false;     // followed by a delay slot
-  bool fpu = false;            // touches coprocessor 1
-  bool cop0 = false;           // privileged coprocessor 0 operation (incl. CACHE)
-  bool is64 = false;           // a 64-bit operation (Reserved Instruction in 32-bit user mode)
+  bool conditional = false;  // conditional branch or trap
+  bool likely = false;       // branch-likely: the delay slot is nullified when not taken
+  bool link = false;         // writes a return address
+  bool delay_slot = false;   // followed by a delay slot
+  bool fpu = false;          // touches coprocessor 1
+  bool cop0 = false;         // privileged coprocessor 0 operation (incl. CACHE)
+  bool is64 = false;         // a 64-bit operation (Reserved Instruction in 32-bit user mode)
   // For PC-relative branches and J/JAL: target given the instruction's address.
   uint64_t Target(uint64_t pc, uint32_t word) const;
 };

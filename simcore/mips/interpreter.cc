@@ -18,17 +18,20 @@ struct Exec {
   static uint64_t& Rd(Cpu& c, const Inst& i) { return c.gpr_[i.rd]; }
   static uint64_t Addr(Cpu& c, const Inst& i) { return c.gpr_[i.rs] + static_cast<int64_t>(i.imm); }
   static bool Need64(Cpu& c) {
-    if (c.ops64_) [[likely]] return true;
+    if (c.ops64_) [[likely]]
+      return true;
     c.ReservedInstruction();
     return false;
   }
   static bool NeedCop0(Cpu& c) {
-    if (c.cu0_) [[likely]] return true;
+    if (c.cu0_) [[likely]]
+      return true;
     c.CoprocessorUnusable(0);
     return false;
   }
   static bool NeedCop1(Cpu& c) {
-    if (c.status_ & kStatusCu1) [[likely]] return true;
+    if (c.status_ & kStatusCu1) [[likely]]
+      return true;
     c.CoprocessorUnusable(1);
     return false;
   }
@@ -54,8 +57,12 @@ struct Exec {
   }
 
   // ---- SPECIAL ----
-  static void Sll(Cpu& c, const Inst& i) { Rd(c, i) = S32(static_cast<uint32_t>(Rt(c, i)) << i.sa); }
-  static void Srl(Cpu& c, const Inst& i) { Rd(c, i) = S32(static_cast<uint32_t>(Rt(c, i)) >> i.sa); }
+  static void Sll(Cpu& c, const Inst& i) {
+    Rd(c, i) = S32(static_cast<uint32_t>(Rt(c, i)) << i.sa);
+  }
+  static void Srl(Cpu& c, const Inst& i) {
+    Rd(c, i) = S32(static_cast<uint32_t>(Rt(c, i)) >> i.sa);
+  }
   static void Sra(Cpu& c, const Inst& i) { Rd(c, i) = S32(static_cast<int32_t>(Rt(c, i)) >> i.sa); }
   static void Sllv(Cpu& c, const Inst& i) {
     Rd(c, i) = S32(static_cast<uint32_t>(Rt(c, i)) << (Rs(c, i) & 31));
@@ -162,7 +169,8 @@ struct Exec {
   }
   static void Add(Cpu& c, const Inst& i) {
     int32_t r;
-    if (__builtin_add_overflow(static_cast<int32_t>(Rs(c, i)), static_cast<int32_t>(Rt(c, i)), &r)) {
+    if (__builtin_add_overflow(static_cast<int32_t>(Rs(c, i)), static_cast<int32_t>(Rt(c, i)),
+                               &r)) {
       c.Exception(kExcOv);
     } else {
       Rd(c, i) = S32(static_cast<uint32_t>(r));
@@ -171,7 +179,8 @@ struct Exec {
   static void Addu(Cpu& c, const Inst& i) { Rd(c, i) = S32(Rs(c, i) + Rt(c, i)); }
   static void Sub(Cpu& c, const Inst& i) {
     int32_t r;
-    if (__builtin_sub_overflow(static_cast<int32_t>(Rs(c, i)), static_cast<int32_t>(Rt(c, i)), &r)) {
+    if (__builtin_sub_overflow(static_cast<int32_t>(Rs(c, i)), static_cast<int32_t>(Rt(c, i)),
+                               &r)) {
       c.Exception(kExcOv);
     } else {
       Rd(c, i) = S32(static_cast<uint32_t>(r));
@@ -295,7 +304,9 @@ struct Exec {
       Rt(c, i) = S32(static_cast<uint32_t>(r));
     }
   }
-  static void Addiu(Cpu& c, const Inst& i) { Rt(c, i) = S32(Rs(c, i) + static_cast<uint32_t>(i.imm)); }
+  static void Addiu(Cpu& c, const Inst& i) {
+    Rt(c, i) = S32(Rs(c, i) + static_cast<uint32_t>(i.imm));
+  }
   static void Slti(Cpu& c, const Inst& i) { Rt(c, i) = I64(Rs(c, i)) < i.imm; }
   static void Sltiu(Cpu& c, const Inst& i) {
     Rt(c, i) = Rs(c, i) < static_cast<uint64_t>(int64_t{i.imm});
@@ -334,7 +345,9 @@ struct Exec {
   static void Ld(Cpu& c, const Inst& i) {
     if (Need64(c)) LoadAs<uint64_t, uint64_t>(c, i);
   }
-  static void Sb(Cpu& c, const Inst& i) { c.Store<uint8_t>(Addr(c, i), static_cast<uint8_t>(Rt(c, i))); }
+  static void Sb(Cpu& c, const Inst& i) {
+    c.Store<uint8_t>(Addr(c, i), static_cast<uint8_t>(Rt(c, i)));
+  }
   static void Sh(Cpu& c, const Inst& i) {
     c.Store<uint16_t>(Addr(c, i), static_cast<uint16_t>(Rt(c, i)));
   }
@@ -500,7 +513,8 @@ struct Exec {
     if (NeedCop1(c) && Need64(c)) c.fpu_.WriteDouble(i.rd, Rt(c, i));
   }
   static void Ctc1(Cpu& c, const Inst& i) {
-    if (NeedCop1(c)) FpuOutcomeToException(c, c.fpu_.WriteControl(i.rd, static_cast<uint32_t>(Rt(c, i))));
+    if (NeedCop1(c))
+      FpuOutcomeToException(c, c.fpu_.WriteControl(i.rd, static_cast<uint32_t>(Rt(c, i))));
   }
   static void Bc1f(Cpu& c, const Inst& i) {
     if (NeedCop1(c)) Branch(c, i, !c.fpu_.condition());
@@ -547,142 +561,280 @@ namespace {
 
 Handler HandlerFor(Op op) {
   switch (op) {
-    case Op::kSll: return &Exec::Sll;
-    case Op::kSrl: return &Exec::Srl;
-    case Op::kSra: return &Exec::Sra;
-    case Op::kSllv: return &Exec::Sllv;
-    case Op::kSrlv: return &Exec::Srlv;
-    case Op::kSrav: return &Exec::Srav;
-    case Op::kJr: return &Exec::Jr;
-    case Op::kJalr: return &Exec::Jalr;
-    case Op::kSyscall: return &Exec::Syscall;
-    case Op::kBreak: return &Exec::Break;
-    case Op::kSync: return &Exec::Sync;
-    case Op::kMfhi: return &Exec::Mfhi;
-    case Op::kMthi: return &Exec::Mthi;
-    case Op::kMflo: return &Exec::Mflo;
-    case Op::kMtlo: return &Exec::Mtlo;
-    case Op::kDsllv: return &Exec::Dsllv;
-    case Op::kDsrlv: return &Exec::Dsrlv;
-    case Op::kDsrav: return &Exec::Dsrav;
-    case Op::kMult: return &Exec::Mult;
-    case Op::kMultu: return &Exec::Multu;
-    case Op::kDiv: return &Exec::Div;
-    case Op::kDivu: return &Exec::Divu;
-    case Op::kDmult: return &Exec::Dmult;
-    case Op::kDmultu: return &Exec::Dmultu;
-    case Op::kDdiv: return &Exec::Ddiv;
-    case Op::kDdivu: return &Exec::Ddivu;
-    case Op::kAdd: return &Exec::Add;
-    case Op::kAddu: return &Exec::Addu;
-    case Op::kSub: return &Exec::Sub;
-    case Op::kSubu: return &Exec::Subu;
-    case Op::kAnd: return &Exec::And;
-    case Op::kOr: return &Exec::Or;
-    case Op::kXor: return &Exec::Xor;
-    case Op::kNor: return &Exec::Nor;
-    case Op::kSlt: return &Exec::Slt;
-    case Op::kSltu: return &Exec::Sltu;
-    case Op::kDadd: return &Exec::Dadd;
-    case Op::kDaddu: return &Exec::Daddu;
-    case Op::kDsub: return &Exec::Dsub;
-    case Op::kDsubu: return &Exec::Dsubu;
-    case Op::kTge: return &Exec::Tge;
-    case Op::kTgeu: return &Exec::Tgeu;
-    case Op::kTlt: return &Exec::Tlt;
-    case Op::kTltu: return &Exec::Tltu;
-    case Op::kTeq: return &Exec::Teq;
-    case Op::kTne: return &Exec::Tne;
-    case Op::kDsll: return &Exec::Dsll;
-    case Op::kDsrl: return &Exec::Dsrl;
-    case Op::kDsra: return &Exec::Dsra;
-    case Op::kDsll32: return &Exec::Dsll32;
-    case Op::kDsrl32: return &Exec::Dsrl32;
-    case Op::kDsra32: return &Exec::Dsra32;
-    case Op::kBltz: return &Exec::Bltz;
-    case Op::kBgez: return &Exec::Bgez;
-    case Op::kBltzl: return &Exec::Bltzl;
-    case Op::kBgezl: return &Exec::Bgezl;
-    case Op::kTgei: return &Exec::Tgei;
-    case Op::kTgeiu: return &Exec::Tgeiu;
-    case Op::kTlti: return &Exec::Tlti;
-    case Op::kTltiu: return &Exec::Tltiu;
-    case Op::kTeqi: return &Exec::Teqi;
-    case Op::kTnei: return &Exec::Tnei;
-    case Op::kBltzal: return &Exec::Bltzal;
-    case Op::kBgezal: return &Exec::Bgezal;
-    case Op::kBltzall: return &Exec::Bltzall;
-    case Op::kBgezall: return &Exec::Bgezall;
-    case Op::kJ: return &Exec::J;
-    case Op::kJal: return &Exec::Jal;
-    case Op::kBeq: return &Exec::Beq;
-    case Op::kBne: return &Exec::Bne;
-    case Op::kBlez: return &Exec::Blez;
-    case Op::kBgtz: return &Exec::Bgtz;
-    case Op::kAddi: return &Exec::Addi;
-    case Op::kAddiu: return &Exec::Addiu;
-    case Op::kSlti: return &Exec::Slti;
-    case Op::kSltiu: return &Exec::Sltiu;
-    case Op::kAndi: return &Exec::Andi;
-    case Op::kOri: return &Exec::Ori;
-    case Op::kXori: return &Exec::Xori;
-    case Op::kLui: return &Exec::Lui;
-    case Op::kBeql: return &Exec::Beql;
-    case Op::kBnel: return &Exec::Bnel;
-    case Op::kBlezl: return &Exec::Blezl;
-    case Op::kBgtzl: return &Exec::Bgtzl;
-    case Op::kDaddi: return &Exec::Daddi;
-    case Op::kDaddiu: return &Exec::Daddiu;
-    case Op::kLdl: return &Exec::Ldl;
-    case Op::kLdr: return &Exec::Ldr;
-    case Op::kLb: return &Exec::Lb;
-    case Op::kLh: return &Exec::Lh;
-    case Op::kLwl: return &Exec::Lwl;
-    case Op::kLw: return &Exec::Lw;
-    case Op::kLbu: return &Exec::Lbu;
-    case Op::kLhu: return &Exec::Lhu;
-    case Op::kLwr: return &Exec::Lwr;
-    case Op::kLwu: return &Exec::Lwu;
-    case Op::kSb: return &Exec::Sb;
-    case Op::kSh: return &Exec::Sh;
-    case Op::kSwl: return &Exec::Swl;
-    case Op::kSw: return &Exec::Sw;
-    case Op::kSdl: return &Exec::Sdl;
-    case Op::kSdr: return &Exec::Sdr;
-    case Op::kSwr: return &Exec::Swr;
-    case Op::kCache: return &Exec::Cache;
-    case Op::kLl: return &Exec::Ll;
-    case Op::kLld: return &Exec::Lld;
-    case Op::kLd: return &Exec::Ld;
-    case Op::kSc: return &Exec::Sc;
-    case Op::kScd: return &Exec::Scd;
-    case Op::kSd: return &Exec::Sd;
-    case Op::kMfc0: return &Exec::Mfc0;
-    case Op::kDmfc0: return &Exec::Dmfc0;
-    case Op::kMtc0: return &Exec::Mtc0;
-    case Op::kDmtc0: return &Exec::Dmtc0;
-    case Op::kTlbr: return &Exec::Tlbr;
-    case Op::kTlbwi: return &Exec::Tlbwi;
-    case Op::kTlbwr: return &Exec::Tlbwr;
-    case Op::kTlbp: return &Exec::Tlbp;
-    case Op::kEret: return &Exec::Eret;
-    case Op::kMfc1: return &Exec::Mfc1;
-    case Op::kDmfc1: return &Exec::Dmfc1;
-    case Op::kCfc1: return &Exec::Cfc1;
-    case Op::kMtc1: return &Exec::Mtc1;
-    case Op::kDmtc1: return &Exec::Dmtc1;
-    case Op::kCtc1: return &Exec::Ctc1;
-    case Op::kBc1f: return &Exec::Bc1f;
-    case Op::kBc1t: return &Exec::Bc1t;
-    case Op::kBc1fl: return &Exec::Bc1fl;
-    case Op::kBc1tl: return &Exec::Bc1tl;
-    case Op::kCop1Arith: return &Exec::Cop1Arith;
-    case Op::kLwc1: return &Exec::Lwc1;
-    case Op::kLdc1: return &Exec::Ldc1;
-    case Op::kSwc1: return &Exec::Swc1;
-    case Op::kSdc1: return &Exec::Sdc1;
-    case Op::kCop2: case Op::kCop3: return &Exec::Cop2;
-    case Op::kReserved: case Op::kCount: break;
+    case Op::kSll:
+      return &Exec::Sll;
+    case Op::kSrl:
+      return &Exec::Srl;
+    case Op::kSra:
+      return &Exec::Sra;
+    case Op::kSllv:
+      return &Exec::Sllv;
+    case Op::kSrlv:
+      return &Exec::Srlv;
+    case Op::kSrav:
+      return &Exec::Srav;
+    case Op::kJr:
+      return &Exec::Jr;
+    case Op::kJalr:
+      return &Exec::Jalr;
+    case Op::kSyscall:
+      return &Exec::Syscall;
+    case Op::kBreak:
+      return &Exec::Break;
+    case Op::kSync:
+      return &Exec::Sync;
+    case Op::kMfhi:
+      return &Exec::Mfhi;
+    case Op::kMthi:
+      return &Exec::Mthi;
+    case Op::kMflo:
+      return &Exec::Mflo;
+    case Op::kMtlo:
+      return &Exec::Mtlo;
+    case Op::kDsllv:
+      return &Exec::Dsllv;
+    case Op::kDsrlv:
+      return &Exec::Dsrlv;
+    case Op::kDsrav:
+      return &Exec::Dsrav;
+    case Op::kMult:
+      return &Exec::Mult;
+    case Op::kMultu:
+      return &Exec::Multu;
+    case Op::kDiv:
+      return &Exec::Div;
+    case Op::kDivu:
+      return &Exec::Divu;
+    case Op::kDmult:
+      return &Exec::Dmult;
+    case Op::kDmultu:
+      return &Exec::Dmultu;
+    case Op::kDdiv:
+      return &Exec::Ddiv;
+    case Op::kDdivu:
+      return &Exec::Ddivu;
+    case Op::kAdd:
+      return &Exec::Add;
+    case Op::kAddu:
+      return &Exec::Addu;
+    case Op::kSub:
+      return &Exec::Sub;
+    case Op::kSubu:
+      return &Exec::Subu;
+    case Op::kAnd:
+      return &Exec::And;
+    case Op::kOr:
+      return &Exec::Or;
+    case Op::kXor:
+      return &Exec::Xor;
+    case Op::kNor:
+      return &Exec::Nor;
+    case Op::kSlt:
+      return &Exec::Slt;
+    case Op::kSltu:
+      return &Exec::Sltu;
+    case Op::kDadd:
+      return &Exec::Dadd;
+    case Op::kDaddu:
+      return &Exec::Daddu;
+    case Op::kDsub:
+      return &Exec::Dsub;
+    case Op::kDsubu:
+      return &Exec::Dsubu;
+    case Op::kTge:
+      return &Exec::Tge;
+    case Op::kTgeu:
+      return &Exec::Tgeu;
+    case Op::kTlt:
+      return &Exec::Tlt;
+    case Op::kTltu:
+      return &Exec::Tltu;
+    case Op::kTeq:
+      return &Exec::Teq;
+    case Op::kTne:
+      return &Exec::Tne;
+    case Op::kDsll:
+      return &Exec::Dsll;
+    case Op::kDsrl:
+      return &Exec::Dsrl;
+    case Op::kDsra:
+      return &Exec::Dsra;
+    case Op::kDsll32:
+      return &Exec::Dsll32;
+    case Op::kDsrl32:
+      return &Exec::Dsrl32;
+    case Op::kDsra32:
+      return &Exec::Dsra32;
+    case Op::kBltz:
+      return &Exec::Bltz;
+    case Op::kBgez:
+      return &Exec::Bgez;
+    case Op::kBltzl:
+      return &Exec::Bltzl;
+    case Op::kBgezl:
+      return &Exec::Bgezl;
+    case Op::kTgei:
+      return &Exec::Tgei;
+    case Op::kTgeiu:
+      return &Exec::Tgeiu;
+    case Op::kTlti:
+      return &Exec::Tlti;
+    case Op::kTltiu:
+      return &Exec::Tltiu;
+    case Op::kTeqi:
+      return &Exec::Teqi;
+    case Op::kTnei:
+      return &Exec::Tnei;
+    case Op::kBltzal:
+      return &Exec::Bltzal;
+    case Op::kBgezal:
+      return &Exec::Bgezal;
+    case Op::kBltzall:
+      return &Exec::Bltzall;
+    case Op::kBgezall:
+      return &Exec::Bgezall;
+    case Op::kJ:
+      return &Exec::J;
+    case Op::kJal:
+      return &Exec::Jal;
+    case Op::kBeq:
+      return &Exec::Beq;
+    case Op::kBne:
+      return &Exec::Bne;
+    case Op::kBlez:
+      return &Exec::Blez;
+    case Op::kBgtz:
+      return &Exec::Bgtz;
+    case Op::kAddi:
+      return &Exec::Addi;
+    case Op::kAddiu:
+      return &Exec::Addiu;
+    case Op::kSlti:
+      return &Exec::Slti;
+    case Op::kSltiu:
+      return &Exec::Sltiu;
+    case Op::kAndi:
+      return &Exec::Andi;
+    case Op::kOri:
+      return &Exec::Ori;
+    case Op::kXori:
+      return &Exec::Xori;
+    case Op::kLui:
+      return &Exec::Lui;
+    case Op::kBeql:
+      return &Exec::Beql;
+    case Op::kBnel:
+      return &Exec::Bnel;
+    case Op::kBlezl:
+      return &Exec::Blezl;
+    case Op::kBgtzl:
+      return &Exec::Bgtzl;
+    case Op::kDaddi:
+      return &Exec::Daddi;
+    case Op::kDaddiu:
+      return &Exec::Daddiu;
+    case Op::kLdl:
+      return &Exec::Ldl;
+    case Op::kLdr:
+      return &Exec::Ldr;
+    case Op::kLb:
+      return &Exec::Lb;
+    case Op::kLh:
+      return &Exec::Lh;
+    case Op::kLwl:
+      return &Exec::Lwl;
+    case Op::kLw:
+      return &Exec::Lw;
+    case Op::kLbu:
+      return &Exec::Lbu;
+    case Op::kLhu:
+      return &Exec::Lhu;
+    case Op::kLwr:
+      return &Exec::Lwr;
+    case Op::kLwu:
+      return &Exec::Lwu;
+    case Op::kSb:
+      return &Exec::Sb;
+    case Op::kSh:
+      return &Exec::Sh;
+    case Op::kSwl:
+      return &Exec::Swl;
+    case Op::kSw:
+      return &Exec::Sw;
+    case Op::kSdl:
+      return &Exec::Sdl;
+    case Op::kSdr:
+      return &Exec::Sdr;
+    case Op::kSwr:
+      return &Exec::Swr;
+    case Op::kCache:
+      return &Exec::Cache;
+    case Op::kLl:
+      return &Exec::Ll;
+    case Op::kLld:
+      return &Exec::Lld;
+    case Op::kLd:
+      return &Exec::Ld;
+    case Op::kSc:
+      return &Exec::Sc;
+    case Op::kScd:
+      return &Exec::Scd;
+    case Op::kSd:
+      return &Exec::Sd;
+    case Op::kMfc0:
+      return &Exec::Mfc0;
+    case Op::kDmfc0:
+      return &Exec::Dmfc0;
+    case Op::kMtc0:
+      return &Exec::Mtc0;
+    case Op::kDmtc0:
+      return &Exec::Dmtc0;
+    case Op::kTlbr:
+      return &Exec::Tlbr;
+    case Op::kTlbwi:
+      return &Exec::Tlbwi;
+    case Op::kTlbwr:
+      return &Exec::Tlbwr;
+    case Op::kTlbp:
+      return &Exec::Tlbp;
+    case Op::kEret:
+      return &Exec::Eret;
+    case Op::kMfc1:
+      return &Exec::Mfc1;
+    case Op::kDmfc1:
+      return &Exec::Dmfc1;
+    case Op::kCfc1:
+      return &Exec::Cfc1;
+    case Op::kMtc1:
+      return &Exec::Mtc1;
+    case Op::kDmtc1:
+      return &Exec::Dmtc1;
+    case Op::kCtc1:
+      return &Exec::Ctc1;
+    case Op::kBc1f:
+      return &Exec::Bc1f;
+    case Op::kBc1t:
+      return &Exec::Bc1t;
+    case Op::kBc1fl:
+      return &Exec::Bc1fl;
+    case Op::kBc1tl:
+      return &Exec::Bc1tl;
+    case Op::kCop1Arith:
+      return &Exec::Cop1Arith;
+    case Op::kLwc1:
+      return &Exec::Lwc1;
+    case Op::kLdc1:
+      return &Exec::Ldc1;
+    case Op::kSwc1:
+      return &Exec::Swc1;
+    case Op::kSdc1:
+      return &Exec::Sdc1;
+    case Op::kCop2:
+    case Op::kCop3:
+      return &Exec::Cop2;
+    case Op::kReserved:
+    case Op::kCount:
+      break;
   }
   return &Exec::Reserved;
 }
@@ -699,10 +851,13 @@ Inst Predecode(uint32_t word) {
   in.rd = static_cast<uint8_t>(Rd(word));
   in.sa = static_cast<uint8_t>(Sa(word));
   switch (op) {
-    case Op::kAndi: case Op::kOri: case Op::kXori:
+    case Op::kAndi:
+    case Op::kOri:
+    case Op::kXori:
       in.imm = static_cast<int32_t>(Uimm(word));
       break;
-    case Op::kJ: case Op::kJal:
+    case Op::kJ:
+    case Op::kJal:
       in.imm = static_cast<int32_t>((word & 0x03FFFFFF) << 2);
       break;
     default:

@@ -189,7 +189,7 @@ template bool Cpu::StorePartial<uint64_t>(uint64_t, uint64_t, uint64_t);
 void Cpu::CacheOp(uint32_t op, uint64_t vaddr) {
   const uint32_t which = op & 3;  // 0 primary I, 1 primary D, 2/3 secondary (absent)
   const uint32_t kind = op >> 2;
-  if (which >= 2) return;         // no secondary cache: the operation does nothing
+  if (which >= 2) return;  // no secondary cache: the operation does nothing
   Cache& cache = which == 0 ? icache_ : dcache_;
   uint64_t pa = 0;
   bool cached = true;
@@ -212,8 +212,8 @@ void Cpu::CacheOp(uint32_t op, uint64_t vaddr) {
     }
     case 2: {  // Index_Store_Tag
       const uint32_t state = (tag_lo_ >> 6) & 3;
-      const uint64_t line_pa = (uint64_t{tag_lo_ >> 8} << 12) |
-                               (vaddr & 0xFFF & ~uint64_t{cache.line_bytes() - 1});
+      const uint64_t line_pa =
+          (uint64_t{tag_lo_ >> 8} << 12) | (vaddr & 0xFFF & ~uint64_t{cache.line_bytes() - 1});
       line.tag = state ? (line_pa | 1) : 0;
       line.dirty = state == 3 && which == 1;
       break;

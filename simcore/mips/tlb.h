@@ -13,11 +13,11 @@ namespace citcat::mips {
 inline constexpr uint64_t kEntryHiMask = 0xC00000FFFFFFE0FFull;  // R, VPN2 (39:13), ASID
 inline constexpr uint64_t kEntryHiVpn2Mask = 0xC00000FFFFFFE000ull;
 inline constexpr uint64_t kEntryLoMask = 0x3FFFFFFFull;  // PFN (29:6), C, D, V, G
-inline constexpr uint32_t kPageMaskMask = 0x01FFE000u;  // MASK (24:13)
+inline constexpr uint32_t kPageMaskMask = 0x01FFE000u;   // MASK (24:13)
 
 struct TlbEntry {
-  uint32_t page_mask = 0;  // PageMask value
-  uint64_t entry_hi = 0;   // R, VPN2 (masked by page_mask) and ASID
+  uint32_t page_mask = 0;         // PageMask value
+  uint64_t entry_hi = 0;          // R, VPN2 (masked by page_mask) and ASID
   uint64_t entry_lo[2] = {0, 0};  // EntryLo0 / EntryLo1 without G
   bool global = false;
 

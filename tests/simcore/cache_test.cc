@@ -141,7 +141,8 @@ TEST_F(CacheTest, SelfModifiedCodeNeedsCacheOps) {
   Exec({Sw(5, 0, 1)});
   call();
   EXPECT_EQ(R(7), 1u);  // stale I-cache line (and the new word still in the D-cache)
-  Exec({as::Cache(0x6 << 2 | 1, 0, 1), as::Cache(0x4 << 2 | 0, 0, 1)});  // D writeback, I invalidate
+  Exec(
+      {as::Cache(0x6 << 2 | 1, 0, 1), as::Cache(0x4 << 2 | 0, 0, 1)});  // D writeback, I invalidate
   call();
   EXPECT_EQ(R(7), 2u);
 }

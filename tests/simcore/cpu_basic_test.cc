@@ -72,8 +72,8 @@ TEST_F(CpuTest, BgezalLinksEvenWhenNotTaken) {
 }
 
 TEST_F(CpuTest, LoadsAndStoresBigEndian) {
-  Load({Lui(1, 0x8010), Lui(2, 0x1234), Ori(2, 2, 0x5678), Sw(2, 0, 1), Lb(3, 0, 1),
-        Lbu(4, 3, 1), Lh(5, 2, 1), Sb(2, 7, 1), Lw(6, 4, 1)});
+  Load({Lui(1, 0x8010), Lui(2, 0x1234), Ori(2, 2, 0x5678), Sw(2, 0, 1), Lb(3, 0, 1), Lbu(4, 3, 1),
+        Lh(5, 2, 1), Sb(2, 7, 1), Lw(6, 4, 1)});
   RunWords(9);
   EXPECT_EQ(R(3), 0x12u);
   EXPECT_EQ(R(4), 0x78u);
@@ -87,8 +87,8 @@ TEST_F(CpuTest, LoadsAndStoresBigEndian) {
 
 TEST_F(CpuTest, UnalignedWordLoadsAndStoresBigEndian) {
   Put(kData, {0x00112233, 0x44556677});
-  Load({Lui(1, 0x8010), Lui(2, 0xAABB), Ori(2, 2, 0xCCDD), Or(3, 2, 0), Lwl(2, 1, 1),
-        Lwr(2, 4, 1), Lwl(3, 2, 1), Swl(2, 9, 1), Swr(2, 10, 1)});
+  Load({Lui(1, 0x8010), Lui(2, 0xAABB), Ori(2, 2, 0xCCDD), Or(3, 2, 0), Lwl(2, 1, 1), Lwr(2, 4, 1),
+        Lwl(3, 2, 1), Swl(2, 9, 1), Swr(2, 10, 1)});
   RunWords(9);
   // LWL at offset 1 brings bytes 1..3 to the top; LWR at 4 brings byte 4 to the bottom.
   EXPECT_EQ(R(2), 0x11223344u);
@@ -115,8 +115,8 @@ TEST_F(CpuTest, UnalignedDoublewords) {
 }
 
 TEST_F(CpuTest, MultiplyDivide) {
-  Load({Addiu(1, 0, -6), Addiu(2, 0, 4), Mult(1, 2), Mflo(3), Mfhi(4), Div(1, 2), Mflo(5),
-        Mfhi(6), Multu(1, 2), Mfhi(7), Divu(1, 0), Mflo(8), Mfhi(9)});
+  Load({Addiu(1, 0, -6), Addiu(2, 0, 4), Mult(1, 2), Mflo(3), Mfhi(4), Div(1, 2), Mflo(5), Mfhi(6),
+        Multu(1, 2), Mfhi(7), Divu(1, 0), Mflo(8), Mfhi(9)});
   RunWords(13);
   EXPECT_EQ(R(3), static_cast<uint64_t>(-24));
   EXPECT_EQ(R(4), ~uint64_t{0});
@@ -168,7 +168,7 @@ TEST(CpuLittleEndian, LoadsStoresAndUnaligned) {
     uint8_t b[4] = {uint8_t(w), uint8_t(w >> 8), uint8_t(w >> 16), uint8_t(w >> 24)};
     bus.Poke(pa, b);
   };
-  const uint32_t prog[] = {as::Lui(1, 0x8010), as::Lw(2, 0, 1), as::Lbu(3, 0, 1),
+  const uint32_t prog[] = {as::Lui(1, 0x8010), as::Lw(2, 0, 1),  as::Lbu(3, 0, 1),
                            as::Lwr(4, 1, 1),   as::Lwl(4, 4, 1), as::Sh(2, 8, 1)};
   for (int i = 0; i < 6; ++i) put_le(0x1000 + 4 * i, prog[i]);
   put_le(0x100000, 0x33221100);

@@ -17,7 +17,8 @@ class CpuTest : public ::testing::Test {
   static constexpr uint64_t kCode = 0xFFFFFFFF80001000ull;  // kseg0, physical 0x1000
   static constexpr uint64_t kData = 0xFFFFFFFF80100000ull;  // kseg0, physical 0x100000
 
-  explicit CpuTest(CpuConfig config = {}) : bus_(8 << 20), cpu_(std::make_unique<Cpu>(bus_, config)) {
+  explicit CpuTest(CpuConfig config = {})
+      : bus_(8 << 20), cpu_(std::make_unique<Cpu>(bus_, config)) {
     cpu_->WriteCp0(kCp0Status, 0);  // kernel, BEV=0, ERL=0, interrupts off
     cpu_->SetPc(kCode);
   }

@@ -1,4 +1,6 @@
 // The decoder against Capstone (mnemonics over random words), and Describe() from the manuals.
+#include "simcore/mips/decoder.h"
+
 #include <capstone/capstone.h>
 
 #include <random>
@@ -6,7 +8,6 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "simcore/mips/decoder.h"
 #include "simcore/mips/disasm.h"
 #include "tests/simcore/mips_asm.h"
 
@@ -17,10 +18,10 @@ namespace {
 // ignores) for our operations.
 bool IsAlias(std::string_view ours, std::string_view theirs) {
   static const std::set<std::pair<std::string_view, std::string_view>> kAliases = {
-      {"beq", "b"},        {"beq", "beqz"},      {"bne", "bnez"},     {"bgezal", "bal"},
-      {"or", "move"},      {"addu", "move"},     {"daddu", "move"},   {"nor", "not"},
-      {"subu", "negu"},    {"sub", "neg"},       {"dsubu", "dnegu"},  {"dsub", "dneg"},
-      {"sll", "nop"},      {"srl", "rotr"},      {"srlv", "rotrv"},   {"dsrl", "drotr"},
+      {"beq", "b"},          {"beq", "beqz"},     {"bne", "bnez"},    {"bgezal", "bal"},
+      {"or", "move"},        {"addu", "move"},    {"daddu", "move"},  {"nor", "not"},
+      {"subu", "negu"},      {"sub", "neg"},      {"dsubu", "dnegu"}, {"dsub", "dneg"},
+      {"sll", "nop"},        {"srl", "rotr"},     {"srlv", "rotrv"},  {"dsrl", "drotr"},
       {"dsrl32", "drotr32"}, {"dsrlv", "drotrv"}, {"sll", "ssnop"},   {"sll", "ehb"}};
   return kAliases.count({ours, theirs}) > 0;
 }
@@ -53,8 +54,8 @@ TEST(Decoder, MnemonicsAgreeWithCapstone) {
       continue;  // the FPU's own decoder; CP0 moves print oddly in Capstone 4
     }
     const std::string_view name = OpName(op);
-    EXPECT_TRUE(name == theirs || IsAlias(name, theirs)) << std::hex << w << " " << name << " vs "
-                                                        << theirs;
+    EXPECT_TRUE(name == theirs || IsAlias(name, theirs))
+        << std::hex << w << " " << name << " vs " << theirs;
     ++compared;
   }
   cs_close(&h);

@@ -213,7 +213,8 @@ TEST_F(ExceptionTest, InterruptMaskedByImIeExlErl) {
   Load({Nop(), Nop(), Nop(), Nop(), Nop()});
   cpu_->SetInterruptLine(3, true);
   const uint32_t im3 = 1u << (kStatusImShift + 3);
-  for (uint32_t status : {im3, kStatusIe, kStatusIe | im3 | kStatusExl, kStatusIe | im3 | kStatusErl}) {
+  for (uint32_t status :
+       {im3, kStatusIe, kStatusIe | im3 | kStatusExl, kStatusIe | im3 | kStatusErl}) {
     cpu_->WriteCp0(kCp0Status, status);
     cpu_->SetPc(kCode);
     cpu_->Run(1);
@@ -224,8 +225,8 @@ TEST_F(ExceptionTest, InterruptMaskedByImIeExlErl) {
 TEST_F(ExceptionTest, SoftwareInterruptAndDelaySlotInterrupt) {
   Load({Beq(0, 0, 4), Nop()});
   cpu_->WriteCp0(kCp0Status, kStatusIe | (1u << kStatusImShift));  // IM0
-  cpu_->Run(1);                                                       // the branch
-  cpu_->WriteCp0(kCp0Cause, 1u << kCauseIpShift);                     // IP0 by software
+  cpu_->Run(1);                                                    // the branch
+  cpu_->WriteCp0(kCp0Cause, 1u << kCauseIpShift);                  // IP0 by software
   cpu_->Run(1);
   EXPECT_EQ(ExcCodeOf(*cpu_), kExcInt);
   EXPECT_TRUE(cpu_->cause() & kCauseBd);  // taken before a delay slot: EPC names the branch

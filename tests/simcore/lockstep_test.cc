@@ -1,14 +1,14 @@
 // The core against Unicorn, instruction by instruction: random instruction streams and compiled
 // C programs. Together these compare well over 10 million instruction boundaries per run.
+#include <unicorn/mips.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <vector>
 
-#include "gtest/gtest.h"
-#include <unicorn/mips.h>
-
 #include "cat_parser/record.h"
+#include "gtest/gtest.h"
 #include "tests/simcore/random_program.h"
 #include "tests/simcore/unicorn_lockstep.h"
 

@@ -66,16 +66,26 @@ constexpr uint32_t Slti(int rt, int rs, int imm) { return I(0x0A, rs, rt, imm); 
 constexpr uint32_t Andi(int rt, int rs, int imm) { return I(0x0C, rs, rt, imm); }
 constexpr uint32_t Ori(int rt, int rs, int imm) { return I(0x0D, rs, rt, imm); }
 constexpr uint32_t Lui(int rt, int imm) { return I(0x0F, 0, rt, imm); }
-constexpr uint32_t Mfc0(int rt, int rd) { return (0x10u << 26) | (0u << 21) | (rt << 16) | (rd << 11); }
-constexpr uint32_t Dmfc0(int rt, int rd) { return (0x10u << 26) | (1u << 21) | (rt << 16) | (rd << 11); }
-constexpr uint32_t Mtc0(int rt, int rd) { return (0x10u << 26) | (4u << 21) | (rt << 16) | (rd << 11); }
-constexpr uint32_t Dmtc0(int rt, int rd) { return (0x10u << 26) | (5u << 21) | (rt << 16) | (rd << 11); }
+constexpr uint32_t Mfc0(int rt, int rd) {
+  return (0x10u << 26) | (0u << 21) | (rt << 16) | (rd << 11);
+}
+constexpr uint32_t Dmfc0(int rt, int rd) {
+  return (0x10u << 26) | (1u << 21) | (rt << 16) | (rd << 11);
+}
+constexpr uint32_t Mtc0(int rt, int rd) {
+  return (0x10u << 26) | (4u << 21) | (rt << 16) | (rd << 11);
+}
+constexpr uint32_t Dmtc0(int rt, int rd) {
+  return (0x10u << 26) | (5u << 21) | (rt << 16) | (rd << 11);
+}
 constexpr uint32_t Tlbr() { return 0x42000001; }
 constexpr uint32_t Tlbwi() { return 0x42000002; }
 constexpr uint32_t Tlbwr() { return 0x42000006; }
 constexpr uint32_t Tlbp() { return 0x42000008; }
 constexpr uint32_t Eret() { return 0x42000018; }
-constexpr uint32_t Mtc1(int rt, int fs) { return (0x11u << 26) | (4u << 21) | (rt << 16) | (fs << 11); }
+constexpr uint32_t Mtc1(int rt, int fs) {
+  return (0x11u << 26) | (4u << 21) | (rt << 16) | (fs << 11);
+}
 constexpr uint32_t Beql(int rs, int rt, int off) { return I(0x14, rs, rt, off); }
 constexpr uint32_t Bnel(int rs, int rt, int off) { return I(0x15, rs, rt, off); }
 constexpr uint32_t Daddiu(int rt, int rs, int imm) { return I(0x19, rs, rt, imm); }

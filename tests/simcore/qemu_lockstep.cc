@@ -33,24 +33,24 @@ std::vector<uint8_t> MakeElf(const std::vector<uint8_t>& image) {
   std::vector<uint8_t> f(kOffset + image.size(), 0);
   const uint8_t ident[16] = {0x7F, 'E', 'L', 'F', 1 /*32-bit*/, 2 /*big*/, 1 /*version*/};
   std::copy(ident, ident + 16, f.begin());
-  Put16(f, 16, 2);                      // ET_EXEC
-  Put16(f, 18, 8);                      // EM_MIPS
-  Put32(f, 20, 1);                      // EV_CURRENT
-  Put32(f, 24, kQemuImageBase);         // entry
-  Put32(f, 28, kHeader);                // program headers
-  Put32(f, 36, 0x20000020);             // flags: MIPS III, n32 (EF_MIPS_ABI2)
-  Put16(f, 40, kHeader);                // header size
-  Put16(f, 42, kPhdr);                  // program header size
-  Put16(f, 44, 1);                      // one program header
-  Put16(f, 46, 40);                     // section header size (none present)
-  Put32(f, kHeader + 0, 1);             // PT_LOAD
-  Put32(f, kHeader + 4, kOffset);       // file offset
+  Put16(f, 16, 2);                         // ET_EXEC
+  Put16(f, 18, 8);                         // EM_MIPS
+  Put32(f, 20, 1);                         // EV_CURRENT
+  Put32(f, 24, kQemuImageBase);            // entry
+  Put32(f, 28, kHeader);                   // program headers
+  Put32(f, 36, 0x20000020);                // flags: MIPS III, n32 (EF_MIPS_ABI2)
+  Put16(f, 40, kHeader);                   // header size
+  Put16(f, 42, kPhdr);                     // program header size
+  Put16(f, 44, 1);                         // one program header
+  Put16(f, 46, 40);                        // section header size (none present)
+  Put32(f, kHeader + 0, 1);                // PT_LOAD
+  Put32(f, kHeader + 4, kOffset);          // file offset
   Put32(f, kHeader + 8, kQemuImageBase);   // vaddr
   Put32(f, kHeader + 12, kQemuImageBase);  // paddr
   Put32(f, kHeader + 16, static_cast<uint32_t>(image.size()));
   Put32(f, kHeader + 20, static_cast<uint32_t>(image.size()));
-  Put32(f, kHeader + 24, 7);            // RWX
-  Put32(f, kHeader + 28, 0x1000);       // alignment
+  Put32(f, kHeader + 24, 7);       // RWX
+  Put32(f, kHeader + 28, 0x1000);  // alignment
   std::copy(image.begin(), image.end(), f.begin() + kOffset);
   return f;
 }
@@ -99,13 +99,25 @@ uint64_t Sext32(uint64_t v) { return static_cast<uint64_t>(static_cast<int32_t>(
 bool Unpredictable32(const Cpu& cpu, uint32_t word) {
   bool uses_rs = true, uses_rt = true;
   switch (DecodeOp(word)) {
-    case Op::kAdd: case Op::kAddu: case Op::kSub: case Op::kSubu: case Op::kMult: case Op::kMultu:
-    case Op::kDiv: case Op::kDivu: case Op::kSrlv: case Op::kSrav: case Op::kSllv:
+    case Op::kAdd:
+    case Op::kAddu:
+    case Op::kSub:
+    case Op::kSubu:
+    case Op::kMult:
+    case Op::kMultu:
+    case Op::kDiv:
+    case Op::kDivu:
+    case Op::kSrlv:
+    case Op::kSrav:
+    case Op::kSllv:
       break;
-    case Op::kAddi: case Op::kAddiu:
+    case Op::kAddi:
+    case Op::kAddiu:
       uses_rt = false;
       break;
-    case Op::kSrl: case Op::kSra: case Op::kSll:
+    case Op::kSrl:
+    case Op::kSra:
+    case Op::kSll:
       uses_rs = false;
       break;
     default:
@@ -120,7 +132,8 @@ std::string Diff(const Cpu& cpu, const State& s) {
   if (cpu.pc() != Sext32(s.pc)) d += absl::StrFormat(" pc ours=%x qemu=%x", cpu.pc(), s.pc);
   for (int i = 1; i < 32; ++i) {
     if (i == 29) continue;  // QEMU's initial stack pointer; the programs never use $sp
-    if (cpu.gpr(i) != s.gpr[i]) d += absl::StrFormat(" $%d ours=%x qemu=%x", i, cpu.gpr(i), s.gpr[i]);
+    if (cpu.gpr(i) != s.gpr[i])
+      d += absl::StrFormat(" $%d ours=%x qemu=%x", i, cpu.gpr(i), s.gpr[i]);
   }
   if (cpu.hi() != s.hi) d += absl::StrFormat(" hi ours=%x qemu=%x", cpu.hi(), s.hi);
   if (cpu.lo() != s.lo) d += absl::StrFormat(" lo ours=%x qemu=%x", cpu.lo(), s.lo);
@@ -131,14 +144,14 @@ std::string Diff(const Cpu& cpu, const State& s) {
 
 bool QemuAvailable() { return access(kQemu, X_OK) == 0; }
 
-QemuLockstepResult RunAgainstQemu(const std::vector<uint8_t>& image,
-                                  const std::string& work_dir) {
+QemuLockstepResult RunAgainstQemu(const std::vector<uint8_t>& image, const std::string& work_dir) {
   QemuLockstepResult result;
   const std::string elf = work_dir + "/prog.elf", log = work_dir + "/qemu.log";
   {
     const std::vector<uint8_t> bytes = MakeElf(image);
     std::ofstream out(elf, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
   }
   chmod(elf.c_str(), 0755);
   const pid_t pid = fork();
@@ -197,8 +210,8 @@ QemuLockstepResult RunAgainstQemu(const std::vector<uint8_t>& image,
         }
       }
       if (cpu.exceptions() != before) {
-        result.mismatch = absl::StrFormat("our core took exception %d at %x", (cpu.cause() >> 2) & 31,
-                                          cpu.epc());
+        result.mismatch =
+            absl::StrFormat("our core took exception %d at %x", (cpu.cause() >> 2) & 31, cpu.epc());
         return result;
       }
       if (unpredictable && !Diff(cpu, s).empty()) {
@@ -223,8 +236,8 @@ QemuLockstepResult RunAgainstQemu(const std::vector<uint8_t>& image,
     }
     const std::string d = Diff(cpu, s);
     if (!d.empty()) {
-      result.mismatch = absl::StrFormat("after %d boundaries, last word %08x:%s", result.compared,
-                                        last_word, d);
+      result.mismatch =
+          absl::StrFormat("after %d boundaries, last word %08x:%s", result.compared, last_word, d);
       return result;
     }
     ++result.compared;

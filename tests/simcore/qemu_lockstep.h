@@ -20,10 +20,10 @@
 namespace citcat::mips {
 
 struct QemuLockstepResult {
-  uint64_t compared = 0;     // boundaries where every GPR, HI, LO and the PC matched
+  uint64_t compared = 0;       // boundaries where every GPR, HI, LO and the PC matched
   uint64_t unpredictable = 0;  // UNPREDICTABLE 32-bit operations where QEMU's result was taken
-  std::string mismatch;      // empty if none
-  std::string error;         // QEMU could not run
+  std::string mismatch;        // empty if none
+  std::string error;           // QEMU could not run
 };
 
 inline constexpr uint64_t kQemuImageBase = 0x10000000;

@@ -1,9 +1,10 @@
 // MIPS III 64-bit mode against QEMU user mode, on seeded random instruction streams.
+#include "tests/simcore/qemu_lockstep.h"
+
 #include <cstdio>
 #include <filesystem>
 
 #include "gtest/gtest.h"
-#include "tests/simcore/qemu_lockstep.h"
 #include "tests/simcore/random_program.h"
 
 namespace citcat::mips {
@@ -41,7 +42,8 @@ TEST(QemuLockstep, RandomSixtyFourBitPrograms) {
     unpredictable += r.unpredictable;
   }
   std::printf("QEMU 64-bit: %llu boundaries compared, %llu unpredictable operations\n",
-              static_cast<unsigned long long>(total), static_cast<unsigned long long>(unpredictable));
+              static_cast<unsigned long long>(total),
+              static_cast<unsigned long long>(unpredictable));
   EXPECT_GT(total, 100000u);
 }
 

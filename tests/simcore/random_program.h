@@ -11,9 +11,9 @@ namespace citcat::mips {
 
 struct RandomProgramOptions {
   uint32_t seed = 1;
-  int groups = 300;       // instruction groups in the loop body
-  int iterations = 40;    // times the body runs
-  bool exceptions = true; // traps, overflows, SYSCALL/BREAK, misaligned accesses
+  int groups = 300;        // instruction groups in the loop body
+  int iterations = 40;     // times the body runs
+  bool exceptions = true;  // traps, overflows, SYSCALL/BREAK, misaligned accesses
   // MIPS III 64-bit mode: 64-bit register values and operations, at `code_base`/`data_base`
   // (for QEMU user mode), no uncached area, divisors forced odd, SYSCALL exit at the end.
   bool mode64 = false;

@@ -148,8 +148,7 @@ TEST_F(TlbTest, LargePages) {
   bus_.PokeWordBE(0x123456, 0xBBBB0003);
   WriteEntry(1, 0x02000000, Lo(0, 3, true, true), Lo(0x1000000, 3, true, true), 0x01FFE000);
   ASSERT_TRUE(LoadWord(0x02123456 & ~3u));
-  EXPECT_EQ(R(2), static_cast<uint64_t>(static_cast<int32_t>(
-                      bus_.PeekWordBE(0x123454))));
+  EXPECT_EQ(R(2), static_cast<uint64_t>(static_cast<int32_t>(bus_.PeekWordBE(0x123454))));
   ASSERT_TRUE(LoadWord(0x03000000));  // odd 16 MB page: physical 0x1000000 (outside RAM)
 }
 

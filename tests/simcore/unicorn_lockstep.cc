@@ -16,17 +16,28 @@ uint64_t Sext32(uint64_t v) { return static_cast<uint64_t>(static_cast<int32_t>(
 // QEMU's exception numbers as Unicorn reports them in UC_HOOK_INTR.
 int QemuException(uint32_t exc_code) {
   switch (exc_code) {
-    case kExcAdel: return 12;
-    case kExcAdes: return 13;
-    case kExcSys: return 17;
-    case kExcBp: return 18;
-    case kExcCpu: return 19;
-    case kExcRi: return 20;
-    case kExcOv: return 21;
-    case kExcTr: return 22;
-    case kExcTlbl: return 26;
-    case kExcTlbs: return 27;
-    default: return -1;
+    case kExcAdel:
+      return 12;
+    case kExcAdes:
+      return 13;
+    case kExcSys:
+      return 17;
+    case kExcBp:
+      return 18;
+    case kExcCpu:
+      return 19;
+    case kExcRi:
+      return 20;
+    case kExcOv:
+      return 21;
+    case kExcTr:
+      return 22;
+    case kExcTlbl:
+      return 26;
+    case kExcTlbs:
+      return 27;
+    default:
+      return -1;
   }
 }
 
@@ -69,8 +80,8 @@ bool UnicornLockstep::StepOurs() {
   // Unicorn computes DIV/DIVU by zero differently (see header): note it, copy HI/LO after.
   const uint32_t word = bus_.PeekWordBE(cpu_->pc() & 0x1FFFFFFF);  // code is never modified
   const Op op = DecodeOp(word);
-  const bool div0 = (op == Op::kDiv || op == Op::kDivu) &&
-                    static_cast<uint32_t>(cpu_->gpr(Rt(word))) == 0;
+  const bool div0 =
+      (op == Op::kDiv || op == Op::kDivu) && static_cast<uint32_t>(cpu_->gpr(Rt(word))) == 0;
   const uint64_t pc = cpu_->pc();
   recent_[recent_count_++ % 8] = pc;
   cpu_->Step();
@@ -192,8 +203,8 @@ std::string UnicornLockstep::RecentInstructions() const {
   for (uint64_t k = recent_count_ - n; k < recent_count_; ++k) {
     const uint64_t pc = recent_[k % 8];
     const uint32_t word = bus_.PeekWordBE(pc & 0x1FFFFFFF);
-    out += absl::StrFormat("  %08x: %08x  %s\n", static_cast<uint32_t>(pc), word,
-                           dis.Text(pc, word));
+    out +=
+        absl::StrFormat("  %08x: %08x  %s\n", static_cast<uint32_t>(pc), word, dis.Text(pc, word));
   }
   return out;
 }
