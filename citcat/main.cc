@@ -28,6 +28,11 @@ constexpr Command kCommands[] = {
      "Prints the header and records of a CAT in the text form of docs/cat-format.md.\n"
      "Without -o the text goes to standard output.",
      "citcat/dump.cc", RunDump},
+    {"extract", "extract the initial machine state and event schedule from a CAT",
+     "citcat extract CAPTURE.cat -o DIR\n\n"
+     "Reads the CAT once and writes DIR/ims.pb (the initial machine state) and DIR/aes.pb\n"
+     "(the asynchronous event schedule); see docs/ims-aes.md.",
+     "citcat/extract.cc", RunExtract},
     {"assemble", "turn the text form of a CAT into a CAT file",
      "citcat assemble INPUT.txt -o OUTPUT.cat\n\n"
      "Reads the text form of docs/cat-format.md (as written by citcat dump, or by hand).",

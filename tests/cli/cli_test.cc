@@ -141,6 +141,22 @@ TEST_F(Cli, BadInputsGiveOneLineAndLeaveNoOutput) {
   EXPECT_THAT(Files(), ::testing::ElementsAre("bad.txt", "good.cat", "text.cat", "truncated.cat"));
 }
 
+TEST_F(Cli, ExtractWritesImsAndAes) {
+  ASSERT_EQ(Run(absl::StrCat("assemble ", kSample, " -o ", Path("s.cat"))).exit_code, 0);
+  Result x = Run(absl::StrCat("extract ", Path("s.cat"), " -o ", Path("out")));
+  ASSERT_EQ(x.exit_code, 0) << x.err;
+  EXPECT_THAT(x.err, HasSubstr("1 interrupts, 1 DMA, 2 device accesses, 2 register reads"));
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "ims.pb"));
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "aes.pb"));
+
+  std::string good = Slurp(Path("s.cat"));
+  Write("cut.cat", good.substr(0, good.size() - 30));
+  Result bad = Run(absl::StrCat("extract ", Path("cut.cat"), " -o ", Path("bad")));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_EQ(Lines(bad.err), 1);
+  EXPECT_FALSE(fs::exists(dir_ / "bad"));
+}
+
 TEST_F(Cli, DemoRunsTheMainJob) {
   Result demo = Run("demo");
   ASSERT_EQ(demo.exit_code, 0) << demo.err;
