@@ -111,7 +111,7 @@ TEST_F(Cli, AssembleDumpAssembleIsIdentical) {
   std::vector<std::string> lines = absl::StrSplit(limited.out, '\n', absl::SkipEmpty());
   ASSERT_GE(lines.size(), 3u);
   EXPECT_EQ(lines[lines.size() - 3], "records");
-  EXPECT_THAT(lines.back(), HasSubstr("fill"));
+  EXPECT_THAT(lines.back(), HasSubstr("uncached-write addr=0x1fe01008"));
 }
 
 TEST_F(Cli, BadInputsGiveOneLineAndLeaveNoOutput) {
