@@ -6,10 +6,18 @@ namespace citcat::mips {
 Cpu::Cpu(Bus& bus, const CpuConfig& config)
     : bus_(bus),
       config_(config),
+      scache_(config.scache_bytes
+                  ? std::make_unique<SecondaryCache>(bus, config.scache_bytes, config.scache_line)
+                  : nullptr),
+      line_bus_(scache_ ? static_cast<Bus*>(scache_.get()) : &bus),
       big_endian_(config.big_endian),
       icache_(config.icache_bytes, config.icache_line, true),
       dcache_(config.dcache_bytes, config.dcache_line, false),
       decoded_(config.icache_bytes / 4, Predecode(0)) {
+  if (scache_) {
+    scache_->set_branch_count(&branch_count_);
+    scache_->set_evict_callback([this](uint64_t pa, uint32_t n) { PurgePrimaries(pa, n); });
+  }
   Reset();
 }
 
@@ -23,17 +31,20 @@ void Cpu::Reset() {
   lladdr_ = watch_lo_ = watch_hi_ = ecc_ = cache_err_ = tag_lo_ = tag_hi_ = 0;
   entry_lo0_ = entry_lo1_ = context_ = bad_vaddr_ = entry_hi_ = epc_ = xcontext_ = 0;
   error_epc_ = 0;
-  // Config: cache sizes (IC/DC = log2(size) - 12), line sizes (IB/DB: 1 = 32 bytes), no
-  // secondary cache (SC=1), byte order (BE), K0 = 3 (cacheable noncoherent).
+  // Config: cache sizes (IC/DC = log2(size) - 12), line sizes (IB/DB: 1 = 32 bytes), the
+  // secondary cache (SC=0 and SB = block size 16..128 as 0..3 if present, else SC=1), byte order
+  // (BE), K0 = 3 (cacheable noncoherent).
   auto log2 = [](uint32_t v) { return static_cast<uint32_t>(std::countr_zero(v)); };
+  const uint32_t secondary = scache_ ? (log2(config_.scache_line / 16) & 3) << 22 : 1u << 17;
   config_reg_ =
-      (1u << 17) | (big_endian_ ? 1u << 15 : 0) | ((log2(config_.icache_bytes) - 12) << 9) |
+      secondary | (big_endian_ ? 1u << 15 : 0) | ((log2(config_.icache_bytes) - 12) << 9) |
       ((log2(config_.dcache_bytes) - 12) << 6) | (config_.icache_line == 32 ? 1u << 5 : 0) |
       (config_.dcache_line == 32 ? 1u << 4 : 0) | 3u;
   random_anchor_ = 47;
   random_anchor_retired_ = retired();
   icache_.InvalidateAll();
   dcache_.InvalidateAll();
+  if (scache_) scache_->InvalidateAll();
   InvalidateFetchWindow();
   fpu_.Reset();
   fpu_.set_fr(false);
@@ -123,8 +134,27 @@ const Inst* Cpu::FetchSlow() {
 
 void Cpu::RefillILine(uint32_t index, uint64_t paddr) {
   InvalidateFetchWindow();
-  icache_.Refill(index, paddr, bus_, branch_count_);
+  icache_.Refill(index, paddr, *line_bus_, branch_count_);
   DecodeILine(index);
+}
+
+void Cpu::PurgePrimaries(uint64_t paddr, uint32_t bytes) {
+  // The primaries are virtually indexed: a physical line can sit at any index whose low 12 bits
+  // match, so look at each of those candidates.
+  for (Cache* cache : {&dcache_, &icache_}) {
+    const uint32_t line = cache->line_bytes();
+    const uint32_t aliases = cache->size() > 4096 ? cache->size() / 4096 : 1;
+    for (uint64_t a = paddr; a < paddr + bytes; a += line) {
+      for (uint32_t k = 0; k < aliases; ++k) {
+        const uint64_t va = (uint64_t{k} << 12) | (a & 0xFFF);
+        const uint32_t index = cache->Index(va);
+        if (cache->line(index).tag != cache->TagFor(a)) continue;
+        if (cache == &dcache_) cache->WriteBack(index, *line_bus_, branch_count_);
+        cache->Invalidate(index);
+      }
+    }
+  }
+  InvalidateFetchWindow();
 }
 
 void Cpu::DecodeILine(uint32_t index) {

@@ -22,6 +22,7 @@
 #include "simcore/mips/cache.h"
 #include "simcore/mips/decoder.h"
 #include "simcore/mips/fpu.h"
+#include "simcore/mips/secondary_cache.h"
 #include "simcore/mips/tlb.h"
 
 namespace citcat::mips {
@@ -120,6 +121,9 @@ struct CpuConfig {
   uint32_t icache_line = 32;  // 16 or 32
   uint32_t dcache_line = 32;  // 16 or 32
   uint32_t prid = 0x0440;     // R4400, revision 4.0
+  // Optional unified secondary cache: 0 = none (the R4400PC configuration).
+  uint32_t scache_bytes = 0;
+  uint32_t scache_line = 64;  // 16, 32, 64 or 128, at least the primary line sizes
 };
 
 // The parts of CP0 that belong to the outside world: the traced machine supplies its seeded
@@ -207,6 +211,7 @@ class Cpu {
   Cache& icache() { return icache_; }
   Cache& dcache() { return dcache_; }
   Bus& bus() { return bus_; }
+  SecondaryCache* scache() { return scache_.get(); }
   bool big_endian() const { return big_endian_; }
 
   // Reads memory as the CPU would see it through the current translation and the D-cache,
@@ -245,6 +250,8 @@ class Cpu {
   void FinishFlow(uint64_t pc);  // the non-sequential part of advancing past an instruction
   void InvalidateFetchWindow() { fetch_line_va_ = ~uint64_t{0} << 8; }
   void RefillILine(uint32_t index, uint64_t paddr);
+  // Secondary-cache inclusion: write back and drop primary lines inside [paddr, paddr + bytes).
+  void PurgePrimaries(uint64_t paddr, uint32_t bytes);
   void TakeInterrupt();
   void UpdateInterruptPending();
   void UpdateMode();
@@ -280,7 +287,7 @@ class Cpu {
   uint8_t* DataLine(uint64_t vaddr, uint64_t paddr, bool write) {
     Cache::Line& l = dcache_.line(dcache_.Index(vaddr));
     if (l.tag != dcache_.TagFor(paddr)) [[unlikely]] {
-      dcache_.Refill(dcache_.Index(vaddr), paddr, bus_, branch_count_);
+      dcache_.Refill(dcache_.Index(vaddr), paddr, *line_bus_, branch_count_);
     }
     l.dirty |= write;
     return dcache_.ByteAt(vaddr);
@@ -361,6 +368,8 @@ class Cpu {
  private:
   Bus& bus_;
   CpuConfig config_;
+  std::unique_ptr<SecondaryCache> scache_;
+  Bus* line_bus_;  // where primary lines come from and go to: the secondary cache or the bus
   bool big_endian_;
 
   // Integer state.

@@ -187,21 +187,25 @@ template bool Cpu::StorePartial<uint32_t>(uint64_t, uint32_t, uint32_t);
 template bool Cpu::StorePartial<uint64_t>(uint64_t, uint64_t, uint64_t);
 
 void Cpu::CacheOp(uint32_t op, uint64_t vaddr) {
-  const uint32_t which = op & 3;  // 0 primary I, 1 primary D, 2/3 secondary (absent)
+  const uint32_t which = op & 3;  // 0 primary I, 1 primary D, 2/3 secondary (unified here)
   const uint32_t kind = op >> 2;
-  if (which >= 2) return;  // no secondary cache: the operation does nothing
-  Cache& cache = which == 0 ? icache_ : dcache_;
+  if (which >= 2 && !scache_) return;  // no secondary cache: the operation does nothing
   uint64_t pa = 0;
   bool cached = true;
   // Every CACHE operation translates its address (index operations normally use kseg0).
   if (!Translate(vaddr, Access::kLoad, &pa, &cached)) return;
+  if (which >= 2) {
+    scache_->Operate(kind, pa, &tag_lo_);
+    return;
+  }
+  Cache& cache = which == 0 ? icache_ : dcache_;
   const uint32_t index = cache.Index(vaddr);
   Cache::Line& line = cache.line(index);
   if (which == 0) InvalidateFetchWindow();  // any I-cache operation may change the line
   const bool hit = cache.Hit(vaddr, pa);
   switch (kind) {
     case 0:  // I: Index_Invalidate; D: Index_Writeback_Invalidate
-      if (which == 1) cache.WriteBack(index, bus_, branch_count_);
+      if (which == 1) cache.WriteBack(index, *line_bus_, branch_count_);
       cache.Invalidate(index);
       break;
     case 1: {  // Index_Load_Tag: PTagLo = PA[35:12], PState (0 invalid, 2 clean, 3 dirty)
@@ -220,7 +224,7 @@ void Cpu::CacheOp(uint32_t op, uint64_t vaddr) {
     }
     case 3:  // D: Create_Dirty_Exclusive (no fill; the old line is written back if dirty)
       if (which == 1 && !hit) {
-        cache.WriteBack(index, bus_, branch_count_);
+        cache.WriteBack(index, *line_bus_, branch_count_);
         line.tag = cache.TagFor(pa);
       }
       if (which == 1) line.dirty = true;
@@ -232,12 +236,12 @@ void Cpu::CacheOp(uint32_t op, uint64_t vaddr) {
       if (which == 0) {
         RefillILine(index, pa);
       } else if (hit) {
-        cache.WriteBack(index, bus_, branch_count_);
+        cache.WriteBack(index, *line_bus_, branch_count_);
         cache.Invalidate(index);
       }
       break;
     case 6:  // Hit_Writeback (the I-cache writes its line unconditionally)
-      if (hit) cache.WriteBack(index, bus_, branch_count_, which == 0);
+      if (hit) cache.WriteBack(index, *line_bus_, branch_count_, which == 0);
       break;
     default:
       break;
@@ -259,7 +263,7 @@ bool Cpu::PeekVirtual(uint64_t vaddr, std::span<uint8_t> out) {
     if (!DebugTranslate(vaddr + i, &pa, &cached)) return false;
     if (cached && dcache_.Hit(vaddr + i, pa)) {
       out[i] = *dcache_.ByteAt(vaddr + i);
-    } else if (!bus_.Peek(pa, out.subspan(i, 1))) {
+    } else if (!line_bus_->Peek(pa, out.subspan(i, 1))) {
       return false;
     }
   }

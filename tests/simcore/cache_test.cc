@@ -200,3 +200,78 @@ TEST_F(SmallLineCacheTest, SixteenByteLines) {
 
 }  // namespace
 }  // namespace citcat::mips
+
+namespace citcat::mips {
+namespace {
+
+class SecondaryCacheTest : public CpuTest {
+ protected:
+  static CpuConfig Config() {
+    CpuConfig c;
+    c.scache_bytes = 64 * 1024;
+    c.scache_line = 64;
+    return c;
+  }
+  SecondaryCacheTest() : CpuTest(Config()) {}
+  void Exec(std::initializer_list<uint32_t> words) {
+    next_ += 0x100;
+    Put(kCode + next_, words);
+    cpu_->SetPc(kCode + next_);
+    cpu_->Run(words.size());
+  }
+  std::vector<cat::OwnedRecord> DataRecords() const {
+    std::vector<cat::OwnedRecord> out;
+    for (const auto& r : bus_.log()) {
+      if (r.address >= 0x100000) out.push_back(r);
+    }
+    return out;
+  }
+  uint64_t next_ = 0;
+};
+
+TEST_F(SecondaryCacheTest, FillsAndWriteBacksAreSecondaryLines) {
+  EXPECT_EQ(cpu_->ReadCp0(kCp0Config) & (1u << 17), 0u);  // SC=0: present
+  EXPECT_EQ((cpu_->ReadCp0(kCp0Config) >> 22) & 3, 2u);   // SB: 64-byte blocks
+  cpu_->set_gpr(1, kData);
+  cpu_->set_gpr(5, 0x99);
+  bus_.set_logging(true);
+  Exec({as::Lw(2, 0, 1), as::Lw(3, 32, 1), as::Sw(5, 4, 1)});
+  auto recs = DataRecords();
+  ASSERT_EQ(recs.size(), 1u);  // one 64-byte secondary fill serves both primary lines
+  EXPECT_EQ(recs[0].kind, cat::RecordKind::kFill);
+  EXPECT_EQ(recs[0].data.size(), 64u);
+  // Evict the dirty primary line: the write-back stops in the secondary cache.
+  bus_.clear_log();
+  cpu_->set_gpr(6, kData + 16 * 1024);
+  Exec({as::Lw(7, 0, 6)});
+  recs = DataRecords();
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0].address, 0x104000u);
+  // Hit_Writeback on the secondary (cache field 3) writes the whole secondary line.
+  bus_.clear_log();
+  Exec({as::Cache(0x6 << 2 | 3, 0, 1)});
+  recs = DataRecords();
+  ASSERT_EQ(recs.size(), 1u);
+  EXPECT_EQ(recs[0].kind, cat::RecordKind::kWriteBack);
+  EXPECT_EQ(recs[0].data.size(), 64u);
+  EXPECT_EQ(bus_.PeekWordBE(0x100004), 0x99u);
+}
+
+TEST_F(SecondaryCacheTest, InclusionWritesBackDirtyPrimaryDataOnSecondaryEviction) {
+  cpu_->set_gpr(1, kData);
+  cpu_->set_gpr(2, kData + 64 * 1024 + 0x20);  // same secondary line index, next primary line
+  cpu_->set_gpr(5, 0x1234);
+  Exec({as::Sw(5, 8, 1)});  // dirty in the primary D-cache only
+  bus_.set_logging(true);
+  Exec({as::Lw(6, 0, 2)});  // replaces the secondary line holding it
+  const auto recs = DataRecords();
+  ASSERT_EQ(recs.size(), 2u);
+  EXPECT_EQ(recs[0].kind, cat::RecordKind::kWriteBack);
+  EXPECT_EQ(recs[0].address, 0x100000u);
+  EXPECT_EQ(recs[1].kind, cat::RecordKind::kFill);
+  EXPECT_EQ(bus_.PeekWordBE(0x100008), 0x1234u);
+  EXPECT_FALSE(cpu_->dcache().Hit(kData, 0x100000));
+}
+
+}  // namespace
+}  // namespace citcat::mips

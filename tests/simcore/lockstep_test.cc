@@ -99,10 +99,10 @@ std::vector<uint8_t> ReadGuest(const char* name) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
 }
 
-void RunGuest(const char* name, uint64_t min_instructions) {
+void RunGuest(const char* name, uint64_t min_instructions, const CpuConfig& config = {}) {
   const std::vector<uint8_t> image = ReadGuest(name);
   ASSERT_FALSE(image.empty()) << name;
-  UnicornLockstep ls;
+  UnicornLockstep ls(config);
   ls.Write(0x1000, image);
   const UnicornLockstep::Result r = ls.Run(0x80001000, kGuestEnd, 1'000'000'000);
   EXPECT_EQ(r.mismatch, "") << name;
@@ -117,6 +117,19 @@ void RunGuest(const char* name, uint64_t min_instructions) {
 TEST(UnicornLockstep, CompiledSort) { RunGuest("sort", 1'000'000); }
 TEST(UnicornLockstep, CompiledHash) { RunGuest("hash", 1'000'000); }
 TEST(UnicornLockstep, CompiledCompress) { RunGuest("compress", 500'000); }
+
+// The same programs with a small secondary cache and 16-byte primary lines: many secondary
+// evictions, each of which must first pull the primaries' dirty lines back (inclusion).
+TEST(UnicornLockstep, CompiledWithSecondaryCache) {
+  CpuConfig config;
+  config.icache_line = 16;
+  config.dcache_line = 16;
+  config.scache_bytes = 16 * 1024;
+  config.scache_line = 128;
+  RunGuest("compress", 500'000, config);
+  RunGuest("hash", 1'000'000, config);
+  RunGuest("sort", 1'000'000, config);
+}
 
 }  // namespace
 }  // namespace citcat::mips

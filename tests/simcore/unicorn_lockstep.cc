@@ -43,7 +43,8 @@ int QemuException(uint32_t exc_code) {
 
 }  // namespace
 
-UnicornLockstep::UnicornLockstep() : bus_(kRamBytes), cpu_(std::make_unique<Cpu>(bus_)) {
+UnicornLockstep::UnicornLockstep(const CpuConfig& config)
+    : bus_(kRamBytes), cpu_(std::make_unique<Cpu>(bus_, config)) {
   cpu_->WriteCp0(kCp0Status, 0);  // kernel mode, BEV=0, ERL=0
   uc_open(UC_ARCH_MIPS, static_cast<uc_mode>(UC_MODE_MIPS32 | UC_MODE_BIG_ENDIAN), &uc_);
   uc_ctl_set_cpu_model(uc_, UC_CPU_MIPS32_4KC);

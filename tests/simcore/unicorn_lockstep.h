@@ -30,7 +30,7 @@ class UnicornLockstep {
  public:
   static constexpr uint64_t kRamBytes = 8 << 20;
 
-  UnicornLockstep();
+  explicit UnicornLockstep(const CpuConfig& config = {});
   ~UnicornLockstep();
   UnicornLockstep(const UnicornLockstep&) = delete;
   UnicornLockstep& operator=(const UnicornLockstep&) = delete;
