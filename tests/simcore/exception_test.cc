@@ -285,3 +285,44 @@ TEST_F(ExceptionTest, Cp0WriteMasks) {
 
 }  // namespace
 }  // namespace citcat::mips
+
+namespace citcat::mips {
+namespace {
+
+class Recorder : public ExceptionObserver {
+ public:
+  void OnException(Cpu& cpu, ExcCode code, uint64_t pc) override {
+    codes.push_back(code);
+    pcs.push_back(pc);
+    if (stop) cpu.RequestStop();
+  }
+  std::vector<ExcCode> codes;
+  std::vector<uint64_t> pcs;
+  bool stop = false;
+};
+
+class ObserverTest : public CpuTest {};
+
+TEST_F(ObserverTest, SeesEveryEntryAndCanStopTheRun) {
+  Recorder rec;
+  rec.stop = true;
+  cpu_->set_exception_observer(&rec);
+  Put(kCode, {as::Nop(), as::Syscall(), as::Nop()});
+  EXPECT_EQ(cpu_->Run(100), 2u);  // stopped right after the exception entry
+  ASSERT_EQ(rec.codes.size(), 1u);
+  EXPECT_EQ(rec.codes[0], kExcSys);
+  EXPECT_EQ(rec.pcs[0], kCode + 4);
+}
+
+TEST_F(ObserverTest, WatchpointOnStore) {
+  // WatchLo: PAddr0 = PA[31:3], W (bit 0) enabled.
+  cpu_->WriteCp0(kCp0WatchLo, 0x100008 | 1);
+  cpu_->set_gpr(1, kData);
+  Put(kCode, {as::Lw(2, 8, 1), as::Sw(2, 0, 1), as::Sw(2, 12, 1)});
+  cpu_->Run(3);
+  EXPECT_EQ((cpu_->cause() >> 2) & 31, kExcWatch);
+  EXPECT_EQ(cpu_->epc(), kCode + 8);  // the load (R not enabled) and the other word pass
+}
+
+}  // namespace
+}  // namespace citcat::mips
