@@ -1,6 +1,6 @@
 // The ELF loader on the cross-compiled guest programs (ELF32 n32/o32, ELF64 n64) and on damaged
 // files.
-#include "tests/oracles/elf_loader.h"
+#include "machine/elf_loader.h"
 
 #include <gtest/gtest.h>
 
@@ -23,13 +23,13 @@ std::vector<uint8_t> ReadFile(const std::string& path) {
 
 #ifdef CITCAT_GUEST_TESTS_AVAILABLE
 TEST(ElfLoader, N32Executable) {
-  auto img = LoadElfFile(Guest("fp_n32"));
+  auto img = machine::LoadElfFile(Guest("fp_n32"));
   ASSERT_TRUE(img.ok()) << img.status();
   EXPECT_FALSE(img->is64);
   EXPECT_TRUE(img->big_endian);
   EXPECT_EQ(img->machine, 8);
   EXPECT_NE(img->e_flags & 0x20, 0u);  // EF_MIPS_ABI2: n32
-  const ElfSymbol* start = img->FindSymbol("__start");
+  const machine::ElfSymbol* start = img->FindSymbol("__start");
   ASSERT_NE(start, nullptr);
   EXPECT_EQ(start->value, img->entry);
   ASSERT_NE(img->FindSymbol("main"), nullptr);
@@ -41,7 +41,7 @@ TEST(ElfLoader, N32Executable) {
   EXPECT_EQ(((*word & 0x03FFFFFF) << 2) | (img->entry & 0xF0000000),
             img->FindSymbol("main")->value);
   // bss reads as zero; addresses outside every segment do not read.
-  const ElfSymbol* sum = img->FindSymbol("sum");
+  const machine::ElfSymbol* sum = img->FindSymbol("sum");
   ASSERT_NE(sum, nullptr);
   uint64_t v = 1;
   EXPECT_TRUE(img->Read(sum->value, &v, 8));
@@ -51,13 +51,13 @@ TEST(ElfLoader, N32Executable) {
 }
 
 TEST(ElfLoader, N64AndO32Executables) {
-  auto n64 = LoadElfFile(Guest("int64_n64"));
+  auto n64 = machine::LoadElfFile(Guest("int64_n64"));
   ASSERT_TRUE(n64.ok()) << n64.status();
   EXPECT_TRUE(n64->is64);
   EXPECT_GE(n64->entry, 0x100000000ull);
   ASSERT_NE(n64->FindSymbol("main"), nullptr);
   EXPECT_TRUE(n64->ReadWord32(n64->entry).has_value());
-  auto o32 = LoadElfFile(Guest("fp_o32"));
+  auto o32 = machine::LoadElfFile(Guest("fp_o32"));
   ASSERT_TRUE(o32.ok()) << o32.status();
   EXPECT_FALSE(o32->is64);
   EXPECT_EQ(o32->e_flags & 0x20, 0u);
@@ -68,30 +68,30 @@ TEST(ElfLoader, DamagedFilesAreRejectedNotCrashed) {
   ASSERT_GT(good.size(), 1000u);
   // Every truncation point in the headers, and a spread beyond.
   for (size_t n = 0; n < good.size(); n += (n < 4096 ? 1 : 997)) {
-    auto img = ParseElf(std::span(good.data(), n));
+    auto img = machine::ParseElf(std::span(good.data(), n));
     (void)img;
   }
   // Byte flips in the headers.
   for (size_t i = 0; i < 512 && i < good.size(); ++i) {
     std::vector<uint8_t> bad = good;
     bad[i] ^= 0xA5;
-    auto img = ParseElf(bad);
+    auto img = machine::ParseElf(bad);
     (void)img;
   }
   std::vector<uint8_t> wrong_magic = good;
   wrong_magic[1] = 'X';
-  EXPECT_FALSE(ParseElf(wrong_magic).ok());
+  EXPECT_FALSE(machine::ParseElf(wrong_magic).ok());
   std::vector<uint8_t> wrong_machine = good;
   wrong_machine[19] = 3;  // EM_386
-  EXPECT_FALSE(ParseElf(wrong_machine).ok());
-  EXPECT_FALSE(LoadElfFile("/nonexistent/file").ok());
+  EXPECT_FALSE(machine::ParseElf(wrong_machine).ok());
+  EXPECT_FALSE(machine::LoadElfFile("/nonexistent/file").ok());
 }
 #endif
 
 TEST(ElfLoader, TinyInputs) {
-  EXPECT_FALSE(ParseElf({}).ok());
+  EXPECT_FALSE(machine::ParseElf({}).ok());
   const uint8_t header[] = {0x7F, 'E', 'L', 'F', 1, 2, 1};
-  EXPECT_FALSE(ParseElf(header).ok());
+  EXPECT_FALSE(machine::ParseElf(header).ok());
 }
 
 }  // namespace

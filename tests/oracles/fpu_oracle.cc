@@ -133,7 +133,7 @@ std::optional<IeeeResult> IeeeCompletion(const QemuState& s, uint32_t insn) {
 
 class Checker {
  public:
-  Checker(const QemuTrace& trace, const ElfImage& image) : trace_(trace), image_(image) {}
+  Checker(const QemuTrace& trace, const machine::ElfImage& image) : trace_(trace), image_(image) {}
 
   FpuOracleReport Run() {
     report_.states = trace_.size();
@@ -384,7 +384,7 @@ class Checker {
   }
 
   const QemuTrace& trace_;
-  const ElfImage& image_;
+  const machine::ElfImage& image_;
   FpuOracleReport report_;
 };
 
@@ -448,7 +448,7 @@ std::string Cop1Mnemonic(uint32_t insn) {
   }
 }
 
-FpuOracleReport CheckFpuAgainstQemu(const QemuTrace& trace, const ElfImage& image) {
+FpuOracleReport CheckFpuAgainstQemu(const QemuTrace& trace, const machine::ElfImage& image) {
   return Checker(trace, image).Run();
 }
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/oracles/elf_loader.h"
+#include "machine/elf_loader.h"
 #include "tests/oracles/qemu_trace.h"
 
 namespace citcat::oracle {
@@ -41,7 +41,7 @@ struct FpuOracleReport {
   std::string Summary() const;
 };
 
-FpuOracleReport CheckFpuAgainstQemu(const QemuTrace& trace, const ElfImage& image);
+FpuOracleReport CheckFpuAgainstQemu(const QemuTrace& trace, const machine::ElfImage& image);
 
 // The mnemonic of a COP1 instruction ("add.d", "c.ult.s", "dmtc1", "bc1tl", ...), or "" if the
 // word is not a COP1/LWC1/LDC1/SWC1/SDC1 instruction.

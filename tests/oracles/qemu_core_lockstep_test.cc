@@ -17,7 +17,7 @@
 #include "simcore/mips/bus.h"
 #include "simcore/mips/cpu.h"
 #include "simcore/mips/fpu.h"
-#include "tests/oracles/elf_loader.h"
+#include "machine/elf_loader.h"
 #include "tests/oracles/fpu_oracle.h"
 #include "tests/oracles/lockstep.h"
 #include "tests/oracles/qemu_trace.h"
@@ -55,7 +55,7 @@ struct LockstepResult {
 };
 
 // `corrupt_at`: for the self-test, disturb the core's state after comparing that state.
-LockstepResult RunLockstep(const QemuTrace& trace, const ElfImage& image,
+LockstepResult RunLockstep(const QemuTrace& trace, const machine::ElfImage& image,
                            size_t corrupt_at = ~size_t{0}, int corrupt_fpr = -1) {
   LockstepResult result;
   const QemuState& first = trace[0];
@@ -64,7 +64,7 @@ LockstepResult RunLockstep(const QemuTrace& trace, const ElfImage& image,
   mips::RamBus bus(2 * kRegion);
   mips::Cpu cpu(bus);
   cpu.Reset();
-  for (const ElfSegment& seg : image.segments) {
+  for (const machine::ElfSegment& seg : image.segments) {
     if (seg.vaddr < code_base || seg.vaddr + seg.memsz > code_base + kRegion) {
       result.failure = absl::StrFormat("segment at %x outside the mapped region", seg.vaddr);
       return result;
@@ -166,7 +166,7 @@ class QemuCoreLockstep : public ::testing::TestWithParam<Program> {};
 TEST_P(QemuCoreLockstep, CoreMatchesQemu) {
   const Program& p = GetParam();
   if (FindQemu(p.target).empty()) GTEST_SKIP() << QemuBinaryName(p.target) << " not installed";
-  auto image = LoadElfFile(Guest(p.name));
+  auto image = machine::LoadElfFile(Guest(p.name));
   ASSERT_TRUE(image.ok()) << image.status();
   QemuRunOptions options;
   options.target = p.target;
@@ -187,7 +187,7 @@ TEST_P(QemuCoreLockstep, CoreMatchesQemu) {
 // The comparison is real: a one-bit disturbance of the core is reported at the next state.
 TEST(QemuCoreLockstepSelfTest, DetectsADivergence) {
   if (FindQemu(QemuTarget::kMipsN32).empty()) GTEST_SKIP() << "qemu-mipsn32 not installed";
-  auto image = LoadElfFile(Guest("fp_n32"));
+  auto image = machine::LoadElfFile(Guest("fp_n32"));
   ASSERT_TRUE(image.ok()) << image.status();
   QemuRunOptions options;
   options.binary = Guest("fp_n32");

@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_format.h"
 #include "simcore/mips/fpu.h"
-#include "tests/oracles/elf_loader.h"
+#include "machine/elf_loader.h"
 #include "tests/oracles/fpu_oracle.h"
 #include "tests/oracles/lockstep.h"
 #include "tests/oracles/qemu_trace.h"
@@ -44,7 +44,7 @@ absl::StatusOr<QemuRun> RunProgram(const Program& p) {
 
 // The trace as a lock-step user sees it: every PC is program code, the last state is the exit
 // syscall, nullified delay slots change nothing.
-void CheckTraceAgainstImage(const QemuTrace& trace, const ElfImage& image) {
+void CheckTraceAgainstImage(const QemuTrace& trace, const machine::ElfImage& image) {
   // Every logged PC is an instruction of the program, and the last one is the exit syscall.
   for (size_t i = 0; i < trace.size(); ++i) {
     ASSERT_TRUE(image.ReadWord32(trace[i].pc).has_value()) << "state " << i;
@@ -71,7 +71,7 @@ void CheckTraceAgainstImage(const QemuTrace& trace, const ElfImage& image) {
 TEST_P(QemuProgram, MatchesQemu) {
   const Program& p = GetParam();
   if (FindQemu(p.target).empty()) GTEST_SKIP() << QemuBinaryName(p.target) << " not installed";
-  auto image = LoadElfFile(Guest(p.name));
+  auto image = machine::LoadElfFile(Guest(p.name));
   ASSERT_TRUE(image.ok()) << image.status();
   const auto run = RunProgram(p);
   ASSERT_TRUE(run.ok()) << run.status();
@@ -132,7 +132,7 @@ TEST(QemuInt64, SixtyFourBitValuesReachTheRegisters) {
 // logs); the Fpu, loaded with that state, must trap on the same instruction with the same cause.
 TEST(QemuFpuTraps, EnabledExceptionsTrapLikeQemu) {
   if (FindQemu(QemuTarget::kMipsN32).empty()) GTEST_SKIP() << "qemu-mipsn32 not installed";
-  auto image = LoadElfFile(Guest("fp_trap_n32"));
+  auto image = machine::LoadElfFile(Guest("fp_trap_n32"));
   ASSERT_TRUE(image.ok()) << image.status();
   const struct {
     const char* name;

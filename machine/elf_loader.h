@@ -1,8 +1,8 @@
 // Minimal loader for static MIPS executables (ELF32 for o32/n32, ELF64 for n64, either byte order):
 // the loadable segments, the entry point and the symbol table, enough to put a test program into a
 // simulated memory and to find code by name. No relocation, no dynamic linking.
-#ifndef CITCAT_TESTS_ORACLES_ELF_LOADER_H_
-#define CITCAT_TESTS_ORACLES_ELF_LOADER_H_
+#ifndef CITCAT_MACHINE_ELF_LOADER_H_
+#define CITCAT_MACHINE_ELF_LOADER_H_
 
 #include <cstdint>
 #include <optional>
@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace citcat::oracle {
+namespace citcat::machine {
 
 struct ElfSegment {
   uint64_t vaddr = 0;
@@ -53,6 +53,6 @@ struct ElfImage {
 absl::StatusOr<ElfImage> ParseElf(std::span<const uint8_t> file);
 absl::StatusOr<ElfImage> LoadElfFile(const std::string& path);
 
-}  // namespace citcat::oracle
+}  // namespace citcat::machine
 
-#endif  // CITCAT_TESTS_ORACLES_ELF_LOADER_H_
+#endif  // CITCAT_MACHINE_ELF_LOADER_H_

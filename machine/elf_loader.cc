@@ -1,4 +1,4 @@
-#include "tests/oracles/elf_loader.h"
+#include "machine/elf_loader.h"
 
 #include <cstring>
 #include <fstream>
@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace citcat::oracle {
+namespace citcat::machine {
 namespace {
 
 constexpr uint16_t kEmMips = 8;
@@ -218,4 +218,4 @@ absl::StatusOr<ElfImage> LoadElfFile(const std::string& path) {
   return img;
 }
 
-}  // namespace citcat::oracle
+}  // namespace citcat::machine
