@@ -28,6 +28,12 @@ constexpr Command kCommands[] = {
      "Prints the header and records of a CAT in the text form of docs/cat-format.md.\n"
      "Without -o the text goes to standard output.",
      "citcat/dump.cc", RunDump},
+    {"capture", "run a workload on a traced machine and record its CAT",
+     "citcat capture --machine r4400 [--workload NAME[,NAME...]] [--seed N]\n"
+     "               [--instructions M] -o CAPTURE.cat\n\n"
+     "Boots the guest kernel on the reference machine, runs the workloads and writes what\n"
+     "the bus monitor sees from the begin of the trace on; see docs/machines/.",
+     "citcat/capture.cc", RunCapture},
     {"extract", "extract the initial machine state and event schedule from a CAT",
      "citcat extract CAPTURE.cat -o DIR\n\n"
      "Reads the CAT once and writes DIR/ims.pb (the initial machine state) and DIR/aes.pb\n"

@@ -337,7 +337,8 @@ cat::CatHeader R4400Machine::Header() const {
 }
 
 absl::StatusOr<RunSummary> R4400Machine::Run(cat::CatWriter* monitor, uint64_t max_traced,
-                                             uint64_t max_total) {
+                                             uint64_t max_total,
+                                             const std::function<void(uint64_t)>& progress) {
   Impl& m = *impl_;
   m.monitor = monitor;
   mips::Cpu& cpu = m.cpu;
@@ -349,6 +350,7 @@ absl::StatusOr<RunSummary> R4400Machine::Run(cat::CatWriter* monitor, uint64_t m
     if (m.began) slice = std::min(slice, max_traced - (done - m.began_at_retired));
     cpu.Run(slice);
     m.AdvanceWorld();
+    if (progress) progress(cpu.retired());
   }
   if (!m.monitor_status.ok()) return m.monitor_status;
   RunSummary s = m.summary;

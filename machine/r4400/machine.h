@@ -5,6 +5,7 @@
 #define CITCAT_MACHINE_R4400_MACHINE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -73,8 +74,10 @@ class R4400Machine {
 
   // Runs until the guest halts, or `max_traced` instructions have retired after the begin marker,
   // or `max_total` instructions in all. Bus records from the begin marker on go to `monitor` (may
-  // be null to run without recording).
-  absl::StatusOr<RunSummary> Run(cat::CatWriter* monitor, uint64_t max_traced, uint64_t max_total);
+  // be null to run without recording). `progress`, if given, is called now and then with the
+  // instructions retired so far.
+  absl::StatusOr<RunSummary> Run(cat::CatWriter* monitor, uint64_t max_traced, uint64_t max_total,
+                                 const std::function<void(uint64_t)>& progress = {});
 
   // Everything the guest wrote to the console UART.
   const std::string& console() const;
