@@ -48,7 +48,7 @@ uint64_t Cpu::ReadCp0(int reg) {
     case kCp0Status:
       return Sext32(status_);
     case kCp0Cause:
-      return Sext32(cause_);
+      return Sext32(hooks_ ? hooks_->ReadCause(*this, cause_) : cause_);
     case kCp0Epc:
       return epc_;
     case kCp0PrId:
@@ -163,6 +163,154 @@ void Cpu::WriteCp0(int reg, uint64_t v) {
     default:
       break;  // read-only (Random, BadVAddr, PRId, CacheErr) or reserved
   }
+}
+
+void Cpu::LoadCp0(int reg, uint64_t v) {
+  const uint32_t v32 = static_cast<uint32_t>(v);
+  switch (reg) {
+    case kCp0Index:
+      index_ = v32 & 0x8000003Fu;
+      break;
+    case kCp0Random:
+      random_anchor_ = v32 & 0x3F;
+      random_anchor_retired_ = retired();
+      break;
+    case kCp0EntryLo0:
+      entry_lo0_ = v;
+      break;
+    case kCp0EntryLo1:
+      entry_lo1_ = v;
+      break;
+    case kCp0Context:
+      context_ = v;
+      break;
+    case kCp0PageMask:
+      page_mask_ = v32;
+      break;
+    case kCp0Wired:
+      wired_ = v32 & 0x3F;
+      break;  // Random is loaded on its own
+    case kCp0BadVAddr:
+      bad_vaddr_ = v;
+      break;
+    case kCp0Count:
+      count_offset_ = v32 - retired();
+      break;
+    case kCp0EntryHi:
+      entry_hi_ = v;
+      break;
+    case kCp0Compare:
+      compare_ = v32;
+      break;
+    case kCp0Status:
+      status_ = v32;
+      break;
+    case kCp0Cause:
+      cause_ = v32;
+      break;
+    case kCp0Epc:
+      epc_ = v;
+      break;
+    case kCp0Config:
+      config_reg_ = v32;
+      break;
+    case kCp0LLAddr:
+      lladdr_ = v32;
+      break;
+    case kCp0WatchLo:
+      watch_lo_ = v32;
+      break;
+    case kCp0WatchHi:
+      watch_hi_ = v32;
+      break;
+    case kCp0XContext:
+      xcontext_ = v;
+      break;
+    case kCp0Ecc:
+      ecc_ = v32;
+      break;
+    case kCp0CacheErr:
+      cache_err_ = v32;
+      break;
+    case kCp0TagLo:
+      tag_lo_ = v32;
+      break;
+    case kCp0TagHi:
+      tag_hi_ = v32;
+      break;
+    case kCp0ErrorEpc:
+      error_epc_ = v;
+      break;
+    default:
+      return;  // PRId comes from CpuConfig; 7, 21-25 and 31 are reserved
+  }
+  UpdateMode();
+  UpdateInterruptPending();
+  FlushTranslations();
+}
+
+Cpu::Cp0State Cpu::SaveCp0() {
+  Cp0State s;
+  s.index = index_;
+  s.random = random();
+  s.page_mask = page_mask_;
+  s.wired = wired_;
+  s.count = static_cast<uint32_t>(ReadCp0(kCp0Count));
+  s.compare = compare_;
+  s.status = status_;
+  s.cause = cause_;
+  s.prid = config_.prid;
+  s.config = config_reg_;
+  s.lladdr = lladdr_;
+  s.watch_lo = watch_lo_;
+  s.watch_hi = watch_hi_;
+  s.ecc = ecc_;
+  s.cache_err = cache_err_;
+  s.tag_lo = tag_lo_;
+  s.tag_hi = tag_hi_;
+  s.entry_lo0 = entry_lo0_;
+  s.entry_lo1 = entry_lo1_;
+  s.context = context_;
+  s.bad_vaddr = bad_vaddr_;
+  s.entry_hi = entry_hi_;
+  s.epc = epc_;
+  s.xcontext = xcontext_;
+  s.error_epc = error_epc_;
+  s.ll_bit = ll_bit_;
+  return s;
+}
+
+void Cpu::RestoreCp0(const Cp0State& s) {
+  index_ = s.index;
+  page_mask_ = s.page_mask;
+  wired_ = s.wired;
+  random_anchor_ = s.random;
+  random_anchor_retired_ = retired();
+  compare_ = s.compare;
+  status_ = s.status;
+  cause_ = s.cause;
+  config_.prid = s.prid;
+  config_reg_ = s.config;
+  lladdr_ = s.lladdr;
+  watch_lo_ = s.watch_lo;
+  watch_hi_ = s.watch_hi;
+  ecc_ = s.ecc;
+  cache_err_ = s.cache_err;
+  tag_lo_ = s.tag_lo;
+  tag_hi_ = s.tag_hi;
+  entry_lo0_ = s.entry_lo0;
+  entry_lo1_ = s.entry_lo1;
+  context_ = s.context;
+  bad_vaddr_ = s.bad_vaddr;
+  entry_hi_ = s.entry_hi;
+  epc_ = s.epc;
+  xcontext_ = s.xcontext;
+  error_epc_ = s.error_epc;
+  ll_bit_ = s.ll_bit;
+  WriteCp0(kCp0Count, s.count);
+  mode_key_ = ~0u;  // forces a flush of every cached translation
+  UpdateMode();
+  UpdateInterruptPending();
 }
 
 void Cpu::TlbRead() {

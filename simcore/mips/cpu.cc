@@ -60,7 +60,14 @@ void Cpu::SetPc(uint64_t pc) {
   in_delay_ = false;
 }
 
-uint64_t Cpu::Run(uint64_t n) {
+uint64_t Cpu::Run(uint64_t n) { return RunLoop<false>(n, nullptr); }
+
+uint64_t Cpu::Run(uint64_t n, InstructionObserver& observer) {
+  return RunLoop<true>(n, &observer);
+}
+
+template <bool kObserved>
+uint64_t Cpu::RunLoop(uint64_t n, InstructionObserver* observer) {
   stop_ = false;
   uint64_t i = 0;
   for (; i < n && !stop_; ++i) {
@@ -68,6 +75,7 @@ uint64_t Cpu::Run(uint64_t n) {
     if (irq_pending_) [[unlikely]] {
       Exception(kExcInt);
     } else if (const Inst* inst = Fetch()) [[likely]] {
+      if constexpr (kObserved) observer->OnInstruction(*this, pc, inst->word);
       inst->fn(*this, *inst);
       gpr_[0] = 0;
     }
@@ -102,6 +110,7 @@ void Cpu::FinishFlow(uint64_t pc) {
       break;
   }
   flow_ = kSequential;
+  if (branch_count_ >= stop_branch_count_) [[unlikely]] stop_ = true;
 }
 
 const Inst* Cpu::FetchSlow() {

@@ -135,6 +135,21 @@ class Cp0Hooks {
   virtual uint32_t ReadCount(Cpu& cpu) = 0;
   virtual void WriteCount(Cpu& cpu, uint32_t value) = 0;
   virtual void WriteCompare(Cpu& cpu, uint32_t value) = 0;
+  // Every MFC0/DMFC0 of Cause: `cause` is the core's value, the result is what the instruction
+  // reads. Replay answers with the traced kernel's echo, whose IP bits followed device lines that
+  // replay does not model.
+  virtual uint32_t ReadCause(Cpu& cpu, uint32_t cause) {
+    (void)cpu;
+    return cause;
+  }
+};
+
+// Told of every instruction before it executes, by Run(n, observer) only (instruction traces,
+// divergence context); the plain Run(n) has no per-instruction call.
+class InstructionObserver {
+ public:
+  virtual ~InstructionObserver() = default;
+  virtual void OnInstruction(Cpu& cpu, uint64_t pc, uint32_t word) = 0;
 };
 
 // Notified of every exception entry (not a hot path).
@@ -157,8 +172,14 @@ class Cpu {
   // Executes up to `n` instruction steps (an exception or interrupt entry counts as a step);
   // returns the number done. Stops early when RequestStop() is called from a hook or the bus.
   uint64_t Run(uint64_t n);
+  // The same, telling `observer` of each instruction fetched.
+  uint64_t Run(uint64_t n, InstructionObserver& observer);
   void Step() { Run(1); }
   void RequestStop() { stop_ = true; }
+  // Run also stops after the step that brings branch_count() to `count` or beyond (replay's
+  // approach to an event boundary). The check costs nothing on sequential instructions: the
+  // counter only changes on the non-sequential path.
+  void set_stop_branch_count(uint64_t count) { stop_branch_count_ = count; }
 
   // ---- Architectural state ----
   uint64_t pc() const { return pc_; }
@@ -178,6 +199,24 @@ class Cpu {
   // CP0 as MFC0/DMFC0 and MTC0/DMTC0 see it (write masks applied; Count through the hooks).
   uint64_t ReadCp0(int reg);
   void WriteCp0(int reg, uint64_t value);
+  // Loads a CP0 register from a saved machine state: the value as DMFC0 read it, without write
+  // masks (read-only fields included) and without hooks. Random is set to `value` at the current
+  // retired() count; Count goes to the default clock only.
+  void LoadCp0(int reg, uint64_t value);
+  // Every CP0 register as stored, the read-only ones included, for machine-state images (IMS)
+  // and replay. Count goes through the hooks like MFC0/MTC0; nothing else does.
+  struct Cp0State {
+    uint32_t index = 0, random = 47, page_mask = 0, wired = 0, count = 0, compare = 0;
+    uint32_t status = 0, cause = 0, prid = 0, config = 0, lladdr = 0, watch_lo = 0;
+    uint32_t watch_hi = 0, ecc = 0, cache_err = 0, tag_lo = 0, tag_hi = 0;
+    uint64_t entry_lo0 = 0, entry_lo1 = 0, context = 0, bad_vaddr = 0, entry_hi = 0;
+    uint64_t epc = 0, xcontext = 0, error_epc = 0;
+    bool ll_bit = false;
+    bool operator==(const Cp0State&) const = default;
+  };
+  Cp0State SaveCp0();
+  void RestoreCp0(const Cp0State& s);
+
   uint32_t status() const { return status_; }
   uint32_t cause() const { return cause_; }
   uint64_t epc() const { return epc_; }
@@ -248,6 +287,8 @@ class Cpu {
   }
   const Inst* FetchSlow();
   void FinishFlow(uint64_t pc);  // the non-sequential part of advancing past an instruction
+  template <bool kObserved>
+  uint64_t RunLoop(uint64_t n, InstructionObserver* observer);
   void InvalidateFetchWindow() { fetch_line_va_ = ~uint64_t{0} << 8; }
   void RefillILine(uint32_t index, uint64_t paddr);
   // Secondary-cache inclusion: write back and drop primary lines inside [paddr, paddr + bytes).
@@ -360,7 +401,26 @@ class Cpu {
     return true;
   }
 
-  // Stores the bytes of the aligned `N`-byte unit at `vaddr` whose lanes are set in `mask`
+  // Loads the aligned unit containing `vaddr` (LWL/LWR/LDL/LDR), translating `vaddr` itself so
+  // that a fault reports the instruction's address.
+  template <typename T>
+  bool LoadUnit(uint64_t vaddr, T* out) {
+    uint64_t pa;
+    bool cached;
+    if (!TranslateData(vaddr, Access::kLoad, &pa, &cached)) return false;
+    vaddr &= ~uint64_t{sizeof(T) - 1};
+    pa &= ~uint64_t{sizeof(T) - 1};
+    T v;
+    if (cached) [[likely]] {
+      std::memcpy(&v, DataLine(vaddr, pa, false), sizeof(T));
+    } else {
+      UncachedRead(pa, reinterpret_cast<uint8_t*>(&v), sizeof(T));
+    }
+    *out = ToHost(v, big_endian_);
+    return true;
+  }
+
+  // Stores the bytes of the aligned `N`-byte unit containing `vaddr` whose lanes are set in `mask`
   // (value-significance order, like `value`): SWL/SWR/SDL/SDR.
   template <typename T>
   bool StorePartial(uint64_t vaddr, T value, T mask);
@@ -412,6 +472,7 @@ class Cpu {
   Tlb tlb_;
 
   uint64_t branch_count_ = 0;
+  uint64_t stop_branch_count_ = ~uint64_t{0};
   uint64_t retired_ = 0;
   uint64_t exceptions_ = 0;
 

@@ -367,7 +367,7 @@ struct Exec {
   static void Lwl(Cpu& c, const Inst& i) {
     const uint64_t va = Addr(c, i);
     uint32_t w;
-    if (!c.Load<uint32_t>(va & ~uint64_t{3}, &w)) return;
+    if (!c.LoadUnit<uint32_t>(va, &w)) return;
     const unsigned sh = 8 * LaneOffset(c, va, 4);
     const uint32_t old = static_cast<uint32_t>(Rt(c, i));
     Rt(c, i) = S32((w << sh) | (old & ((1u << sh) - 1)));
@@ -375,7 +375,7 @@ struct Exec {
   static void Lwr(Cpu& c, const Inst& i) {
     const uint64_t va = Addr(c, i);
     uint32_t w;
-    if (!c.Load<uint32_t>(va & ~uint64_t{3}, &w)) return;
+    if (!c.LoadUnit<uint32_t>(va, &w)) return;
     const unsigned sh = 8 * (3 - LaneOffset(c, va, 4));
     const uint32_t old = static_cast<uint32_t>(Rt(c, i));
     Rt(c, i) = S32((w >> sh) | (old & ~(0xFFFFFFFFu >> sh)));
@@ -384,7 +384,7 @@ struct Exec {
     if (!Need64(c)) return;
     const uint64_t va = Addr(c, i);
     uint64_t d;
-    if (!c.Load<uint64_t>(va & ~uint64_t{7}, &d)) return;
+    if (!c.LoadUnit<uint64_t>(va, &d)) return;
     const unsigned sh = 8 * LaneOffset(c, va, 8);
     const uint64_t keep = sh ? (uint64_t{1} << sh) - 1 : 0;
     Rt(c, i) = (d << sh) | (Rt(c, i) & keep);
@@ -393,33 +393,31 @@ struct Exec {
     if (!Need64(c)) return;
     const uint64_t va = Addr(c, i);
     uint64_t d;
-    if (!c.Load<uint64_t>(va & ~uint64_t{7}, &d)) return;
+    if (!c.LoadUnit<uint64_t>(va, &d)) return;
     const unsigned sh = 8 * (7 - LaneOffset(c, va, 8));
     Rt(c, i) = (d >> sh) | (Rt(c, i) & ~(~uint64_t{0} >> sh));
   }
   static void Swl(Cpu& c, const Inst& i) {
     const uint64_t va = Addr(c, i);
     const unsigned sh = 8 * LaneOffset(c, va, 4);
-    c.StorePartial<uint32_t>(va & ~uint64_t{3}, static_cast<uint32_t>(Rt(c, i)) >> sh,
-                             0xFFFFFFFFu >> sh);
+    c.StorePartial<uint32_t>(va, static_cast<uint32_t>(Rt(c, i)) >> sh, 0xFFFFFFFFu >> sh);
   }
   static void Swr(Cpu& c, const Inst& i) {
     const uint64_t va = Addr(c, i);
     const unsigned sh = 8 * (3 - LaneOffset(c, va, 4));
-    c.StorePartial<uint32_t>(va & ~uint64_t{3}, static_cast<uint32_t>(Rt(c, i)) << sh,
-                             0xFFFFFFFFu << sh);
+    c.StorePartial<uint32_t>(va, static_cast<uint32_t>(Rt(c, i)) << sh, 0xFFFFFFFFu << sh);
   }
   static void Sdl(Cpu& c, const Inst& i) {
     if (!Need64(c)) return;
     const uint64_t va = Addr(c, i);
     const unsigned sh = 8 * LaneOffset(c, va, 8);
-    c.StorePartial<uint64_t>(va & ~uint64_t{7}, Rt(c, i) >> sh, ~uint64_t{0} >> sh);
+    c.StorePartial<uint64_t>(va, Rt(c, i) >> sh, ~uint64_t{0} >> sh);
   }
   static void Sdr(Cpu& c, const Inst& i) {
     if (!Need64(c)) return;
     const uint64_t va = Addr(c, i);
     const unsigned sh = 8 * (7 - LaneOffset(c, va, 8));
-    c.StorePartial<uint64_t>(va & ~uint64_t{7}, Rt(c, i) << sh, ~uint64_t{0} << sh);
+    c.StorePartial<uint64_t>(va, Rt(c, i) << sh, ~uint64_t{0} << sh);
   }
 
   // LL/SC: LLbit is set by LL and cleared only by ERET (one processor, no coherent traffic).

@@ -164,7 +164,10 @@ bool Cpu::StorePartial(uint64_t vaddr, T value, T mask) {
   constexpr int kN = sizeof(T);
   uint64_t pa;
   bool cached;
+  // Translate the instruction's own (unaligned) address: a fault reports it in BadVAddr.
   if (!TranslateData(vaddr, Access::kStore, &pa, &cached)) return false;
+  vaddr &= ~uint64_t{kN - 1};
+  pa &= ~uint64_t{kN - 1};
   // Lane s (0 = least significant byte) lives at offset N-1-s (big-endian) or s (little).
   uint8_t bytes[kN];
   int first = kN, last = -1;

@@ -218,3 +218,34 @@ TEST_F(TlbTest, SupervisorSegments) {
 
 }  // namespace
 }  // namespace citcat::mips
+
+namespace citcat::mips {
+namespace {
+
+class StateTest : public CpuTest {};
+
+TEST_F(StateTest, Cp0SaveRestoreRoundTrip) {
+  Put(kCode, {as::Lw(2, 0, 0)});  // a TLB refill fills BadVAddr, Context, EntryHi, Cause, EPC
+  cpu_->WriteCp0(kCp0Wired, 5);
+  cpu_->WriteCp0(kCp0Compare, 1234);
+  cpu_->Run(1);
+  const Cpu::Cp0State saved = cpu_->SaveCp0();
+  RamBus bus2(1 << 20);
+  Cpu other(bus2);
+  other.RestoreCp0(saved);
+  EXPECT_EQ(other.SaveCp0(), saved);
+  EXPECT_EQ(other.bad_vaddr(), 0u);
+  EXPECT_EQ(other.random(), saved.random);
+  EXPECT_EQ(other.pc(), 0xFFFFFFFFBFC00000ull);  // the PC is not CP0 state
+}
+
+TEST_F(StateTest, UnalignedPairFaultReportsInstructionAddress) {
+  cpu_->set_gpr(1, 0x00400003);
+  Put(kCode, {as::Lwl(2, 0, 1)});
+  cpu_->Run(1);
+  EXPECT_EQ((cpu_->cause() >> 2) & 31, kExcTlbl);
+  EXPECT_EQ(cpu_->bad_vaddr(), 0x00400003u);
+}
+
+}  // namespace
+}  // namespace citcat::mips
