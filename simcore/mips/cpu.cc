@@ -62,9 +62,7 @@ void Cpu::SetPc(uint64_t pc) {
 
 uint64_t Cpu::Run(uint64_t n) { return RunLoop<false>(n, nullptr); }
 
-uint64_t Cpu::Run(uint64_t n, InstructionObserver& observer) {
-  return RunLoop<true>(n, &observer);
-}
+uint64_t Cpu::Run(uint64_t n, InstructionObserver& observer) { return RunLoop<true>(n, &observer); }
 
 template <bool kObserved>
 uint64_t Cpu::RunLoop(uint64_t n, InstructionObserver* observer) {
@@ -110,7 +108,8 @@ void Cpu::FinishFlow(uint64_t pc) {
       break;
   }
   flow_ = kSequential;
-  if (branch_count_ >= stop_branch_count_) [[unlikely]] stop_ = true;
+  if (branch_count_ >= stop_branch_count_) [[unlikely]]
+    stop_ = true;
 }
 
 const Inst* Cpu::FetchSlow() {

@@ -283,13 +283,30 @@ class Cpu {
     if (((off >> 2) | (off << 62)) < fetch_line_words_) [[likely]] {
       return fetch_line_ + (off >> 2);
     }
+    return FetchLine();
+  }
+  // Second level: a micro-TLB hit and an I-cache hit move the window to another line.
+  const Inst* FetchLine() {
+    const uint64_t pc = pc_;
+    const MicroTlbEntry& e = utlb_cur_[(pc >> 12) & (kMicroTlbSize - 1)];
+    if (e.vpage == (pc >> 12) && e.cached && (pc & 3) == 0) [[likely]] {
+      const uint32_t index = icache_.Index(pc);
+      if (icache_.line(index).tag == icache_.TagFor(e.pbase | (pc & 0xFFF))) [[likely]] {
+        const uint32_t words = icache_.line_bytes() / 4;
+        fetch_line_words_ = words;
+        fetch_line_va_ = pc & ~uint64_t{icache_.line_bytes() - 1};
+        fetch_line_ = &decoded_[index * words];
+        return &decoded_[(pc & (icache_.size() - 1)) >> 2];
+      }
+    }
     return FetchSlow();
   }
   const Inst* FetchSlow();
   void FinishFlow(uint64_t pc);  // the non-sequential part of advancing past an instruction
   template <bool kObserved>
   uint64_t RunLoop(uint64_t n, InstructionObserver* observer);
-  void InvalidateFetchWindow() { fetch_line_va_ = ~uint64_t{0} << 8; }
+  // An empty window (no word is below zero) never matches, whatever the PC.
+  void InvalidateFetchWindow() { fetch_line_words_ = 0; }
   void RefillILine(uint32_t index, uint64_t paddr);
   // Secondary-cache inclusion: write back and drop primary lines inside [paddr, paddr + bytes).
   void PurgePrimaries(uint64_t paddr, uint32_t bytes);
