@@ -3,11 +3,19 @@
 #define CITCAT_TESTS_CAT_PARSER_CAT_TEST_UTIL_H_
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "cat_parser/record.h"
+
+namespace citcat::cat {
+
+// ctest shows a test's parameter in its name: make a machine print as its name.
+inline void PrintTo(Machine m, std::ostream* os) { *os << MachineName(m); }
+
+}  // namespace citcat::cat
 
 namespace citcat::cat::testing {
 

@@ -13,6 +13,7 @@
 #include "tests/cat_parser/cat_test_util.h"
 
 namespace citcat::cat {
+
 namespace {
 
 using testing::DecodeCat;

@@ -11,6 +11,7 @@
 #include "tests/cat_parser/cat_test_util.h"
 
 namespace citcat::cat {
+
 namespace {
 
 using ::testing::ElementsAre;

@@ -40,6 +40,9 @@ struct Program {
   QemuTarget target;
   const char* cpu;
 };
+// ctest shows the parameter in each test's name: make it the program name.
+void PrintTo(const Program& p, std::ostream* os) { *os << p.name; }
+
 
 // EntryLo for a 16 MB page at `paddr`: cacheable noncoherent (C=3), dirty, valid, global.
 uint64_t EntryLo(uint64_t paddr) {

@@ -29,6 +29,9 @@ struct Program {
   const char* output_prefix;
   bool floating_point;  // an FP workout (else integer only)
 };
+// ctest shows the parameter in each test's name: make it the program name.
+void PrintTo(const Program& p, std::ostream* os) { *os << p.name; }
+
 
 #ifdef CITCAT_GUEST_TESTS_AVAILABLE
 
