@@ -326,3 +326,48 @@ TEST_F(ObserverTest, WatchpointOnStore) {
 
 }  // namespace
 }  // namespace citcat::mips
+
+namespace citcat::mips {
+namespace {
+
+class PcRecorder : public InstructionObserver {
+ public:
+  void OnInstruction(Cpu&, uint64_t pc, uint32_t word) override {
+    pcs.push_back(pc);
+    words.push_back(word);
+  }
+  std::vector<uint64_t> pcs;
+  std::vector<uint32_t> words;
+};
+
+class RunControlTest : public CpuTest {};
+
+TEST_F(RunControlTest, ObserverSeesEachInstructionWithItsWord) {
+  Put(kCode, {as::Addiu(1, 0, 1), as::Beq(0, 0, 2), as::Nop(), as::Break(), as::Addiu(2, 0, 2)});
+  PcRecorder rec;
+  cpu_->Run(4, rec);
+  EXPECT_EQ(rec.pcs, (std::vector<uint64_t>{kCode, kCode + 4, kCode + 8, kCode + 16}));
+  EXPECT_EQ(rec.words[0], as::Addiu(1, 0, 1));
+  EXPECT_EQ(R(2), 2u);
+}
+
+TEST_F(RunControlTest, StopsAtBranchCount) {
+  // A loop of two branches; stop once the count has advanced by 3.
+  Put(kCode, {as::Beq(0, 0, 1), as::Nop(), as::Beq(0, 0, -3), as::Nop()});
+  cpu_->set_stop_branch_count(cpu_->branch_count() + 3);
+  const uint64_t steps = cpu_->Run(1000);
+  EXPECT_EQ(steps, 6u);
+  EXPECT_EQ(cpu_->pc(), kCode + 8);  // after the third branch took effect
+}
+
+TEST_F(RunControlTest, LoadCp0SetsReadOnlyFieldsWithoutMasks) {
+  cpu_->LoadCp0(kCp0BadVAddr, 0x1234);
+  cpu_->LoadCp0(kCp0Cause, 0x8000007C);
+  cpu_->LoadCp0(kCp0Random, 20);
+  EXPECT_EQ(cpu_->bad_vaddr(), 0x1234u);
+  EXPECT_EQ(cpu_->cause(), 0x8000007Cu);
+  EXPECT_EQ(cpu_->random(), 20u);
+}
+
+}  // namespace
+}  // namespace citcat::mips
