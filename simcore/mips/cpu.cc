@@ -11,6 +11,7 @@ Cpu::Cpu(Bus& bus, const CpuConfig& config)
                   : nullptr),
       line_bus_(scache_ ? static_cast<Bus*>(scache_.get()) : &bus),
       big_endian_(config.big_endian),
+      data_big_(config.big_endian),
       icache_(config.icache_bytes, config.icache_line, true),
       dcache_(config.dcache_bytes, config.dcache_line, false),
       decoded_(config.icache_bytes / 4, Predecode(0)) {
@@ -185,6 +186,8 @@ void Cpu::UpdateMode() {
   const uint32_t xbit = mode_ == 0 ? kStatusKx : mode_ == 1 ? kStatusSx : kStatusUx;
   addr64_ = (s & xbit) != 0;
   ops64_ = kernel_ || addr64_;
+  // Reverse endian applies to user-mode data accesses only; instructions keep the CPU's order.
+  data_big_ = big_endian_ != (mode_ == 2 && (s & kStatusRe));
   cu0_ = kernel_ || (s & kStatusCu0);
   // The micro-TLB is per privilege mode; what it caches also depends on these bits.
   uint32_t key = (s & (kStatusKx | kStatusSx | kStatusUx | kStatusErl)) | ((config_reg_ & 7) << 28);

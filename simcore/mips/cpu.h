@@ -396,7 +396,7 @@ class Cpu {
     } else {
       UncachedRead(pa, reinterpret_cast<uint8_t*>(&v), sizeof(T));
     }
-    *out = ToHost(v, big_endian_);
+    *out = ToHost(v, data_big_);
     return true;
   }
 
@@ -409,7 +409,7 @@ class Cpu {
     uint64_t pa;
     bool cached;
     if (!TranslateData(vaddr, Access::kStore, &pa, &cached)) return false;
-    T v = ToHost(value, big_endian_);
+    T v = ToHost(value, data_big_);
     if (cached) [[likely]] {
       std::memcpy(DataLine(vaddr, pa, true), &v, sizeof(T));
     } else {
@@ -433,7 +433,7 @@ class Cpu {
     } else {
       UncachedRead(pa, reinterpret_cast<uint8_t*>(&v), sizeof(T));
     }
-    *out = ToHost(v, big_endian_);
+    *out = ToHost(v, data_big_);
     return true;
   }
 
@@ -448,6 +448,8 @@ class Cpu {
   std::unique_ptr<SecondaryCache> scache_;
   Bus* line_bus_;  // where primary lines come from and go to: the secondary cache or the bus
   bool big_endian_;
+  // Byte order of data accesses: the CPU's, reversed in user mode when Status.RE is set.
+  bool data_big_;
 
   // Integer state.
   std::array<uint64_t, 32> gpr_{};

@@ -362,7 +362,7 @@ struct Exec {
   // one formula serves both byte orders.
   static unsigned LaneOffset(const Cpu& c, uint64_t va, unsigned n) {
     const unsigned k = va & (n - 1);
-    return c.big_endian_ ? k : n - 1 - k;
+    return c.data_big_ ? k : n - 1 - k;
   }
   static void Lwl(Cpu& c, const Inst& i) {
     const uint64_t va = Addr(c, i);

@@ -173,7 +173,7 @@ bool Cpu::StorePartial(uint64_t vaddr, T value, T mask) {
   int first = kN, last = -1;
   for (int s = 0; s < kN; ++s) {
     if (!((mask >> (8 * s)) & 0xFF)) continue;
-    const int off = big_endian_ ? kN - 1 - s : s;
+    const int off = data_big_ ? kN - 1 - s : s;
     bytes[off] = static_cast<uint8_t>(value >> (8 * s));
     first = std::min(first, off);
     last = std::max(last, off);

@@ -186,3 +186,37 @@ TEST(CpuLittleEndian, LoadsStoresAndUnaligned) {
 
 }  // namespace
 }  // namespace citcat::mips
+
+namespace citcat::mips {
+namespace {
+
+TEST_F(CpuTest, ReverseEndianInUserModeAffectsDataOnly) {
+  // User mode at kuseg 0x1000 -> physical 0x5000 (odd page of the pair at 0), data at 0x3000.
+  cpu_->WriteCp0(kCp0Index, 0);
+  cpu_->WriteCp0(kCp0EntryHi, 0);
+  cpu_->WriteCp0(kCp0EntryLo0, 0);
+  cpu_->WriteCp0(kCp0EntryLo1, 5 << 6 | 3 << 3 | 7);
+  cpu_->WriteCp0(kCp0PageMask, 0);
+  Put(kCode, {as::Tlbwi()});
+  cpu_->Run(1);
+  cpu_->WriteCp0(kCp0Index, 1);
+  cpu_->WriteCp0(kCp0EntryHi, 0x2000);
+  cpu_->WriteCp0(kCp0EntryLo0, 0);
+  cpu_->WriteCp0(kCp0EntryLo1, 3 << 6 | 3 << 3 | 7);  // VA 0x3000 -> PA 0x3000
+  Put(kCode + 0x40, {as::Tlbwi()});  // a fresh I-cache line (RAM writes bypass the I-cache)
+  cpu_->SetPc(kCode + 0x40);
+  cpu_->Run(1);
+  bus_.PokeWordBE(0x3000, 0x11223344);
+  Put(0x80005000,
+      {as::Lui(1, 0), as::Lw(2, 0x3000, 1), as::Lbu(3, 0x3000, 1), as::Lwl(4, 0x3001, 1)});
+  cpu_->WriteCp0(kCp0Status, (2u << kStatusKsuShift) | kStatusRe);
+  cpu_->SetPc(0x1000);
+  cpu_->Run(4);
+  EXPECT_EQ(cpu_->exceptions(), 0u);
+  EXPECT_EQ(R(2), 0x44332211u);                // little-endian view of the same bytes
+  EXPECT_EQ(R(3), 0x11u);                      // bytes stay where they are
+  EXPECT_EQ(R(4) & 0xFFFF0000u, 0x22110000u);  // LWL follows the reversed order too
+}
+
+}  // namespace
+}  // namespace citcat::mips
