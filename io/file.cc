@@ -15,6 +15,7 @@ namespace citcat::io {
 namespace {
 
 constexpr size_t kOutputBufferBytes = 1 << 20;
+constexpr size_t kDirectWriteBytes = 32 << 10;
 
 absl::Status ErrnoError(const std::string& path, absl::string_view what, int err) {
   std::string message = absl::StrCat(path, ": ", what, ": ", std::strerror(err));
@@ -105,26 +106,33 @@ OutputFile::~OutputFile() {
 }
 
 absl::Status OutputFile::Write(std::span<const uint8_t> data) {
+  bytes_written_ += data.size();
   if (buffer_.size() + data.size() > kOutputBufferBytes) {
     if (absl::Status s = Flush(); !s.ok()) return s;
   }
+  // Large blocks (a CAT chunk) go straight to the file rather than through the buffer.
+  if (data.size() >= kDirectWriteBytes) return WriteAll(data);
   buffer_.append(reinterpret_cast<const char*>(data.data()), data.size());
-  bytes_written_ += data.size();
   return absl::OkStatus();
 }
 
-absl::Status OutputFile::Flush() {
+absl::Status OutputFile::WriteAll(std::span<const uint8_t> data) {
   size_t done = 0;
-  while (done < buffer_.size()) {
-    ssize_t n = write(fd_, buffer_.data() + done, buffer_.size() - done);
+  while (done < data.size()) {
+    ssize_t n = write(fd_, data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       return ErrnoError(path_, "write error", errno);
     }
     done += static_cast<size_t>(n);
   }
-  buffer_.clear();
   return absl::OkStatus();
+}
+
+absl::Status OutputFile::Flush() {
+  absl::Status s = WriteAll({reinterpret_cast<const uint8_t*>(buffer_.data()), buffer_.size()});
+  buffer_.clear();
+  return s;
 }
 
 absl::Status OutputFile::Commit() {

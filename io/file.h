@@ -67,6 +67,7 @@ class OutputFile {
   OutputFile(std::string path, std::string temp_path, int fd)
       : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd) {}
   absl::Status Flush();
+  absl::Status WriteAll(std::span<const uint8_t> data);
 
   std::string path_;
   std::string temp_path_;  // empty for standard output
