@@ -245,6 +245,18 @@ void Cpu::Exception(ExcCode code, int coprocessor, uint32_t vector_offset) {
   if (observer_) observer_->OnException(*this, code, faulting_pc);
 }
 
+void Cpu::EnterResetVector() {
+  ++exceptions_;
+  ++branch_count_;
+  error_epc_ = in_delay_ ? pc_ - 4 : pc_;  // a pending delay slot is abandoned with its branch
+  status_ = (status_ | kStatusBev | kStatusSr | kStatusErl) & ~kStatusTs;
+  pc_ = 0xFFFFFFFFBFC00000ull;
+  flow_ = kSequential;
+  in_delay_ = false;
+  UpdateMode();
+  UpdateInterruptPending();
+}
+
 void Cpu::AddressError(uint64_t vaddr, Access access) {
   bad_vaddr_ = vaddr;
   Exception(access == Access::kStore ? kExcAdes : kExcAdel);

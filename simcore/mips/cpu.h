@@ -168,6 +168,11 @@ class Cpu {
 
   // Cold reset: PC at the boot vector, BEV=ERL=1, kernel mode, caches invalid.
   void Reset();
+  // Soft reset and NMI, taken at the current instruction boundary (call between runs): ErrorEPC
+  // = the next instruction (its branch if it is a delay slot), BEV=SR=ERL=1, TS=0, PC at the
+  // reset vector 0xBFC00000. Registers, TLB and caches are kept. Counts as an exception entry.
+  void SoftReset() { EnterResetVector(); }
+  void Nmi() { EnterResetVector(); }
 
   // Executes up to `n` instruction steps (an exception or interrupt entry counts as a step);
   // returns the number done. Stops early when RequestStop() is called from a hook or the bus.
@@ -318,6 +323,7 @@ class Cpu {
   void Exception(ExcCode code, int coprocessor = 0, uint32_t vector_offset = 0x180);
   void AddressError(uint64_t vaddr, Access access);
   void TlbException(ExcCode code, uint64_t vaddr, bool refill);
+  void EnterResetVector();
   void ReservedInstruction() { Exception(kExcRi); }
   void CoprocessorUnusable(int cop) { Exception(kExcCpu, cop); }
 

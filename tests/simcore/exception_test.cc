@@ -371,3 +371,34 @@ TEST_F(RunControlTest, LoadCp0SetsReadOnlyFieldsWithoutMasks) {
 
 }  // namespace
 }  // namespace citcat::mips
+
+namespace citcat::mips {
+namespace {
+
+class ResetTest : public CpuTest {};
+
+TEST_F(ResetTest, NmiEntersResetVectorAndEretReturns) {
+  Put(kCode,
+      {as::Addiu(1, 0, 1), as::Beq(0, 0, 2), as::Addiu(2, 0, 2), as::Nop(), as::Addiu(3, 0, 3)});
+  cpu_->Run(2);  // stop between the branch and its delay slot
+  ASSERT_TRUE(cpu_->in_delay_slot());
+  const uint64_t bc = cpu_->branch_count();
+  cpu_->Nmi();
+  EXPECT_EQ(cpu_->pc(), 0xFFFFFFFFBFC00000ull);
+  EXPECT_EQ(cpu_->error_epc(), kCode + 4);  // the branch
+  EXPECT_EQ(cpu_->status() & (kStatusBev | kStatusSr | kStatusErl),
+            kStatusBev | kStatusSr | kStatusErl);
+  EXPECT_EQ(cpu_->branch_count(), bc + 1);
+  // The handler (in uncached boot ROM space: RAM here is 8 MB, so put it in kseg1 RAM instead)
+  // returns with ERET to ErrorEPC: the branch runs again with its delay slot.
+  cpu_->WriteCp0(kCp0Status, kStatusErl);
+  Put(0xFFFFFFFFA0002000ull, {as::Eret()});
+  cpu_->SetPc(0xFFFFFFFFA0002000ull);
+  cpu_->Run(4);
+  EXPECT_EQ(R(2), 2u);
+  EXPECT_EQ(R(3), 3u);
+  EXPECT_FALSE(cpu_->status() & kStatusErl);
+}
+
+}  // namespace
+}  // namespace citcat::mips
