@@ -107,11 +107,12 @@ OutputFile::~OutputFile() {
 
 absl::Status OutputFile::Write(std::span<const uint8_t> data) {
   bytes_written_ += data.size();
-  if (buffer_.size() + data.size() > kOutputBufferBytes) {
+  // Large blocks (a CAT chunk) go straight to the file, after what is buffered.
+  bool direct = data.size() >= kDirectWriteBytes;
+  if (direct || buffer_.size() + data.size() > kOutputBufferBytes) {
     if (absl::Status s = Flush(); !s.ok()) return s;
   }
-  // Large blocks (a CAT chunk) go straight to the file rather than through the buffer.
-  if (data.size() >= kDirectWriteBytes) return WriteAll(data);
+  if (direct) return WriteAll(data);
   buffer_.append(reinterpret_cast<const char*>(data.data()), data.size());
   return absl::OkStatus();
 }
