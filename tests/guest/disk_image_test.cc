@@ -52,7 +52,7 @@ TEST(DiskImage, BuiltImageHoldsEveryWorkloadAndIoData) {
   std::vector<std::string> names;
   for (const DiskFile& f : *files) names.push_back(f.name);
   EXPECT_THAT(names, ::testing::UnorderedElementsAre("sort", "hash", "compress", "int64", "fp",
-                                                     "memcpy", "chase", "io", "iodata"));
+                                                     "memcpy", "chase", "io", "iodata", "crash"));
   for (const DiskFile& f : *files) {
     if (f.name == "iodata") {
       EXPECT_EQ(f.bytes, IoData());
@@ -60,7 +60,7 @@ TEST(DiskImage, BuiltImageHoldsEveryWorkloadAndIoData) {
   }
   AddOrReplace(*files, {"elf", {1}});
   AddOrReplace(*files, {"elf", {2}});
-  EXPECT_EQ(files->size(), 10u);
+  EXPECT_EQ(files->size(), 11u);
   EXPECT_EQ(files->back().bytes, std::vector<uint8_t>{2});
 }
 

@@ -6,7 +6,7 @@
 #include "workload.h"
 
 #define INT64_N 256
-#define INT64_ROUNDS 48
+#define INT64_ROUNDS 96
 
 static uint64_t va[INT64_N], vb[INT64_N];
 static uint64_t acc[4];

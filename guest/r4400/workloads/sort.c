@@ -1,7 +1,7 @@
 /* sort: quicksort and merge sort of the same pseudo-random data; both must agree. */
 #include "workload.h"
 
-#define SORT_N 12000
+#define SORT_N 8000
 
 static uint32_t data_q[SORT_N], data_m[SORT_N], scratch[SORT_N];
 
