@@ -7,6 +7,8 @@
 #include "citcat/command.h"
 #include "citcat/progress.h"
 #include "io/file.h"
+#include "guest/r4400/guest_paths.h"
+#include "guest/r4400/tools/disk_image.h"
 #include "machine/elf_loader.h"
 #include "machine/r4400/machine.h"
 
@@ -16,8 +18,11 @@ ABSL_FLAG(uint64_t, seed, 1, "seed of the outside world (interrupt, DMA and cloc
 ABSL_FLAG(uint64_t, instructions, 20'000'000,
           "stop after this many instructions from the begin of the trace (if the guest runs on)");
 ABSL_FLAG(uint64_t, memory_mb, 32, "main memory in MiB");
-ABSL_FLAG(std::string, kernel, CITCAT_R4400_KERNEL, "the guest kernel (an ELF file)");
-ABSL_FLAG(std::string, disk, CITCAT_R4400_DISK, "the disk image holding the workloads");
+ABSL_FLAG(std::string, elf, "",
+          "a program built with the guest SDK (guest/r4400/sdk) to run instead of the workloads");
+ABSL_FLAG(bool, list_workloads, false, "list the workloads and exit");
+ABSL_FLAG(std::string, kernel, CITCAT_R4400_KERNEL_ELF, "the guest kernel (an ELF file)");
+ABSL_FLAG(std::string, disk, CITCAT_R4400_DISK_IMAGE, "the disk image holding the workloads");
 
 namespace citcat::cli {
 namespace {
@@ -25,27 +30,33 @@ namespace {
 // Instructions the kernel may run before it begins the trace (boot, loading the programs).
 constexpr uint64_t kBootAllowance = 200'000'000;
 
-// kseg0 and kseg1 addresses map to physical memory by dropping the segment bits.
-uint64_t Physical(uint64_t vaddr) { return vaddr & 0x1FFFFFFF; }
-
-absl::StatusOr<std::vector<machine::LoadSegment>> KernelSegments(const machine::ElfImage& elf,
-                                                                  const std::string& path) {
-  std::vector<machine::LoadSegment> segments;
-  for (const machine::ElfSegment& s : elf.segments) {
-    uint64_t kseg = s.vaddr & 0xFFFFFFFFE0000000ull;
-    if (kseg != 0xFFFFFFFF80000000ull && kseg != 0x80000000ull) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path, ": segment at 0x", absl::Hex(s.vaddr), " is not in kseg0, where kernels run"));
-    }
-    segments.push_back({Physical(s.vaddr), s.memsz, s.data});
+// The disk image with the user's program added as the workload `elf`.
+absl::StatusOr<std::string> DiskWithElf(const std::string& disk, const std::string& elf_path) {
+  absl::StatusOr<std::string> elf = io::ReadWholeFile(elf_path, guest::kDiskMaxProgramBytes);
+  if (!elf.ok()) return elf.status();
+  if (absl::Status s = machine::ParseElf({reinterpret_cast<const uint8_t*>(elf->data()),
+                                          elf->size()}).status();
+      !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(elf_path, ": ", s.message()));
   }
-  return segments;
+  absl::StatusOr<std::vector<guest::DiskFile>> files = guest::ReadDiskImage(
+      {reinterpret_cast<const uint8_t*>(disk.data()), disk.size()});
+  if (!files.ok()) return files.status();
+  guest::AddOrReplace(*files, {"elf", std::vector<uint8_t>(elf->begin(), elf->end())});
+  absl::StatusOr<std::vector<uint8_t>> image = guest::BuildDiskImage(*files);
+  if (!image.ok()) return image.status();
+  return std::string(image->begin(), image->end());
 }
 
 }  // namespace
 
 absl::Status RunCapture(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("capture", "--machine r4400 [--workload W] -o CAPTURE.cat");
+  if (absl::GetFlag(FLAGS_list_workloads)) {
+    std::printf("r4400 workloads: %s\ndefault mix: %s\n", CITCAT_R4400_WORKLOADS,
+                CITCAT_R4400_DEFAULT_MIX);
+    return absl::OkStatus();
+  }
   std::string output;
   if (absl::Status s = RequireOutput("capture", output); !s.ok()) return s;
   if (absl::GetFlag(FLAGS_machine) != "r4400") {
@@ -56,23 +67,29 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
   std::string kernel_path = absl::GetFlag(FLAGS_kernel);
   absl::StatusOr<machine::ElfImage> kernel = machine::LoadElfFile(kernel_path);
   if (!kernel.ok()) return kernel.status();
-  absl::StatusOr<std::vector<machine::LoadSegment>> segments =
-      KernelSegments(*kernel, kernel_path);
-  if (!segments.ok()) return segments.status();
   absl::StatusOr<std::string> disk = io::ReadWholeFile(absl::GetFlag(FLAGS_disk), 1ull << 30);
   if (!disk.ok()) return disk.status();
+  std::string workloads = absl::GetFlag(FLAGS_workload);
+  if (std::string elf = absl::GetFlag(FLAGS_elf); !elf.empty()) {
+    if (!workloads.empty()) return absl::InvalidArgumentError("give --elf or --workload, not both");
+    disk = DiskWithElf(*disk, elf);
+    if (!disk.ok()) return disk.status();
+    workloads = "elf";
+  }
 
   machine::R4400Options options;
   options.memory_bytes = absl::GetFlag(FLAGS_memory_mb) << 20;
   options.seed = absl::GetFlag(FLAGS_seed);
   options.disk.assign(disk->begin(), disk->end());
-  options.boot_args = absl::GetFlag(FLAGS_workload);
+  options.boot_args = workloads;
   options.producer = absl::StrCat("citcat capture --machine r4400 --workload ",
                                   options.boot_args.empty() ? "default" : options.boot_args,
                                   " --seed ", options.seed);
   absl::StatusOr<std::unique_ptr<machine::R4400Machine>> m = machine::R4400Machine::Create(options);
   if (!m.ok()) return m.status();
-  if (absl::Status s = (*m)->Load(*segments, kernel->entry); !s.ok()) return s;
+  if (absl::Status s = (*m)->LoadKernel(*kernel); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(kernel_path, ": ", s.message()));
+  }
 
   absl::StatusOr<std::unique_ptr<cat::CatWriter>> writer =
       cat::CatWriter::Create(output, (*m)->Header());

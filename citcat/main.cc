@@ -60,6 +60,20 @@ void PrintOverview() {
   std::printf("\n`citcat COMMAND --help` describes one command and its options.\n");
 }
 
+// "--list-workloads=x" -> "--list_workloads=x"; anything after a lone "--" is left alone.
+std::string UnderscoreName(absl::string_view arg) {
+  static bool operands_only = false;
+  std::string out(arg);
+  if (arg == "--") operands_only = true;
+  if (operands_only || arg.size() < 3 || arg[0] != '-') return out;
+  size_t start = arg[1] == '-' ? 2 : 1;
+  size_t end = std::min(out.find('='), out.size());
+  for (size_t i = start; i < end; ++i) {
+    if (out[i] == '-') out[i] = '_';
+  }
+  return out;
+}
+
 void PrintCommandHelp(const Command& c) {
   std::printf("usage: %s\n", c.usage);
   std::vector<const absl::CommandLineFlag*> flags;
@@ -72,8 +86,9 @@ void PrintCommandHelp(const Command& c) {
   for (const absl::CommandLineFlag* f : flags) {
     std::string name = f->Name().size() == 1 ? absl::StrCat("-", f->Name())
                                              : absl::StrCat("--", f->Name());
+    std::replace(name.begin(), name.end(), '_', '-');
     std::string value = f->DefaultValue();
-    std::printf("  %-12s %s%s\n", name.c_str(), f->Help().c_str(),
+    std::printf("  %-18s %s%s\n", name.c_str(), f->Help().c_str(),
                 value.empty() || value == "false" ? ""
                                                   : absl::StrCat(" (default ", value, ")").c_str());
   }
@@ -128,8 +143,12 @@ int Main(int argc, char** argv) {
   absl::SetFlagsUsageConfig(config);
   absl::SetProgramUsageMessage(absl::StrCat("\nusage: ", current->usage));
 
-  // Parse "citcat COMMAND args..." as if COMMAND were the program.
-  std::vector<char*> args(argv + 1, argv + argc);
+  // Parse "citcat COMMAND args..." as if COMMAND were the program. Options are written with
+  // dashes (--list-workloads); the flags behind them are named with underscores.
+  std::vector<std::string> spelled;
+  for (int i = 2; i < argc; ++i) spelled.push_back(UnderscoreName(argv[i]));
+  std::vector<char*> args = {argv[1]};
+  for (std::string& s : spelled) args.push_back(s.data());
   if (absl::Status s = CheckFlagsBelong(std::span(args).subspan(1)); !s.ok()) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
     return 2;

@@ -311,6 +311,23 @@ absl::Status R4400Machine::Load(std::span<const LoadSegment> segments, uint64_t 
   return absl::OkStatus();
 }
 
+absl::Status R4400Machine::LoadKernel(const ElfImage& kernel) {
+  // ELF32 addresses are 32 bits; the CPU's 64-bit addresses hold them sign-extended.
+  auto widen = [&](uint64_t a) {
+    return kernel.is64 ? a : static_cast<uint64_t>(static_cast<int32_t>(a));
+  };
+  std::vector<LoadSegment> segments;
+  for (const ElfSegment& s : kernel.segments) {
+    uint64_t segment = widen(s.vaddr) & 0xFFFFFFFFC0000000ull;
+    if (segment != 0xFFFFFFFF80000000ull) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "kernel segment at 0x", absl::Hex(s.vaddr), " is not in kseg0 or kseg1"));
+    }
+    segments.push_back({s.vaddr & 0x1FFFFFFF, s.memsz, s.data});
+  }
+  return Load(segments, widen(kernel.entry));
+}
+
 cat::CatHeader R4400Machine::Header() const {
   cat::CatHeader h;
   h.machine = cat::Machine::kR4400;

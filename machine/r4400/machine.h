@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "cat_parser/record.h"
 #include "cat_parser/writer.h"
+#include "machine/elf_loader.h"
 #include "simcore/mips/cpu.h"
 
 namespace citcat::machine {
@@ -68,6 +69,8 @@ class R4400Machine {
   // Loads a program's segments into RAM (no bus transactions) and sets the entry point: the CPU
   // starts there in kernel mode, BEV=0, ERL=0, interrupts off.
   absl::Status Load(std::span<const LoadSegment> segments, uint64_t entry);
+  // Loads a kernel linked to run in kseg0 (or kseg1) from its ELF image.
+  absl::Status LoadKernel(const ElfImage& kernel);
 
   // The CAT header this machine writes.
   cat::CatHeader Header() const;

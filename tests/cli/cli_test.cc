@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "guest/r4400/guest_paths.h"
 
 namespace citcat {
 namespace {
@@ -155,6 +156,53 @@ TEST_F(Cli, ExtractWritesImsAndAes) {
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_EQ(Lines(bad.err), 1);
   EXPECT_FALSE(fs::exists(dir_ / "bad"));
+}
+
+TEST_F(Cli, CaptureListsWorkloads) {
+  Result r = Run("capture --list-workloads");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(CITCAT_R4400_WORKLOADS));
+}
+
+TEST_F(Cli, CaptureIsReproducibleAndTheSeedMatters) {
+  for (const char* name : {"a", "b"}) {
+    Result r = Run(absl::StrCat("capture --workload sort --seed 3 --quiet -o ", Path(name)));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  Result other = Run(absl::StrCat("capture --workload sort --seed 4 -o ", Path("c")));
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_THAT(other.out, HasSubstr("sort: checksum"));
+  EXPECT_THAT(other.out, HasSubstr("interrupts"));
+  EXPECT_EQ(Slurp(Path("a")), Slurp(Path("b")));
+  EXPECT_NE(Slurp(Path("a")), Slurp(Path("c")));
+  Result x = Run(absl::StrCat("extract --quiet ", Path("a"), " -o ", Path("x")));
+  EXPECT_EQ(x.exit_code, 0) << x.err;
+}
+
+TEST_F(Cli, CaptureRunsAProgramBuiltWithTheSdk) {
+  Result r = Run(absl::StrCat("capture --elf ", CITCAT_R4400_SDK_EXAMPLE_ELF, " -o ", Path("h")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("fib(20) = 6765"));
+}
+
+TEST_F(Cli, CaptureRefusesWhatItCannotRun) {
+  Write("not.elf", "not an executable");
+  struct Case {
+    std::string args, error;
+  } cases[] = {
+      {"capture --elf " + Path("missing.elf") + " -o " + Path("o"), "missing.elf: cannot open"},
+      {"capture --elf " + Path("not.elf") + " -o " + Path("o"), "not.elf: "},
+      {"capture --machine i486 -o " + Path("o"), "machine 'i486' is not available yet"},
+      {"capture --memory-mb 1000 -o " + Path("o"), "memory size"},
+      {"capture --kernel " + Path("not.elf") + " -o " + Path("o"), "not.elf"},
+  };
+  for (const Case& c : cases) {
+    Result r = Run(c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args;
+    EXPECT_THAT(r.err, HasSubstr(c.error)) << c.args;
+    EXPECT_EQ(Lines(r.err), 1) << r.err;
+  }
+  EXPECT_THAT(Files(), ::testing::ElementsAre("not.elf"));
 }
 
 TEST_F(Cli, DemoRunsTheMainJob) {
