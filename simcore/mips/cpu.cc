@@ -1,13 +1,18 @@
 // The run loop, instruction fetch, exception entry and interrupts.
 #include "simcore/mips/cpu.h"
 
+#include <algorithm>
+
 namespace citcat::mips {
 
 Cpu::Cpu(Bus& bus, const CpuConfig& config)
     : bus_(bus),
       config_(config),
+      // A secondary line holds whole primary lines: never smaller than either of them.
       scache_(config.scache_bytes
-                  ? std::make_unique<SecondaryCache>(bus, config.scache_bytes, config.scache_line)
+                  ? std::make_unique<SecondaryCache>(
+                        bus, config.scache_bytes,
+                        std::max({config.scache_line, config.icache_line, config.dcache_line}))
                   : nullptr),
       line_bus_(scache_ ? static_cast<Bus*>(scache_.get()) : &bus),
       big_endian_(config.big_endian),
@@ -36,7 +41,7 @@ void Cpu::Reset() {
   // secondary cache (SC=0 and SB = block size 16..128 as 0..3 if present, else SC=1), byte order
   // (BE), K0 = 3 (cacheable noncoherent).
   auto log2 = [](uint32_t v) { return static_cast<uint32_t>(std::countr_zero(v)); };
-  const uint32_t secondary = scache_ ? (log2(config_.scache_line / 16) & 3) << 22 : 1u << 17;
+  const uint32_t secondary = scache_ ? (log2(scache_->line_bytes() / 16) & 3) << 22 : 1u << 17;
   config_reg_ =
       secondary | (big_endian_ ? 1u << 15 : 0) | ((log2(config_.icache_bytes) - 12) << 9) |
       ((log2(config_.dcache_bytes) - 12) << 6) | (config_.icache_line == 32 ? 1u << 5 : 0) |

@@ -123,7 +123,7 @@ struct CpuConfig {
   uint32_t prid = 0x0440;     // R4400, revision 4.0
   // Optional unified secondary cache: 0 = none (the R4400PC configuration).
   uint32_t scache_bytes = 0;
-  uint32_t scache_line = 64;  // 16, 32, 64 or 128, at least the primary line sizes
+  uint32_t scache_line = 64;  // 16, 32, 64 or 128; raised to the primary line size if smaller
 };
 
 // The parts of CP0 that belong to the outside world: the traced machine supplies its seeded

@@ -31,6 +31,7 @@ TEST(Robustness, RandomWordsNeverCrash) {
     config.big_endian = seed % 2;
     config.icache_line = seed % 3 ? 32 : 16;
     config.scache_bytes = seed % 5 == 0 ? 32 * 1024 : 0;
+    config.scache_line = 16;  // below the primary line size: raised to it
     Cpu cpu(bus, config);
     cpu.WriteCp0(kCp0Status, 0);
     // Random code everywhere the CPU may go in RAM (both byte orders read the same words).
