@@ -3,14 +3,13 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "cat_parser/writer.h"
 #include "citcat/command.h"
 #include "citcat/progress.h"
 #include "io/file.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/disk_image.h"
 #include "machine/elf_loader.h"
-#include "machine/r4400/machine.h"
+#include "machine/r4400/capture.h"
 
 ABSL_FLAG(std::string, machine, "r4400", "the traced machine: r4400 (i486 is not available yet)");
 ABSL_FLAG(std::string, workload, "", "workloads to run, comma-separated (default: the default mix)");
@@ -26,9 +25,6 @@ ABSL_FLAG(std::string, disk, CITCAT_R4400_DISK_IMAGE, "the disk image holding th
 
 namespace citcat::cli {
 namespace {
-
-// Instructions the kernel may run before it begins the trace (boot, loading the programs).
-constexpr uint64_t kBootAllowance = 200'000'000;
 
 // The disk image with the user's program added as the workload `elf`.
 absl::StatusOr<std::string> DiskWithElf(const std::string& disk, const std::string& elf_path) {
@@ -64,52 +60,33 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
         absl::StrCat("machine '", absl::GetFlag(FLAGS_machine), "' is not available yet"));
   }
 
-  std::string kernel_path = absl::GetFlag(FLAGS_kernel);
-  absl::StatusOr<machine::ElfImage> kernel = machine::LoadElfFile(kernel_path);
-  if (!kernel.ok()) return kernel.status();
+  machine::CaptureSettings settings;
+  settings.kernel_path = absl::GetFlag(FLAGS_kernel);
   absl::StatusOr<std::string> disk = io::ReadWholeFile(absl::GetFlag(FLAGS_disk), 1ull << 30);
   if (!disk.ok()) return disk.status();
-  std::string workloads = absl::GetFlag(FLAGS_workload);
+  settings.workloads = absl::GetFlag(FLAGS_workload);
   if (std::string elf = absl::GetFlag(FLAGS_elf); !elf.empty()) {
-    if (!workloads.empty()) return absl::InvalidArgumentError("give --elf or --workload, not both");
+    if (!settings.workloads.empty()) {
+      return absl::InvalidArgumentError("give --elf or --workload, not both");
+    }
     disk = DiskWithElf(*disk, elf);
     if (!disk.ok()) return disk.status();
-    workloads = "elf";
+    settings.workloads = "elf";
   }
+  settings.disk.assign(disk->begin(), disk->end());
+  settings.seed = absl::GetFlag(FLAGS_seed);
+  settings.memory_bytes = absl::GetFlag(FLAGS_memory_mb) << 20;
+  settings.max_traced = absl::GetFlag(FLAGS_instructions);
 
-  machine::R4400Options options;
-  options.memory_bytes = absl::GetFlag(FLAGS_memory_mb) << 20;
-  options.seed = absl::GetFlag(FLAGS_seed);
-  options.disk.assign(disk->begin(), disk->end());
-  options.boot_args = workloads;
-  options.producer = absl::StrCat("citcat capture --machine r4400 --workload ",
-                                  options.boot_args.empty() ? "default" : options.boot_args,
-                                  " --seed ", options.seed);
-  absl::StatusOr<std::unique_ptr<machine::R4400Machine>> m = machine::R4400Machine::Create(options);
-  if (!m.ok()) return m.status();
-  if (absl::Status s = (*m)->LoadKernel(*kernel); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(kernel_path, ": ", s.message()));
-  }
-
-  absl::StatusOr<std::unique_ptr<cat::CatWriter>> writer =
-      cat::CatWriter::Create(output, (*m)->Header());
-  if (!writer.ok()) return writer.status();
-  uint64_t budget = absl::GetFlag(FLAGS_instructions);
   Progress progress("capture", 0, "instr");
-  absl::StatusOr<machine::RunSummary> run = (*m)->Run(
-      writer->get(), budget, budget + kBootAllowance, [&](uint64_t n) { progress.Update(n); });
+  absl::StatusOr<machine::CaptureResult> run =
+      machine::CaptureR4400(settings, output, [&](uint64_t n) { progress.Update(n); });
   progress.Finish();
   if (!run.ok()) return run.status();
-  if (!run->began) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(kernel_path, ": the guest never began the trace (",
-                     run->instructions, " instructions run); console: ", (*m)->console()));
-  }
-  if (absl::Status s = (*writer)->Finish(); !s.ok()) return s;
 
   if (!absl::GetFlag(FLAGS_quiet)) {
-    const machine::RunSummary& r = *run;
-    std::printf("%s", (*m)->console().c_str());
+    const machine::RunSummary& r = run->summary;
+    std::printf("%s", run->console.c_str());
     std::printf(
         "\ncitcat capture: %s\n"
         "  instructions     %llu traced (%llu in all, boot included)%s\n"

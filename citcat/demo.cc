@@ -1,93 +1,92 @@
-// The main job on its built-in default. Until the reference machines and replay exist it
-// exercises what does: a CAT is written, read back and checked record by record, and shown.
+// The main job on its built-in default: capture the default workload mix on the traced R4400,
+// extract the IMS and AES from the CAT alone, and show what came out.
+#include <unistd.h>
+#include <zstd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 
-#include <unistd.h>
-
 #include "absl/strings/str_cat.h"
 #include "cat_parser/reader.h"
-#include "cat_parser/synthetic.h"
-#include "cat_parser/text.h"
-#include "cat_parser/writer.h"
 #include "citcat/command.h"
+#include "extract/extract.h"
+#include "guest/r4400/guest_paths.h"
+#include "io/file.h"
+#include "machine/r4400/capture.h"
 
 namespace citcat::cli {
 namespace {
 
-constexpr uint64_t kRecords = 1'000'000;
 constexpr uint64_t kSeed = 1;
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
+size_t ZstdSize(const std::string& bytes) {
+  std::string out(ZSTD_compressBound(bytes.size()), '\0');
+  size_t n = ZSTD_compress(out.data(), out.size(), bytes.data(), bytes.size(), 19);
+  return ZSTD_isError(n) ? bytes.size() : n;
+}
+
 }  // namespace
 
 absl::Status RunDemo(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("demo", "");
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              absl::StrCat("citcat-demo-", getpid());
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / absl::StrCat("citcat-demo-", getpid());
   std::filesystem::create_directories(dir);
   struct Cleanup {
     std::filesystem::path dir;
     ~Cleanup() { std::filesystem::remove_all(dir); }
   } cleanup{dir};
-  std::string path = (dir / "sample.cat").string();
+  std::string cat_path = (dir / "capture.cat").string();
 
-  cat::CatHeader header = cat::SyntheticHeader(cat::Machine::kR4400);
+  machine::CaptureSettings settings;
+  settings.kernel_path = CITCAT_R4400_KERNEL_ELF;
+  absl::StatusOr<std::string> disk = io::ReadWholeFile(CITCAT_R4400_DISK_IMAGE, 1ull << 30);
+  if (!disk.ok()) return disk.status();
+  settings.disk.assign(disk->begin(), disk->end());
+  settings.seed = kSeed;
+  std::printf("citcat demo: capturing the default workload mix (%s) on the traced R4400, seed %llu\n\n",
+              CITCAT_R4400_DEFAULT_MIX, static_cast<unsigned long long>(kSeed));
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::unique_ptr<cat::CatWriter>> writer = cat::CatWriter::Create(path, header);
-  if (!writer.ok()) return writer.status();
-  cat::SyntheticRecords source(header, kSeed);
-  for (uint64_t i = 0; i < kRecords; ++i) {
-    if (absl::Status s = (*writer)->Write(source.Next()); !s.ok()) return s;
-  }
-  if (absl::Status s = (*writer)->Finish(); !s.ok()) return s;
-  double write_seconds = Seconds(start);
-  uint64_t bytes = std::filesystem::file_size(path);
+  absl::StatusOr<machine::CaptureResult> capture = machine::CaptureR4400(settings, cat_path);
+  if (!capture.ok()) return capture.status();
+  double capture_seconds = Seconds(start);
+  std::printf("%s\n", capture->console.c_str());
 
   start = std::chrono::steady_clock::now();
-  absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(path);
+  absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(cat_path);
   if (!reader.ok()) return reader.status();
-  cat::SyntheticRecords expected(header, kSeed);
-  cat::BusRecord record;
-  uint64_t count = 0;
-  while (true) {
-    absl::StatusOr<bool> more = (*reader)->Next(record);
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    if (cat::OwnedRecord(record) != cat::OwnedRecord(expected.Next())) {
-      return absl::InternalError(absl::StrCat("record ", count, " read back differs"));
-    }
-    ++count;
-  }
-  double read_seconds = Seconds(start);
-  if (count != kRecords) {
-    return absl::InternalError(absl::StrCat("read back ", count, " of ", kRecords, " records"));
-  }
+  absl::StatusOr<extract::Extraction> x = extract::Extract(**reader);
+  if (!x.ok()) return x.status();
+  double extract_seconds = Seconds(start);
+  std::string ims = x->ims.SerializeAsString(), aes = x->aes.SerializeAsString();
 
-  absl::StatusOr<std::unique_ptr<cat::CatReader>> again = cat::CatReader::Open(path);
-  if (!again.ok()) return again.status();
-  absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create("-");
-  if (!out.ok()) return out.status();
-  std::printf("First records of the sample CAT (citcat dump):\n");
-  std::fflush(stdout);
-  if (absl::Status s = cat::DumpText(**again, **out, 6); !s.ok()) return s;
-  if (absl::Status s = (*out)->Commit(); !s.ok()) return s;
-
-  double mb = static_cast<double>(bytes) / 1e6;
+  const machine::RunSummary& r = capture->summary;
+  uint64_t cat_bytes = std::filesystem::file_size(cat_path);
   std::printf(
-      "\nSummary\n"
-      "  machine          %s (synthetic bus traffic; capture and replay are not built yet)\n"
-      "  records          %llu written, read back and compared: identical\n"
-      "  file             %.1f MB, %.1f bytes per record\n"
-      "  write            %.0f MB/s\n"
-      "  read + check     %.0f MB/s\n",
-      std::string(cat::MachineName(header.machine)).c_str(),
-      static_cast<unsigned long long>(count), mb, static_cast<double>(bytes) / count,
-      mb / write_seconds, mb / read_seconds);
+      "Summary\n"
+      "  capture          %llu instructions traced in %.2f s (%.0f M/s), the guest %s\n"
+      "  CAT              %llu records, %.1f MB (%.2f bus bytes per instruction)\n"
+      "  events           %llu interrupts, %llu DMA transfers, %llu device reads, %llu Count reads\n"
+      "  extract          %.2f s\n"
+      "  IMS              %zu bytes, %zu with zstd (%d memory extents)\n"
+      "  AES              %zu bytes, %zu with zstd (%d interrupts, %d DMA, %d device, %d echoes)\n"
+      "  IMS+AES vs CAT   %.0f:1 with zstd\n",
+      static_cast<unsigned long long>(r.traced_instructions), capture_seconds,
+      r.instructions / capture_seconds / 1e6, r.halted ? "halted" : "ran on",
+      static_cast<unsigned long long>(r.bus_records), cat_bytes / 1e6,
+      static_cast<double>(r.bus_bytes) / r.traced_instructions,
+      static_cast<unsigned long long>(r.interrupts),
+      static_cast<unsigned long long>(r.dma_transfers),
+      static_cast<unsigned long long>(r.device_reads),
+      static_cast<unsigned long long>(r.count_reads), extract_seconds, ims.size(), ZstdSize(ims),
+      x->ims.memory_size(), aes.size(), ZstdSize(aes), x->aes.interrupts_size(),
+      x->aes.dma_size(), x->aes.device_io_size(), x->aes.register_reads_size(),
+      static_cast<double>(cat_bytes) / (ZstdSize(ims) + ZstdSize(aes)));
   return absl::OkStatus();
 }
 

@@ -21,7 +21,8 @@ namespace {
 constexpr Command kCommands[] = {
     {"demo", "run the main job on a built-in default and print a summary",
      "citcat demo\n\n"
-     "Writes a sample CAT, reads it back, checks it and prints its first records.",
+     "Captures the default workload mix on the traced R4400, extracts the IMS and AES from\n"
+     "the CAT and prints a summary.",
      "citcat/demo.cc", RunDemo},
     {"dump", "print a CAT as text",
      "citcat dump CAPTURE.cat [-o OUT.txt] [--limit N]\n\n"
