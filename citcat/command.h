@@ -28,6 +28,8 @@ absl::Status RunDump(const std::vector<std::string>& args);
 absl::Status RunAssemble(const std::vector<std::string>& args);
 absl::Status RunDemo(const std::vector<std::string>& args);
 absl::Status RunExtract(const std::vector<std::string>& args);
+absl::Status RunReplay(const std::vector<std::string>& args);
+absl::Status RunVerify(const std::vector<std::string>& args);
 absl::Status RunCapture(const std::vector<std::string>& args);
 
 // The output path from -o, or an error naming the subcommand when it is required and missing.

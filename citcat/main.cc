@@ -40,6 +40,18 @@ constexpr Command kCommands[] = {
      "Reads the CAT once and writes DIR/ims.pb (the initial machine state) and DIR/aes.pb\n"
      "(the asynchronous event schedule); see docs/ims-aes.md.",
      "citcat/extract.cc", RunExtract},
+    {"replay", "re-execute a trace from its IMS and AES: instruction trace, regenerated CAT",
+     "citcat replay --ims DIR/ims.pb --aes DIR/aes.pb [-o TRACE.txt] [--cat REGENERATED.cat]\n\n"
+     "Runs the processor from the initial machine state under the event schedule (no CAT\n"
+     "needed) and writes a text instruction trace (-o) and the regenerated CAT (--cat). Any\n"
+     "disagreement with the schedule stops it with the first divergence; see docs/replay.md.",
+     "citcat/replay.cc", RunReplay},
+    {"verify", "check that replay regenerates a CAT exactly",
+     "citcat verify CAPTURE.cat [REGENERATED.cat]\n\n"
+     "With two files: compares the capture from its replay start point on with a regenerated\n"
+     "CAT. With one: extracts, replays and compares in one go and prints a summary. Exits 0\n"
+     "only if identical; otherwise names the first differing record; see docs/replay.md.",
+     "citcat/verify.cc", RunVerify},
     {"assemble", "turn the text form of a CAT into a CAT file",
      "citcat assemble INPUT.txt -o OUTPUT.cat\n\n"
      "Reads the text form of docs/cat-format.md (as written by citcat dump, or by hand).",

@@ -1,0 +1,66 @@
+// Replay: re-executes a traced processor from its initial machine state (IMS) under its
+// asynchronous event schedule (AES), with no access to the CAT, and regenerates the CAT's records
+// as a by-product. Any disagreement between the schedule and the execution is a divergence.
+// See docs/replay.md.
+#ifndef CITCAT_REPLAY_REPLAY_H_
+#define CITCAT_REPLAY_REPLAY_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "aes/aes.pb.h"
+#include "cat_parser/record.h"
+#include "cat_parser/writer.h"
+#include "ims/ims.pb.h"
+#include "io/file.h"
+
+namespace citcat::replay {
+
+struct ReplayOptions {
+  // Receives every regenerated bus record, in bus order (may be null).
+  cat::CatWriter* regenerated = nullptr;
+  // The text instruction trace, one line per instruction (may be null: replay then runs the core
+  // in large slices without looking at single instructions, which is much faster).
+  io::OutputFile* trace = nullptr;
+  // Also receives every regenerated record (e.g. to compare it with the original on the fly); a
+  // non-OK status stops the replay and is returned.
+  std::function<absl::Status(const cat::BusRecord& record)> on_record;
+};
+
+struct ReplaySummary {
+  uint64_t instructions = 0;  // retired instructions replayed
+  uint64_t steps = 0;         // instructions plus exception and interrupt entries
+  uint64_t records = 0;       // bus records regenerated (CPU and DMA)
+  uint64_t interrupts = 0;
+  uint64_t dma = 0;
+  uint64_t device_accesses = 0;
+  uint64_t register_reads = 0;
+  uint64_t end_branch_count = 0;
+  double seconds = 0;  // wall time of the replay loop
+};
+
+// Replays an R4400 trace. A divergence is returned as an Aborted status whose message is one
+// paragraph: the CAT record index, the instruction count, the PC, what was expected and what
+// happened, and the last instructions executed. Malformed input is InvalidArgument.
+absl::StatusOr<ReplaySummary> Replay(const ims::InitialMachineState& ims,
+                                     const aes::EventSchedule& aes, const ReplayOptions& options);
+
+// The CAT record index a divergence status names, if it is one.
+std::optional<uint64_t> DivergenceRecord(const absl::Status& status);
+
+// The CAT header the traced R4400 system writes, rebuilt from the IMS: the machine description
+// it carries plus the system's fixed device windows and reserved areas
+// (docs/machines/r4400-system.md).
+cat::CatHeader R4400Header(const ims::InitialMachineState& ims);
+
+// Stopgap until `citcat extract` records DmaTransfer.branch_count: copies each DMA record's side
+// band from the CAT into `aes` (by the entry's cat_record). A no-op check when already present.
+absl::Status FillDmaBranchCounts(const std::string& cat_path, aes::EventSchedule& aes);
+
+}  // namespace citcat::replay
+
+#endif  // CITCAT_REPLAY_REPLAY_H_
