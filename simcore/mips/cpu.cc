@@ -5,7 +5,46 @@
 
 namespace citcat::mips {
 
-Cpu::Cpu(Bus& bus, const CpuConfig& config)
+namespace {
+
+bool PowerOfTwoIn(uint32_t v, uint32_t lo, uint32_t hi) {
+  return v >= lo && v <= hi && (v & (v - 1)) == 0;
+}
+
+// The configuration with every invalid field replaced by its default.
+CpuConfig Sanitized(CpuConfig c) {
+  const CpuConfig d;
+  if (!PowerOfTwoIn(c.icache_bytes, 4096, 65536)) c.icache_bytes = d.icache_bytes;
+  if (!PowerOfTwoIn(c.dcache_bytes, 4096, 65536)) c.dcache_bytes = d.dcache_bytes;
+  if (!PowerOfTwoIn(c.icache_line, 16, 32)) c.icache_line = d.icache_line;
+  if (!PowerOfTwoIn(c.dcache_line, 16, 32)) c.dcache_line = d.dcache_line;
+  if (c.scache_bytes != 0 && !PowerOfTwoIn(c.scache_bytes, 16 * 1024, 16 << 20)) {
+    c.scache_bytes = 0;
+  }
+  if (!PowerOfTwoIn(c.scache_line, 16, 128)) c.scache_line = d.scache_line;
+  return c;
+}
+
+}  // namespace
+
+absl::Status ValidateCpuConfig(const CpuConfig& c) {
+  if (!PowerOfTwoIn(c.icache_bytes, 4096, 65536) || !PowerOfTwoIn(c.dcache_bytes, 4096, 65536)) {
+    return absl::InvalidArgumentError("primary caches must be 4 KB..64 KB, a power of two");
+  }
+  if (!PowerOfTwoIn(c.icache_line, 16, 32) || !PowerOfTwoIn(c.dcache_line, 16, 32)) {
+    return absl::InvalidArgumentError("primary cache lines must be 16 or 32 bytes");
+  }
+  if (c.scache_bytes != 0 && (!PowerOfTwoIn(c.scache_bytes, 16 * 1024, 16 << 20) ||
+                              !PowerOfTwoIn(c.scache_line, 16, 128))) {
+    return absl::InvalidArgumentError(
+        "a secondary cache must be 16 KB..16 MB with 16..128-byte lines, powers of two");
+  }
+  return absl::OkStatus();
+}
+
+Cpu::Cpu(Bus& bus, const CpuConfig& requested) : Cpu(bus, Sanitized(requested), 0) {}
+
+Cpu::Cpu(Bus& bus, const CpuConfig& config, int)
     : bus_(bus),
       config_(config),
       // A secondary line holds whole primary lines: never smaller than either of them.

@@ -18,6 +18,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "simcore/mips/bus.h"
 #include "simcore/mips/cache.h"
 #include "simcore/mips/decoder.h"
@@ -125,6 +126,11 @@ struct CpuConfig {
   uint32_t scache_bytes = 0;
   uint32_t scache_line = 64;  // 16, 32, 64 or 128; raised to the primary line size if smaller
 };
+
+// OK, or what is wrong: caches of 4 KB..64 KB with 16 or 32-byte lines, a secondary cache of
+// 0 (none) or 16 KB..16 MB with 16..128-byte lines, all powers of two. Geometry can come from a
+// CAT header, so callers should check it; Cpu itself replaces invalid fields by the defaults.
+absl::Status ValidateCpuConfig(const CpuConfig& config);
 
 // The parts of CP0 that belong to the outside world: the traced machine supplies its seeded
 // clock, replay the recorded Count history. The timer interrupt (IP7) is raised by the owner
@@ -266,6 +272,8 @@ class Cpu {
 
  private:
   friend struct Exec;  // the instruction handlers (interpreter.cc)
+
+  Cpu(Bus& bus, const CpuConfig& sanitized_config, int);  // the config is known to be valid
 
   enum class Access : uint8_t { kLoad, kStore, kFetch };
 

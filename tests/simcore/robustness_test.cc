@@ -61,3 +61,24 @@ TEST(Robustness, RandomWordsNeverCrash) {
 
 }  // namespace
 }  // namespace citcat::mips
+
+namespace citcat::mips {
+namespace {
+
+TEST(Robustness, HostileCacheGeometryIsRejectedAndReplaced) {
+  CpuConfig bad;
+  bad.icache_line = 0;
+  bad.dcache_bytes = 12345;
+  bad.scache_bytes = 3;
+  EXPECT_FALSE(ValidateCpuConfig(bad).ok());
+  EXPECT_TRUE(ValidateCpuConfig(CpuConfig{}).ok());
+  RamBus bus(1 << 16);
+  Cpu cpu(bus, bad);  // falls back to the defaults instead of dividing by zero
+  EXPECT_EQ(cpu.icache().line_bytes(), CpuConfig{}.icache_line);
+  EXPECT_EQ(cpu.dcache().size(), CpuConfig{}.dcache_bytes);
+  EXPECT_EQ(cpu.scache(), nullptr);
+  cpu.Run(100);
+}
+
+}  // namespace
+}  // namespace citcat::mips
