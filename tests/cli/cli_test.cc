@@ -208,7 +208,8 @@ TEST_F(Cli, CaptureRefusesWhatItCannotRun) {
 TEST_F(Cli, DemoRunsTheMainJob) {
   Result demo = Run("demo");
   ASSERT_EQ(demo.exit_code, 0) << demo.err;
-  EXPECT_THAT(demo.out, HasSubstr("read back and compared: identical"));
+  EXPECT_THAT(demo.out, HasSubstr("sort: checksum"));
+  EXPECT_THAT(demo.out, HasSubstr("IMS+AES vs CAT"));
 }
 
 }  // namespace
