@@ -419,6 +419,7 @@ static const char *exc_name(uint32_t code) {
     case 10: return "reserved instruction";
     case 11: return "coprocessor unusable";
     case 12: return "overflow";
+    case 8: return "system call in a delay slot";
     case 13: return "trap";
     case 15: return "floating point";
     default: return "exception";
@@ -591,7 +592,7 @@ struct task *kernel_trap(uint32_t cause) {
       timer_interrupt();
       resched = 1; /* round robin */
     }
-  } else if (code == 8 && t != &idle_task) {
+  } else if (code == 8 && t != &idle_task && !(cause & 0x80000000u)) {
     resched = do_syscall(t);
   } else if (t != &idle_task) {
     uint32_t bad = MFC0(8);
