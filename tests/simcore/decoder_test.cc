@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "simcore/mips/cpu.h"
 #include "simcore/mips/disasm.h"
 #include "tests/simcore/mips_asm.h"
 
@@ -116,6 +117,19 @@ TEST(Disassembler, TextAndMemo) {
   dis.Text(0x2000, as::Beq(1, 2, 4));  // PC-relative: one entry per address
   EXPECT_EQ(dis.cache_size(), n + 2);
   EXPECT_EQ(dis.Text(0, 0x00000060).substr(0, 5), ".word");  // add with sa != 0
+}
+
+}  // namespace
+}  // namespace citcat::mips
+
+namespace citcat::mips {
+namespace {
+
+TEST(Disassembler, Cp0RegistersByName) {
+  Disassembler dis;
+  EXPECT_EQ(dis.Text(0, as::Mfc0(8, kCp0Status)), "mfc0 $t0, c0_status");
+  EXPECT_EQ(dis.Text(0, as::Dmtc0(26, kCp0Epc)), "dmtc0 $k0, c0_epc");
+  EXPECT_EQ(dis.Text(0, as::Mtc0(0, 7)), "mtc0 $zero, $7");
 }
 
 }  // namespace
