@@ -37,7 +37,7 @@ citcat_driver:
         move    $26, $31                /* k0 = the resume PC */
 
         /* 1. write back and invalidate every D-cache line, invalidate every I-cache line
-              (16 KB each; a 16-byte stride covers 16- and 32-byte lines) */
+              (16 KB each; a 16-byte stride covers 16- and 32-byte lines), then the secondary */
         lui     $8, 0x8000
         ori     $9, $8, 0x4000
 1:      cache   0x01, 0($8)             /* Index_Writeback_Invalidate_D */
@@ -45,6 +45,23 @@ citcat_driver:
         addiu   $8, $8, 16
         bne     $8, $9, 1b
         nop
+        /* then the secondary cache, if Config.SC says there is one: Index_Writeback_Invalidate_SD
+           over 16 MB of indexes (the largest secondary cache) in steps of its line size */
+        mfc0    $8, $16
+        srl     $9, $8, 17
+        andi    $9, $9, 1
+        bnez    $9, 3f
+        srl     $9, $8, 22
+        andi    $9, $9, 3
+        li      $10, 16
+        sllv    $10, $10, $9
+        lui     $8, 0x8000
+        lui     $9, 0x8100
+4:      cache   0x03, 0($8)             /* Index_Writeback_Invalidate_SD */
+        addu    $8, $8, $10
+        bne     $8, $9, 4b
+        nop
+3:
 
         /* 2. the begin marker 0x4349544341540001 */
         lui     $27, MAGIC_HI

@@ -57,6 +57,7 @@ static uint8_t bounce[DISK_MAX_BLOCKS * DISK_BLOCK_BYTES] __attribute__((aligned
 static uint32_t pool_next[4]; /* next free frame of each page colour */
 static uint32_t dline = 16;   /* D-cache line size, from Config */
 static uint32_t iline = 16;
+static uint32_t sline;        /* secondary cache line size, 0 without a secondary cache */
 
 static uint32_t ticks;
 static uint32_t stat_syscalls, stat_disk_reads, stat_interrupts;
@@ -117,11 +118,23 @@ static inline uint32_t read_count(void) {
 #define HIT_INVALIDATE_D 0x11
 #define HIT_WRITEBACK_INV_D 0x15
 
+#define HIT_INVALIDATE_SD 0x13
+#define HIT_WRITEBACK_INV_SD 0x17
+
+/* Write back and invalidate (to memory: the secondary cache too, when there is one). */
 static void dcache_writeback_inv(uint32_t addr, uint32_t len) {
   for (uint32_t a = addr & ~(dline - 1); a < addr + len; a += dline) CACHE(HIT_WRITEBACK_INV_D, a);
+  if (sline) {
+    for (uint32_t a = addr & ~(sline - 1); a < addr + len; a += sline) {
+      CACHE(HIT_WRITEBACK_INV_SD, a);
+    }
+  }
 }
 static void dcache_invalidate(uint32_t addr, uint32_t len) {
   for (uint32_t a = addr & ~(dline - 1); a < addr + len; a += dline) CACHE(HIT_INVALIDATE_D, a);
+  if (sline) {
+    for (uint32_t a = addr & ~(sline - 1); a < addr + len; a += sline) CACHE(HIT_INVALIDATE_SD, a);
+  }
 }
 static void icache_invalidate(uint32_t addr, uint32_t len) {
   for (uint32_t a = addr & ~(iline - 1); a < addr + len; a += iline) CACHE(HIT_INVALIDATE_I, a);
@@ -640,6 +653,7 @@ void kernel_main(void) {
   uint32_t config = MFC0(16);
   iline = (config & 0x20) ? 32 : 16;
   dline = (config & 0x10) ? 32 : 16;
+  sline = (config & (1u << 17)) ? 0 : 16u << ((config >> 22) & 3);
   for (int c = 0; c < 4; ++c) pool_next[c] = PAGE_POOL + 4096 * (uint32_t)c;
 
   install_vector(0x80000000, vec_refill_begin, vec_refill_end);
