@@ -46,7 +46,8 @@ int QemuException(uint32_t exc_code) {
 UnicornLockstep::UnicornLockstep(const CpuConfig& config)
     : bus_(kRamBytes), cpu_(std::make_unique<Cpu>(bus_, config)) {
   cpu_->WriteCp0(kCp0Status, 0);  // kernel mode, BEV=0, ERL=0
-  uc_open(UC_ARCH_MIPS, static_cast<uc_mode>(UC_MODE_MIPS32 | UC_MODE_BIG_ENDIAN), &uc_);
+  const uc_mode endian = config.big_endian ? UC_MODE_BIG_ENDIAN : UC_MODE_LITTLE_ENDIAN;
+  uc_open(UC_ARCH_MIPS, static_cast<uc_mode>(UC_MODE_MIPS32 | endian), &uc_);
   uc_ctl_set_cpu_model(uc_, UC_CPU_MIPS32_4KC);
   uc_mem_map(uc_, 0, kRamBytes, UC_PROT_ALL);  // kseg0/kseg1 reach physical memory directly
   uc_hook_add(uc_, &code_hook_, UC_HOOK_CODE, reinterpret_cast<void*>(&OnCode), this, 1, 0);
@@ -62,13 +63,21 @@ void UnicornLockstep::Write(uint64_t paddr, std::span<const uint8_t> bytes) {
   uc_mem_write(uc_, paddr, bytes.data(), bytes.size());
 }
 
-void UnicornLockstep::WriteWordsBE(uint64_t paddr, std::span<const uint32_t> words) {
+void UnicornLockstep::WriteWords(uint64_t paddr, std::span<const uint32_t> words) {
   std::vector<uint8_t> bytes;
   bytes.reserve(words.size() * 4);
   for (uint32_t w : words) {
-    for (int s = 24; s >= 0; s -= 8) bytes.push_back(static_cast<uint8_t>(w >> s));
+    for (int k = 0; k < 4; ++k) {
+      const int shift = cpu_->big_endian() ? 24 - 8 * k : 8 * k;
+      bytes.push_back(static_cast<uint8_t>(w >> shift));
+    }
   }
   Write(paddr, bytes);
+}
+
+uint32_t UnicornLockstep::CodeWord(uint64_t vaddr) const {
+  const uint32_t be = bus_.PeekWordBE(vaddr & 0x1FFFFFFF);  // code is never modified
+  return cpu_->big_endian() ? be : __builtin_bswap32(be);
 }
 
 void UnicornLockstep::SetGpr(int i, uint32_t value) {
@@ -79,7 +88,7 @@ void UnicornLockstep::SetGpr(int i, uint32_t value) {
 
 bool UnicornLockstep::StepOurs() {
   // Unicorn computes DIV/DIVU by zero differently (see header): note it, copy HI/LO after.
-  const uint32_t word = bus_.PeekWordBE(cpu_->pc() & 0x1FFFFFFF);  // code is never modified
+  const uint32_t word = CodeWord(cpu_->pc());
   const Op op = DecodeOp(word);
   const bool div0 =
       (op == Op::kDiv || op == Op::kDivu) && static_cast<uint32_t>(cpu_->gpr(Rt(word))) == 0;
@@ -203,7 +212,7 @@ std::string UnicornLockstep::RecentInstructions() const {
   const uint64_t n = std::min<uint64_t>(recent_count_, 8);
   for (uint64_t k = recent_count_ - n; k < recent_count_; ++k) {
     const uint64_t pc = recent_[k % 8];
-    const uint32_t word = bus_.PeekWordBE(pc & 0x1FFFFFFF);
+    const uint32_t word = CodeWord(pc);
     out +=
         absl::StrFormat("  %08x: %08x  %s\n", static_cast<uint32_t>(pc), word, dis.Text(pc, word));
   }

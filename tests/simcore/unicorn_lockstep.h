@@ -1,4 +1,4 @@
-// Lock-step comparison of the R4400 core against Unicorn (QEMU's MIPS32 4Kc, big-endian).
+// Lock-step comparison of the R4400 core against Unicorn (QEMU's MIPS32 4Kc, either byte order).
 //
 // Unicorn calls a code hook before every instruction it executes (delay slots included); in the
 // hook we step our core over the instruction Unicorn executed last and compare PC, $1..$31,
@@ -37,7 +37,8 @@ class UnicornLockstep {
 
   // Copies bytes to physical memory on both sides.
   void Write(uint64_t paddr, std::span<const uint8_t> bytes);
-  void WriteWordsBE(uint64_t paddr, std::span<const uint32_t> words);
+  // Instruction words in the CPU's byte order.
+  void WriteWords(uint64_t paddr, std::span<const uint32_t> words);
   // Sets GPR i on both sides (the value as a 32-bit quantity, sign-extended for our core).
   void SetGpr(int i, uint32_t value);
 
@@ -65,6 +66,7 @@ class UnicornLockstep {
   bool Compare(uint64_t address);
 
   std::string RecentInstructions() const;
+  uint32_t CodeWord(uint64_t vaddr) const;
 
   RamBus bus_;
   uint64_t recent_[8] = {};  // PCs of the last instructions our core executed
