@@ -355,9 +355,10 @@ absl::StatusOr<ReplaySummary> R4400Replayer::Run() {
     } else if (irq != nullptr && bc == irq->branch_count()) {
       ApproachAndInject(*irq);
     } else if (irq != nullptr && bc > irq->branch_count()) {
-      Diverge(irq->cat_record(),
+      Diverge(CurrentRecord(),
               absl::StrCat("the schedule has an interrupt at branch count ", irq->branch_count(),
-                           ", EPC ", Hex(irq->pc()), ", which the core went past"));
+                           ", EPC ", Hex(irq->pc()), " (reported at CAT record ", irq->cat_record(),
+                           "), which the core went past"));
     } else {
       Diverge(CurrentRecord(),
               absl::StrCat("the core went past the end point's branch count ", end_bc, " with ",
@@ -415,10 +416,11 @@ void R4400Replayer::ApproachAndInject(const aes::Interrupt& irq) {
   }
   if (Stopped() || next_irq_ != before) return;  // diverged, ended, or taken by the core itself
   if (cpu_.branch_count() != irq.branch_count()) {
-    Diverge(irq.cat_record(),
-            absl::StrCat("the schedule has an interrupt at branch count ", irq.branch_count(),
-                         ", EPC ", Hex(irq.pc()), bd ? " (delay slot)" : "",
-                         ", but the core never reached that boundary"));
+    Diverge(
+        CurrentRecord(),
+        absl::StrCat("the schedule has an interrupt at branch count ", irq.branch_count(), ", EPC ",
+                     Hex(irq.pc()), bd ? " (delay slot)" : "", " (reported at CAT record ",
+                     irq.cat_record(), "), but the core never reached that boundary"));
     return;
   }
   const uint32_t ip = (irq.cause_ip() << mips::kCauseIpShift) & kHardwareIp;
@@ -436,12 +438,15 @@ void R4400Replayer::ApproachAndInject(const aes::Interrupt& irq) {
   }
   for (int line = 2; line <= 7; ++line) cpu_.SetInterruptLine(line, false);
   if (!can_take) {
-    Diverge(irq.cat_record(),
+    Diverge(CurrentRecord(),
             absl::StrFormat("the schedule has an interrupt (Cause.IP 0x%02x) at branch count %d, "
-                            "EPC %s, but there Status is 0x%08x and it cannot be taken",
-                            irq.cause_ip(), irq.branch_count(), Hex(irq.pc()), status));
+                            "EPC %s (reported at CAT record %d), but there Status is 0x%08x and "
+                            "it cannot be taken",
+                            irq.cause_ip(), irq.branch_count(), Hex(irq.pc()), irq.cat_record(),
+                            status));
   } else if (next_irq_ == before && !Stopped()) {
-    Diverge(irq.cat_record(), "the scheduled interrupt was not taken");
+    Diverge(CurrentRecord(), absl::StrCat("the interrupt reported at CAT record ", irq.cat_record(),
+                                          " was not taken"));
   }
 }
 
@@ -461,10 +466,11 @@ void R4400Replayer::OnException(mips::Cpu& cpu, mips::ExcCode code, uint64_t fau
   }
   const aes::Interrupt& irq = aes_.interrupts(next_irq_);
   if (cpu.branch_count() - 1 != irq.branch_count() || cpu.epc() != irq.pc()) {
-    Diverge(irq.cat_record(),
+    Diverge(CurrentRecord(),
             absl::StrCat("expected the interrupt at branch count ", irq.branch_count(), ", EPC ",
-                         Hex(irq.pc()), ", the core took one at branch count ",
-                         cpu.branch_count() - 1, ", EPC ", Hex(cpu.epc())));
+                         Hex(irq.pc()), " (reported at CAT record ", irq.cat_record(),
+                         "), the core took one at branch count ", cpu.branch_count() - 1, ", EPC ",
+                         Hex(cpu.epc())));
     return;
   }
   ++next_irq_;
@@ -473,8 +479,26 @@ void R4400Replayer::OnException(mips::Cpu& cpu, mips::ExcCode code, uint64_t fau
 void R4400Replayer::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
   ring_[ring_count_++ % kRingSize] = {cpu.retired(), pc, word};
   if (options_.trace == nullptr) return;
-  absl::StrAppendFormat(&trace_buffer_, "%12d %016x %08x  %s\n", cpu.retired(), pc, word,
-                        disasm_->Text(pc, word));
+  // "%12d %016x %08x  %s\n" by hand: printf-style formatting would cost more than the replay.
+  static constexpr char kDigits[] = "0123456789abcdef";
+  char line[12 + 1 + 16 + 1 + 8 + 2];
+  char* p = line + 12;
+  uint64_t n = cpu.retired();
+  do {
+    *--p = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n != 0 && p > line);
+  std::memset(line, ' ', p - line);
+  p = line + 12;
+  *p++ = ' ';
+  for (int shift = 60; shift >= 0; shift -= 4) *p++ = kDigits[(pc >> shift) & 15];
+  *p++ = ' ';
+  for (int shift = 28; shift >= 0; shift -= 4) *p++ = kDigits[(word >> shift) & 15];
+  *p++ = ' ';
+  *p++ = ' ';
+  trace_buffer_.append(line, sizeof line);
+  trace_buffer_ += disasm_->Text(pc, word);
+  trace_buffer_ += '\n';
   if (trace_buffer_.size() >= (1 << 16)) FlushTrace();
 }
 
