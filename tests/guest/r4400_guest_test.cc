@@ -247,6 +247,16 @@ TEST(Mix, EveryWorkloadAtOnceUnderAnotherSeed) {
   ExpectHooks(run, names.size());
 }
 
+// Two FPU tasks and two 64-bit tasks at once: the lazy FPU switch saves and restores between the
+// two fp tasks, and every preemption of an int64 pass must keep the other task's 64-bit values.
+TEST(Kernel, TasksKeepTheirFpuAnd64BitRegisters) {
+  GuestRun run = RunGuest("fp,int64,fp,int64", 5);
+  ExpectChecksums(run, {"fp", "int64", "fp", "int64"});
+  EXPECT_EQ(run.console.find("fp: checksum") != run.console.rfind("fp: checksum"), true);
+  EXPECT_EQ(run.console.find("int64: checksum") != run.console.rfind("int64: checksum"), true);
+  ExpectHooks(run, 4);
+}
+
 TEST(Kernel, FaultingTaskIsKilledOthersFinish) {
   GuestRun run = RunGuest("crash,hash");
   EXPECT_THAT(run.console, HasSubstr("crash: storing into the text segment\n"));

@@ -59,6 +59,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{"compress", "compress", 3}, Case{"int64", "int64", 4},
                       Case{"fp", "fp", 5}, Case{"memcpy", "memcpy", 6}, Case{"chase", "chase", 7},
                       Case{"io", "io", 8}, Case{"crash", "crash,io", 9},
+                      Case{"fpu_and_64bit_switching", "fp,int64,fp,int64", 12},
                       Case{"default_mix", "", 10},
                       Case{"all", "sort,hash,compress,int64,fp,memcpy,chase,io", 11}),
     [](const auto& info) { return std::string(info.param.name); });
