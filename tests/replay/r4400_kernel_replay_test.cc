@@ -9,8 +9,8 @@
 #include "cat_parser/reader.h"
 #include "extract/extract.h"
 #include "gmock/gmock.h"
-#include "guest/r4400/guest_paths.h"
 #include "gtest/gtest.h"
+#include "guest/r4400/guest_paths.h"
 #include "machine/r4400/capture.h"
 #include "replay/replay.h"
 #include "replay/verify.h"
@@ -146,6 +146,11 @@ TEST(R4400KernelReplay, EmptySchedule) {
   auto result = Replay(Io().x.ims, aes::EventSchedule(), {});
   ASSERT_TRUE(absl::IsAborted(result.status())) << result.status();
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("last instructions executed"));
+  // Against the original, the first record that differs is at or before the first interrupt's
+  // report: the core went on without the interrupt.
+  VerifyResult v = Check(Io(), aes::EventSchedule());
+  ASSERT_FALSE(v.identical);
+  EXPECT_LE(v.first_difference, Io().x.aes.interrupts(0).cat_record()) << v.report;
 }
 
 }  // namespace

@@ -198,6 +198,11 @@ TEST(R4400ReplayDivergence, EmptySchedule) {
   // The first thing the workload needs from the outside world is a Count value.
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("the core read Count"));
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("last instructions executed"));
+  // Against the original, the first record that differs is at or before the first interrupt's
+  // report: the core went on without the interrupt.
+  VerifyResult v = Check(Default(), aes::EventSchedule());
+  ASSERT_FALSE(v.identical);
+  EXPECT_LE(v.first_difference, Default().x.aes.interrupts(0).cat_record()) << v.report;
 }
 
 TEST(R4400ReplayDivergence, WrongIms) {

@@ -1,0 +1,132 @@
+// `citcat replay` and `citcat verify` as a user runs them: exit codes, one-line errors, no partial
+// outputs after a divergence, and the two ways of verifying.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/replay/r4400_guest.h"
+
+namespace citcat {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+struct Result {
+  int exit_code;
+  std::string out, err;
+};
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+class ReplayCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::path(::testing::TempDir()) / "replay-cli");
+    fs::remove_all(*dir_);
+    fs::create_directories(*dir_);
+    replay_test::CaptureGuest(4, {}, Path("capture.cat"));
+    ASSERT_EQ(
+        Run(absl::StrCat("extract ", Path("capture.cat"), " -o ", Path("x"), " --quiet")).exit_code,
+        0);
+  }
+
+  static Result Run(const std::string& args) {
+    std::string command =
+        absl::StrCat(CITCAT_BINARY, " ", args, " >", Path("stdout"), " 2>", Path("stderr"));
+    int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(*dir_ / "stdout"),
+            Slurp(*dir_ / "stderr")};
+  }
+  static std::string Path(const std::string& name) { return (*dir_ / name).string(); }
+  static std::string ReplayArgs() {
+    return absl::StrCat("replay --ims ", Path("x/ims.pb"), " --aes ", Path("x/aes.pb"));
+  }
+
+  static fs::path* dir_;
+};
+
+fs::path* ReplayCli::dir_ = nullptr;
+
+TEST_F(ReplayCli, ReplayWritesTraceAndCatThenVerifyFindsThemIdentical) {
+  Result r = Run(
+      absl::StrCat(ReplayArgs(), " -o ", Path("trace.txt"), " --cat ", Path("regenerated.cat")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("instructions replayed"));
+  EXPECT_THAT(Slurp(Path("trace.txt")), HasSubstr(" - interrupt"));
+  // The hand-written guest's DMA happens between two branches: until extraction records DMA
+  // branch counts, the file comparison may differ in a DMA record's branch count only.
+  r = Run(absl::StrCat("verify ", Path("capture.cat"), " ", Path("regenerated.cat")));
+  if (r.exit_code != 0) {
+    EXPECT_THAT(r.err, HasSubstr("dma-write"));
+    EXPECT_THAT(r.err, HasSubstr("branch count differs"));
+  } else {
+    EXPECT_THAT(r.err, HasSubstr("identical"));
+  }
+}
+
+TEST_F(ReplayCli, VerifyInOneGo) {
+  Result r = Run(absl::StrCat("verify ", Path("capture.cat")));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("identical"));
+  EXPECT_THAT(r.err, HasSubstr("M instructions/s"));
+  r = Run(absl::StrCat("verify ", Path("capture.cat"), " --quiet"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(ReplayCli, VerifyNamesTheFirstDifference) {
+  // The capture against itself: record 0 (the begin marker) is not a replayed record.
+  Result r = Run(absl::StrCat("verify ", Path("capture.cat"), " ", Path("capture.cat")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, StartsWith("citcat verify: not identical: record "));
+  EXPECT_THAT(r.err, HasSubstr("original:"));
+  EXPECT_THAT(r.err, HasSubstr("regenerated:"));
+}
+
+TEST_F(ReplayCli, DivergenceLeavesNoOutputs) {
+  std::ofstream(Path("empty.pb"));  // an empty AES: nothing from the outside world
+  Result r = Run(absl::StrCat("replay --ims ", Path("x/ims.pb"), " --aes ", Path("empty.pb"),
+                              " -o ", Path("diverged.txt"), " --cat ", Path("diverged.cat")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, StartsWith("citcat replay: divergence at CAT record "));
+  EXPECT_THAT(r.err, HasSubstr("last instructions executed"));
+  EXPECT_FALSE(fs::exists(Path("diverged.txt")));
+  EXPECT_FALSE(fs::exists(Path("diverged.cat")));
+}
+
+TEST_F(ReplayCli, BadInputIsOneLine) {
+  Result r = Run("replay");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("usage: citcat replay"));
+  r = Run(absl::StrCat("replay --ims ", Path("nonexistent.pb"), " --aes ", Path("x/aes.pb")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  // The AES where the IMS belongs.
+  r = Run(absl::StrCat("replay --ims ", Path("x/aes.pb"), " --aes ", Path("x/aes.pb")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  std::ofstream(Path("garbage.pb")) << "\xff\xff\xff\xff not protobuf";
+  r = Run(absl::StrCat("replay --ims ", Path("garbage.pb"), " --aes ", Path("x/aes.pb")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("not a citcat.ims.InitialMachineState message"));
+  r = Run("verify");
+  EXPECT_EQ(r.exit_code, 2);
+  r = Run(absl::StrCat("verify ", Path("nonexistent.cat")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+}  // namespace
+}  // namespace citcat
