@@ -58,9 +58,11 @@ uint64_t Value(const cat::OwnedRecord& r) {
 }
 
 std::unique_ptr<machine::R4400Machine> NewMachine(const std::string& boot, uint64_t seed,
-                                                  std::vector<uint8_t> disk = {}) {
+                                                  std::vector<uint8_t> disk = {},
+                                                  uint64_t memory = 32 << 20) {
   machine::R4400Options o;
   o.seed = seed;
+  o.memory_bytes = memory;
   o.disk = disk.empty() ? ReadFile(CITCAT_R4400_DISK_IMAGE) : std::move(disk);
   o.boot_args = boot;
   auto m = machine::R4400Machine::Create(o);
@@ -79,8 +81,9 @@ struct GuestRun {
   std::vector<cat::OwnedRecord> records;  // the whole CAT
 };
 
-GuestRun RunGuest(const std::string& boot, uint64_t seed = 1, std::vector<uint8_t> disk = {}) {
-  auto m = NewMachine(boot, seed, std::move(disk));
+GuestRun RunGuest(const std::string& boot, uint64_t seed = 1, std::vector<uint8_t> disk = {},
+                  uint64_t memory = 32 << 20) {
+  auto m = NewMachine(boot, seed, std::move(disk), memory);
   std::string path = absl::StrFormat("%s/guest-%d-%s-%d.cat", ::testing::TempDir(), getpid(),
                                      boot.empty() ? "mix" : boot, seed);
   auto writer = cat::CatWriter::Create(path, m->Header());
@@ -277,6 +280,19 @@ TEST(Sdk, UserProgramRunsAsElf) {
   EXPECT_THAT(run.console, HasSubstr("hello: fib(20) = 6765\nhello: slept a while\n"));
   EXPECT_THAT(run.console, HasSubstr("kernel: all 1 tasks done (0 failed)"));
   EXPECT_TRUE(run.summary.halted);
+}
+
+// The kernel finds the end of RAM: 6 MiB hold chase (512 KB of nodes) and a few more tasks;
+// 4 MiB are too little and the kernel says so.
+TEST(Kernel, SmallMemory) {
+  GuestRun run = RunGuest("chase,hash,io", 2, {}, 6 << 20);
+  ExpectChecksums(run, {"chase", "hash", "io"});
+  auto m = NewMachine("hash", 1, {}, 4 << 20);
+  auto s = m->Run(nullptr, ~uint64_t{0}, 50'000'000);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->halted);
+  EXPECT_FALSE(s->began);
+  EXPECT_THAT(m->console(), HasSubstr("kernel: panic: at least 5 MiB of RAM needed"));
 }
 
 TEST(Kernel, UnknownProgramIsReportedAndSkipped) {

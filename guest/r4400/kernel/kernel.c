@@ -225,10 +225,26 @@ static const struct dir_entry *find_file(const char *name) {
 /* ---------------------------------------------------------------- memory */
 /* Page frames are coloured: a user page at VA gets a frame with PA[13:12] = VA[13:12], so its
    kseg0 alias indexes the 16 KB virtually-indexed caches like the user mapping (no aliases). */
+static uint32_t pool_end = PAGE_POOL_END;
+
+/* Finds the end of RAM (at most PAGE_POOL_END) with uncached stores and loads at each MB from
+   PAGE_POOL on: beyond the RAM, stores vanish and loads read something else. */
+static uint32_t probe_memory(void) {
+  uint32_t end = PAGE_POOL;
+  for (uint32_t a = PAGE_POOL; a < PAGE_POOL_END; a += 0x100000) {
+    volatile uint32_t *p = (volatile uint32_t *)(a - KSEG0 + KSEG1);
+    *p = 0xA5C3E10Fu ^ a;
+    if (*p != (0xA5C3E10Fu ^ a)) break;
+    *p = 0;
+    end = a + 0x100000;
+  }
+  return end;
+}
+
 static uint32_t alloc_frame(uint32_t va) {
   uint32_t c = (va >> 12) & 3;
   uint32_t f = pool_next[c];
-  if (f + 4096 > PAGE_POOL_END) panic("out of memory");
+  if (f + 4096 > pool_end) panic("out of memory");
   pool_next[c] += 16384;
   memset((void *)f, 0, 4096);
   return f;
@@ -655,6 +671,7 @@ void kernel_main(void) {
   dline = (config & 0x10) ? 32 : 16;
   sline = (config & (1u << 17)) ? 0 : 16u << ((config >> 22) & 3);
   for (int c = 0; c < 4; ++c) pool_next[c] = PAGE_POOL + 4096 * (uint32_t)c;
+  pool_end = probe_memory();
 
   install_vector(0x80000000, vec_refill_begin, vec_refill_end);
   install_vector(0x80000080, vec_xrefill_begin, vec_xrefill_end);
@@ -666,6 +683,7 @@ void kernel_main(void) {
   args[256] = 0;
   const char *list = args[0] ? args : DEFAULT_MIX;
   kprintf("kernel: CITCAT R4400 guest kernel, programs: %s\n", list);
+  if (pool_end < PAGE_POOL + 0x100000) panic("at least 5 MiB of RAM needed");
 
   read_directory();
   char name[64];

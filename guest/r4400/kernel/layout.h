@@ -21,7 +21,7 @@
 #define LOAD_AREA 0x80200000  /* 2 MB staging area for program files read at boot */
 #define LOAD_AREA_SIZE 0x00200000
 #define PAGE_POOL 0x80400000  /* user page frames, up to PAGE_POOL_END */
-#define PAGE_POOL_END 0x81000000 /* the kernel assumes at least 16 MiB of RAM */
+#define PAGE_POOL_END 0x81000000 /* at most 12 MB of frames; less if RAM ends before 16 MiB */
 
 /* ---- user address space ---- */
 #define USER_TOP 0x00800000   /* kuseg is mapped below 8 MB */
