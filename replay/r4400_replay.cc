@@ -208,7 +208,7 @@ absl::StatusOr<mips::CpuConfig> R4400Replayer::Config(const ims::InitialMachineS
     return Invalid("the IMS is not an R4400 state");
   }
   const ims::MachineDescription& d = ims.description();
-  if (d.memory_bytes() < (1 << 20) || d.memory_bytes() > (uint64_t{1} << 32) ||
+  if (d.memory_bytes() < (1 << 20) || d.memory_bytes() > (uint64_t{1} << 30) ||
       d.memory_bytes() % 4096 != 0) {
     return Invalid(absl::StrCat("memory size ", d.memory_bytes()));
   }
@@ -342,6 +342,11 @@ void R4400Replayer::Diverge(uint64_t cat_record, const std::string& what) {
 absl::StatusOr<ReplaySummary> R4400Replayer::Run() {
   const auto start = std::chrono::steady_clock::now();
   const uint64_t end_bc = aes_.end().branch_count();
+  if (!end_known_) {
+    // Without an end point nothing bounds the run (an idle loop waiting for an interrupt that
+    // never comes would spin forever), so this is the first thing replay cannot match.
+    Diverge(CurrentRecord(), "the schedule has no end point (an empty or damaged AES)");
+  }
   while (!Stopped()) {
     const aes::Interrupt* irq =
         next_irq_ < aes_.interrupts_size() ? &aes_.interrupts(next_irq_) : nullptr;
