@@ -17,6 +17,7 @@
 #include "guest/r4400/expected.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/disk_image.h"
+#include "guest/r4400/tools/guest_info.h"
 #include "guest/r4400/tools/kernel_image.h"
 #include "machine/r4400/machine.h"
 
@@ -206,7 +207,7 @@ void ExpectHooks(const GuestRun& run, size_t programs) {
   EXPECT_EQ(console_stores, programs);
   // The hooks' cost (r4400-guest.md, "Perturbation"): 9 instructions per interrupt, 6 per other
   // exception, 2 per Count read.
-  uint64_t hooks = 9 * reports + 6 * (cause_echoes - reports) + 2 * count_echoes;
+  uint64_t hooks = HookInstructions(reports, cause_echoes, count_echoes);
   std::printf("  perturbation: %llu interrupts, %llu other exceptions, %llu Count reads: %llu hook "
               "instructions = %.3f%% of %llu traced\n",
               static_cast<unsigned long long>(reports),
@@ -241,6 +242,13 @@ TEST(DefaultMix, AllChecksumsAndHooks) {
   ExpectChecksums(run, names);
   ExpectHooks(run, names.size());
   EXPECT_GT(run.summary.dma_transfers, 10u);
+}
+
+TEST(GuestInfo, MatchesTheBuild) {
+  std::vector<std::string> names = absl::StrSplit(CITCAT_R4400_WORKLOADS, ',');
+  ASSERT_EQ(names.size(), std::size(kWorkloads));
+  for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ(names[i], kWorkloads[i].name);
+  EXPECT_EQ(kDefaultMix, CITCAT_R4400_DEFAULT_MIX);
 }
 
 TEST(Mix, EveryWorkloadAtOnceUnderAnotherSeed) {

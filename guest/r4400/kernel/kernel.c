@@ -9,7 +9,9 @@
 
 #define MAX_TASKS 16
 #define TICK_COUNTS 10000u /* Count ticks per timer interrupt (about 20000 instructions) */
-#define DEFAULT_MIX "sort,hash,fp,chase,io"
+#ifndef CITCAT_DEFAULT_MIX /* from guest/r4400/CMakeLists.txt */
+#define CITCAT_DEFAULT_MIX "sort,hash,fp,chase,io"
+#endif
 
 /* ---------------------------------------------------------------- types */
 enum task_state { T_FREE, T_READY, T_SLEEPING, T_DISK, T_DEAD };
@@ -681,7 +683,7 @@ void kernel_main(void) {
   char args[257];
   memcpy(args, (const void *)BOOT_ARGS, 256);
   args[256] = 0;
-  const char *list = args[0] ? args : DEFAULT_MIX;
+  const char *list = args[0] ? args : CITCAT_DEFAULT_MIX;
   kprintf("kernel: CITCAT R4400 guest kernel, programs: %s\n", list);
   if (pool_end < PAGE_POOL + 0x100000) panic("at least 5 MiB of RAM needed");
 
