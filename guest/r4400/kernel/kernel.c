@@ -31,6 +31,7 @@ struct task {
   uint32_t io_block, io_count, io_ubuf; /* the pending disk read */
   struct task *io_next;
   int exit_code;
+  uint32_t counts; /* Count ticks spent running this task (kernel time included) */
   char name[24];
 };
 
@@ -62,6 +63,7 @@ static uint32_t iline = 16;
 static uint32_t sline;        /* secondary cache line size, 0 without a secondary cache */
 
 static uint32_t ticks;
+static uint32_t last_count; /* Count at the last kernel entry */
 static uint32_t stat_syscalls, stat_disk_reads, stat_interrupts;
 
 /* the disk: one request in flight, the rest queued */
@@ -411,6 +413,11 @@ static void shutdown(void) __attribute__((noreturn));
 static void shutdown(void) {
   int failed = 0;
   for (int i = 0; i < ntasks; ++i) failed += tasks[i].exit_code != 0;
+  for (int i = 0; i < ntasks; ++i) {
+    kprintf("kernel: task %d (%s): exit %d, %u counts\n", i, tasks[i].name, tasks[i].exit_code,
+            tasks[i].counts);
+  }
+  kprintf("kernel: idle: %u counts\n", idle_task.counts);
   kprintf("kernel: all %d tasks done (%d failed), %u ticks, %u interrupts, %u syscalls, "
           "%u disk reads; power off\n",
           ntasks, failed, ticks, stat_interrupts, stat_syscalls, stat_disk_reads);
@@ -492,9 +499,9 @@ static void disk_interrupt(void) {
 /* ---------------------------------------------------------------- timer */
 static void timer_arm(void) { MTC0(11, read_count() + TICK_COUNTS); }
 
-static void timer_interrupt(void) {
+static void timer_interrupt(uint32_t now) {
   ++ticks;
-  timer_arm();
+  MTC0(11, now + TICK_COUNTS); /* Compare: the next tick; also clears IP7 */
   for (int i = 0; i < ntasks; ++i) {
     if (tasks[i].state == T_SLEEPING && (int32_t)(ticks - tasks[i].wake_tick) >= 0) {
       tasks[i].state = T_READY;
@@ -614,13 +621,16 @@ static int do_syscall(struct task *t) {
 /* ---------------------------------------------------------------- the trap entry */
 struct task *kernel_trap(uint32_t cause) {
   struct task *t = cur_task;
+  uint32_t now = read_count(); /* CPU time accounting: one echoed Count read per kernel entry */
+  t->counts += now - last_count;
+  last_count = now;
   uint32_t code = (cause >> 2) & 31;
   int resched = 0;
   if (code == 0) {
     ++stat_interrupts;
     if (cause & CAUSE_IP3) disk_interrupt();
     if (cause & CAUSE_IP7) {
-      timer_interrupt();
+      timer_interrupt(now);
       resched = 1; /* round robin */
     }
   } else if (code == 8 && t != &idle_task && !(cause & 0x80000000u)) {
@@ -707,6 +717,7 @@ void kernel_main(void) {
   cur_task = &idle_task;
   last_index = ntasks - 1; /* the first program runs first */
   timer_arm();
+  last_count = read_count();
 
   /* Begin of trace: the driver runs uncached from kseg1 and returns here (the resume point). */
   uint32_t driver = (uint32_t)citcat_driver + (KSEG1 - KSEG0);
