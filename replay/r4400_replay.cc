@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -111,11 +112,14 @@ class R4400Replayer final : public mips::Bus,
         options_(options),
         observe_(observe),
         header_(R4400Header(ims)),
-        ram_(ims.description().memory_bytes(), 0),
+        ram_size_(ims.description().memory_bytes()),
+        // calloc: the zero pages come from the OS on first touch, so memory the trace never
+        // touches costs nothing.
+        ram_(static_cast<uint8_t*>(std::calloc(ram_size_, 1))),
         cpu_(*this, config) {}
 
   static absl::StatusOr<mips::CpuConfig> Config(const ims::InitialMachineState& ims);
-  void Load();
+  absl::Status Load();
   absl::StatusOr<ReplaySummary> Run();
   bool diverged() const { return !divergence_.empty(); }
 
@@ -149,7 +153,7 @@ class R4400Replayer final : public mips::Bus,
   };
 
   bool Stopped() const { return diverged() || ended_ || !error_.ok(); }
-  bool InRam(uint64_t a, uint64_t n) const { return a < ram_.size() && n <= ram_.size() - a; }
+  bool InRam(uint64_t a, uint64_t n) const { return a < ram_size_ && n <= ram_size_ - a; }
   Reserved* ReservedArea(uint64_t a, uint64_t n);
   uint64_t CurrentRecord() const { return ims_.start().cat_record() + records_; }
   void Diverge(uint64_t cat_record, const std::string& what);
@@ -182,7 +186,11 @@ class R4400Replayer final : public mips::Bus,
   const ReplayOptions& options_;
   const bool observe_;
   const cat::CatHeader header_;
-  std::vector<uint8_t> ram_;
+  struct Free {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  const uint64_t ram_size_;
+  std::unique_ptr<uint8_t[], Free> ram_;
   std::vector<Reserved> reserved_;
   mips::Cpu cpu_;
 
@@ -247,7 +255,11 @@ absl::StatusOr<mips::CpuConfig> R4400Replayer::Config(const ims::InitialMachineS
   return c;
 }
 
-void R4400Replayer::Load() {
+absl::Status R4400Replayer::Load() {
+  if (ram_ == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot allocate ", ram_size_, " bytes for the replayed memory"));
+  }
   for (const cat::AddressWindow& w : header_.magic)
     reserved_.push_back({w, std::vector<uint8_t>(w.size)});
   for (const ims::MemoryExtent& e : ims_.memory()) {
@@ -307,6 +319,7 @@ void R4400Replayer::Load() {
   last_record_bc_ = ims_.start().branch_count();
   if (options_.trace != nullptr) disasm_ = std::make_unique<mips::Disassembler>();
   if (observe_ && !disasm_) disasm_ = std::make_unique<mips::Disassembler>();
+  return absl::OkStatus();
 }
 
 R4400Replayer::Reserved* R4400Replayer::ReservedArea(uint64_t a, uint64_t n) {
@@ -769,14 +782,14 @@ absl::StatusOr<ReplaySummary> Replay(const ims::InitialMachineState& ims,
   }
   auto replayer =
       std::make_unique<R4400Replayer>(ims, aes, options, options.trace != nullptr, *config);
-  replayer->Load();
+  if (absl::Status s = replayer->Load(); !s.ok()) return s;
   absl::StatusOr<ReplaySummary> result = replayer->Run();
   if (result.ok() || !absl::IsAborted(result.status()) || options.trace != nullptr) return result;
   // The fast run does not look at single instructions; replay is deterministic, so a second run
   // that does reaches the same divergence and can name the instructions that led to it.
   ReplayOptions quiet;
   auto again = std::make_unique<R4400Replayer>(ims, aes, quiet, /*observe=*/true, *config);
-  again->Load();
+  if (!again->Load().ok()) return result;
   absl::StatusOr<ReplaySummary> second = again->Run();
   if (!second.ok() && absl::IsAborted(second.status())) return second.status();
   return result;
