@@ -247,6 +247,7 @@ absl::StatusOr<mips::CpuConfig> R4400Replayer::Config(const ims::InitialMachineS
     }
   }
   if (!icache || !dcache) return Invalid("the machine description lacks a primary cache");
+  if (absl::Status s = mips::ValidateCpuConfig(c); !s.ok()) return Invalid(s.message());
   for (const ims::MemoryExtent& e : ims.memory()) {
     if (e.address() >= d.memory_bytes() || e.data().size() > d.memory_bytes() - e.address()) {
       return Invalid(absl::StrCat("memory extent at ", Hex(e.address()), " outside main memory"));
@@ -277,36 +278,36 @@ absl::Status R4400Replayer::Load() {
                      e.entry_lo1());
   }
   const ims::MipsCp0& c = s.cp0();
-  // Wired before Random: loading Wired does not move Random, but the order keeps that obvious.
-  std::pair<int, uint64_t> regs[] = {
-      {mips::kCp0Index, c.index()},
-      {mips::kCp0Wired, c.wired()},
-      {mips::kCp0Random, c.random()},
-      {mips::kCp0EntryLo0, c.entry_lo0()},
-      {mips::kCp0EntryLo1, c.entry_lo1()},
-      {mips::kCp0Context, c.context()},
-      {mips::kCp0PageMask, c.page_mask()},
-      {mips::kCp0BadVAddr, c.bad_vaddr()},
-      {mips::kCp0Count, c.count()},
-      {mips::kCp0EntryHi, c.entry_hi()},
-      {mips::kCp0Compare, c.compare()},
-      {mips::kCp0Status, c.status()},
-      // The dumped IP7..IP2 follow device lines; replay raises them only from the AES.
-      {mips::kCp0Cause, c.cause() & ~kHardwareIp},
-      {mips::kCp0Epc, c.epc()},
-      {mips::kCp0LLAddr, c.ll_addr()},
-      {mips::kCp0WatchLo, c.watch_lo()},
-      {mips::kCp0WatchHi, c.watch_hi()},
-      {mips::kCp0XContext, c.xcontext()},
-      {mips::kCp0Ecc, c.ecc()},
-      {mips::kCp0CacheErr, c.cache_err()},
-      {mips::kCp0TagLo, c.tag_lo()},
-      {mips::kCp0TagHi, c.tag_hi()},
-      {mips::kCp0ErrorEpc, c.error_epc()},
-  };
-  for (auto [reg, value] : regs) cpu_.LoadCp0(reg, value);
-  // Config: only K0 and CU are software's; the rest describes the hardware (CpuConfig).
-  cpu_.WriteCp0(mips::kCp0Config, c.config());
+  // Every CP0 register as the driver read it, read-only fields included; Random from here on.
+  mips::Cpu::Cp0State cp0 = cpu_.SaveCp0();
+  cp0.index = c.index();
+  cp0.random = c.random();
+  cp0.page_mask = c.page_mask();
+  cp0.wired = c.wired();
+  cp0.count = c.count();
+  cp0.compare = c.compare();
+  cp0.status = c.status();
+  // The dumped IP7..IP2 follow device lines; replay raises them only from the AES.
+  cp0.cause = c.cause() & ~kHardwareIp;
+  if (c.prid() != 0) cp0.prid = c.prid();
+  cp0.config = c.config();
+  cp0.lladdr = c.ll_addr();
+  cp0.watch_lo = c.watch_lo();
+  cp0.watch_hi = c.watch_hi();
+  cp0.ecc = c.ecc();
+  cp0.cache_err = c.cache_err();
+  cp0.tag_lo = c.tag_lo();
+  cp0.tag_hi = c.tag_hi();
+  cp0.entry_lo0 = c.entry_lo0();
+  cp0.entry_lo1 = c.entry_lo1();
+  cp0.context = c.context();
+  cp0.bad_vaddr = c.bad_vaddr();
+  cp0.entry_hi = c.entry_hi();
+  cp0.epc = c.epc();
+  cp0.xcontext = c.xcontext();
+  cp0.error_epc = c.error_epc();
+  cp0.ll_bit = false;  // the driver runs with no LL/SC sequence open
+  cpu_.RestoreCp0(cp0);
   cpu_.FlushTranslations();
   cpu_.set_branch_count(ims_.start().branch_count());
   cpu_.SetPc(s.pc());
