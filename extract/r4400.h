@@ -15,9 +15,10 @@
 
 namespace citcat::extract {
 
-// Instructions the driver retires from its `mfc0 Random` (included) to the resume point: the
-// dumped Random is this many steps ahead of the value replay starts with.
-inline constexpr uint32_t kR4400RandomReadToResume = 0;
+// Instructions the driver retires from its `dmfc0 Random` (included) to the resume point
+// (docs/machines/r4400-guest.md, "Driver end"): the dumped Random is this many steps ahead of
+// the value replay starts with.
+inline constexpr uint32_t kR4400RandomReadToResume = 37;
 
 class R4400Extractor {
  public:

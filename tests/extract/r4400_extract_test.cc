@@ -74,6 +74,9 @@ TEST(R4400Extract, StateDumpBecomesTheIms) {
   EXPECT_EQ(s.pc(), 0xFFFFFFFF80020000ull);
   EXPECT_EQ(s.cp0().status(), 0x3400FF01u);
   EXPECT_EQ(s.cp0().wired(), 8u);
+  // Random 32 was read 37 instructions before the resume point; with Wired 8 it cycles over
+  // 8..47, so replay starts from 32 - 37 wrapped: 35.
+  EXPECT_EQ(s.cp0().random(), 35u);
   EXPECT_EQ(s.tlb_size(), 48);
   EXPECT_EQ(s.tlb(1).entry_hi(), 0x402000u);
   EXPECT_EQ(ims.start().branch_count(), 10u);  // state-done's side band + 1 for the final jr
