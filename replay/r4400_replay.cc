@@ -178,6 +178,7 @@ class R4400Replayer final : public mips::Bus,
   void DeviceRead(const cat::BusRecord& r, std::span<uint8_t> data);
   void DeviceWrite(const cat::BusRecord& r);
   void CheckEverythingUsed();
+  std::string EchoRaceHint() const;
   void TraceEvent(const std::string& text);
   void FlushTrace();
 
@@ -684,6 +685,18 @@ void R4400Replayer::DeviceWrite(const cat::BusRecord& r) {
 
 // ---- CP0 values from the outside world ----
 
+// A read whose echo store an interrupt delayed: the echo, and so the AES entry, then comes after
+// the handler's own echoes. The contract rules this out (read and echo with interrupts masked);
+// say so when it looks like the cause of a divergence.
+std::string R4400Replayer::EchoRaceHint() const {
+  if (next_irq_ >= aes_.interrupts_size()) return "";
+  const aes::Interrupt& irq = aes_.interrupts(next_irq_);
+  if (irq.branch_count() != cpu_.branch_count() || irq.pc() != cpu_.pc() + 4) return "";
+  return "; an interrupt is scheduled right after this read: taken between the read and its "
+         "echo store, it puts the echo after the handler's (the traced kernel must read and "
+         "echo with interrupts masked)";
+}
+
 uint32_t R4400Replayer::ReadCount(mips::Cpu&) {
   if (next_reg_ >= aes_.register_reads_size() ||
       aes_.register_reads(next_reg_).register_() != aes::RegisterRead::REGISTER_MIPS_COUNT) {
@@ -691,7 +704,8 @@ uint32_t R4400Replayer::ReadCount(mips::Cpu&) {
             absl::StrCat("the core read Count, the schedule's next register read is ",
                          next_reg_ < aes_.register_reads_size()
                              ? Describe(aes_.register_reads(next_reg_))
-                             : "none (all used)"));
+                             : "none (all used)",
+                         EchoRaceHint()));
     return 0;
   }
   return static_cast<uint32_t>(aes_.register_reads(next_reg_++).value());
@@ -704,7 +718,8 @@ uint32_t R4400Replayer::ReadCause(mips::Cpu&, uint32_t cause) {
             absl::StrCat("the core read Cause, the schedule's next register read is ",
                          next_reg_ < aes_.register_reads_size()
                              ? Describe(aes_.register_reads(next_reg_))
-                             : "none (all used)"));
+                             : "none (all used)",
+                         EchoRaceHint()));
     return cause;
   }
   const aes::RegisterRead& e = aes_.register_reads(next_reg_++);

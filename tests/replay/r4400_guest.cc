@@ -19,6 +19,7 @@ constexpr int kIndex = 0, kRandom = 1, kEntryLo0 = 2, kEntryLo1 = 3, kPageMask =
 
 constexpr uint32_t Xor(int rd, int rs, int rt) { return R(0x26, rs, rt, rd); }
 constexpr uint32_t Slt(int rd, int rs, int rt) { return R(0x2A, rs, rt, rd); }
+constexpr uint32_t Xori(int rt, int rs, int imm) { return I(0x0E, rs, rt, imm); }
 
 // Instruction words with labels for branch targets.
 class Asm {
@@ -149,8 +150,15 @@ std::vector<uint8_t> Main(const GuestOptions& o) {
   a << Sll(kT0, kS4, 6) << Andi(kT0, kT0, 0x7FFC) << Addu(kT0, kT0, kS6) << Lw(kT1, 0, kT0)
     << Addu(kT1, kT1, kS4) << Sw(kT1, 0, kT0) << Addu(kS5, kS5, kT1) << Andi(kT2, kS4, 63);
   a.Branch(Bne(kT2, kZero, 0), "skip") << Nop();
-  a << Mfc0(kT3, kCount) << Sw(kT3, 0x5008, kK1) << Addu(kS5, kS5, kT3) << Lw(kT3, 0, kS2)
-    << Lw(kT4, 4, kS2) << Xor(kT3, kT3, kT4) << Addu(kS5, kS5, kT3) << Sw(kS5, 0x40, kS6);
+  // Count read and echoed with interrupts masked, so that no interrupt comes between the two.
+  if (o.mask_count_reads) {
+    a << Mfc0(kT4, kStatus) << Ori(kT0, kT4, 1) << Xori(kT0, kT0, 1) << Mtc0(kT0, kStatus)
+      << Mfc0(kT3, kCount) << Sw(kT3, 0x5008, kK1) << Mtc0(kT4, kStatus);
+  } else {
+    a << Mfc0(kT3, kCount) << Sw(kT3, 0x5008, kK1);
+  }
+  a << Addu(kS5, kS5, kT3) << Lw(kT3, 0, kS2) << Lw(kT4, 4, kS2) << Xor(kT3, kT3, kT4)
+    << Addu(kS5, kS5, kT3) << Sw(kS5, 0x40, kS6);
   a.Label("skip");
   a << Addiu(kS4, kS4, 1) << Lui(kT2, o.iterations >> 16) << Ori(kT2, kT2, o.iterations & 0xFFFF)
     << Slt(kT2, kS4, kT2);

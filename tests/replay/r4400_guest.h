@@ -19,6 +19,9 @@ struct GuestOptions {
   int iterations = 3000;         // of the work loop (about 20 instructions each)
   bool read_random = false;      // the workload stores CP0 Random where the CAT shows it
   uint32_t timer_period = 1500;  // Count ticks between timer interrupts
+  // The work loop reads and echoes Count with interrupts masked, as the contract requires; false
+  // breaks that rule (an interrupt between a read and its echo reorders the echoes).
+  bool mask_count_reads = true;
 };
 
 struct GuestCapture {
