@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 
 #include "absl/flags/flag.h"
@@ -8,6 +9,7 @@
 #include "io/file.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/disk_image.h"
+#include "guest/r4400/tools/guest_info.h"
 #include "machine/elf_loader.h"
 #include "machine/r4400/capture.h"
 
@@ -49,8 +51,12 @@ absl::StatusOr<std::string> DiskWithElf(const std::string& disk, const std::stri
 absl::Status RunCapture(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("capture", "--machine r4400 [--workload W] -o CAPTURE.cat");
   if (absl::GetFlag(FLAGS_list_workloads)) {
-    std::printf("r4400 workloads: %s\ndefault mix: %s\n", CITCAT_R4400_WORKLOADS,
-                CITCAT_R4400_DEFAULT_MIX);
+    std::printf("r4400 workloads:\n");
+    for (const guest::WorkloadInfo& w : guest::kWorkloads) {
+      std::printf("  %-10.*s %.*s\n", static_cast<int>(w.name.size()), w.name.data(),
+                  static_cast<int>(w.description.size()), w.description.data());
+    }
+    std::printf("default mix: %s\n", CITCAT_R4400_DEFAULT_MIX);
     return absl::OkStatus();
   }
   std::string output;
@@ -86,6 +92,7 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
 
   if (!absl::GetFlag(FLAGS_quiet)) {
     const machine::RunSummary& r = run->summary;
+    uint64_t hooks = guest::HookInstructions(r.interrupt_reports, r.cause_echoes, r.count_echoes);
     std::printf("%s", run->console.c_str());
     std::printf(
         "\ncitcat capture: %s\n"
@@ -94,7 +101,9 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
         "  interrupts       %llu\n"
         "  DMA transfers    %llu\n"
         "  device reads     %llu\n"
-        "  Count reads      %llu\n",
+        "  Count reads      %llu\n"
+        "  perturbation     %.3f%% (%llu hook instructions: %llu interrupt reports, %llu Cause "
+        "and %llu Count echoes; the begin-of-trace driver's %llu more are not counted)\n",
         output.c_str(), static_cast<unsigned long long>(r.traced_instructions),
         static_cast<unsigned long long>(r.instructions), r.halted ? ", the guest halted" : "",
         static_cast<unsigned long long>(r.bus_records),
@@ -103,7 +112,13 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
         static_cast<unsigned long long>(r.interrupts),
         static_cast<unsigned long long>(r.dma_transfers),
         static_cast<unsigned long long>(r.device_reads),
-        static_cast<unsigned long long>(r.count_reads));
+        static_cast<unsigned long long>(r.count_reads),
+        100.0 * hooks / std::max<uint64_t>(1, r.traced_instructions - r.driver_instructions),
+        static_cast<unsigned long long>(hooks),
+        static_cast<unsigned long long>(r.interrupt_reports),
+        static_cast<unsigned long long>(r.cause_echoes),
+        static_cast<unsigned long long>(r.count_echoes),
+        static_cast<unsigned long long>(r.driver_instructions));
   }
   return absl::OkStatus();
 }

@@ -57,6 +57,11 @@ struct RunSummary {
   uint64_t dma_transfers = 0;         // disk commands completed
   uint64_t device_reads = 0;
   uint64_t count_reads = 0;
+  // What the kernel's CITCAT hooks stored (docs/machines/r4400-system.md), for the perturbation.
+  uint64_t interrupt_reports = 0;     // EPC stores to `exception`
+  uint64_t cause_echoes = 0;
+  uint64_t count_echoes = 0;
+  uint64_t driver_instructions = 0;   // from the begin marker to `state-done`
   bool began = false;                 // the begin marker was seen
   bool halted = false;                // the guest powered the machine off
 };
