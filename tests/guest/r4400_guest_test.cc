@@ -366,3 +366,40 @@ TEST(Capture, SameSeedSameTraceOtherSeedOtherSchedule) {
 
 }  // namespace
 }  // namespace citcat::guest
+
+namespace citcat::guest {
+namespace {
+
+// The outside world follows retired instructions, so cutting a run into short slices (as a
+// debugger or a progress display might) leaves the trace unchanged, timer interrupts and DMA
+// included.
+TEST(Capture, HowARunIsSlicedDoesNotChangeTheTrace) {
+  GuestRun whole = RunGuest("io", 5);
+  auto m = NewMachine("io", 5);
+  std::string path = absl::StrFormat("%s/guest-%d-sliced.cat", ::testing::TempDir(), getpid());
+  auto writer = cat::CatWriter::Create(path, m->Header());
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  absl::StatusOr<machine::RunSummary> s;
+  for (uint64_t total = 997; total < 200'000'000; total += 997) {
+    s = m->Run(writer->get(), ~uint64_t{0}, total);
+    ASSERT_TRUE(s.ok()) << s.status();
+    if (s->halted) break;
+  }
+  ASSERT_TRUE((*writer)->Finish().ok());
+  auto reader = cat::CatReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  cat::BusRecord r;
+  size_t i = 0;
+  while (*(*reader)->Next(r)) {
+    ASSERT_LT(i, whole.records.size());
+    ASSERT_EQ(cat::OwnedRecord(r), whole.records[i]) << "record " << i;
+    ++i;
+  }
+  EXPECT_EQ(i, whole.records.size());
+  EXPECT_GT(whole.summary.interrupts, 10u);
+  EXPECT_GT(whole.summary.dma_transfers, 10u);
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace citcat::guest
