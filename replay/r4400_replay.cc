@@ -664,6 +664,9 @@ void R4400Replayer::DeviceRead(const cat::BusRecord& r, std::span<uint8_t> data)
   }
   std::memcpy(data.data(), e.data().data(), data.size());
   ++next_io_;
+  if (options_.trace != nullptr) {
+    TraceEvent(absl::StrCat("device read at ", Hex(r.address), ": ", BytesHex(e.data())));
+  }
 }
 
 void R4400Replayer::DeviceWrite(const cat::BusRecord& r) {
@@ -708,7 +711,9 @@ uint32_t R4400Replayer::ReadCount(mips::Cpu&) {
                          EchoRaceHint()));
     return 0;
   }
-  return static_cast<uint32_t>(aes_.register_reads(next_reg_++).value());
+  const uint32_t count = static_cast<uint32_t>(aes_.register_reads(next_reg_++).value());
+  if (options_.trace != nullptr) TraceEvent(absl::StrCat("Count = ", Hex(count)));
+  return count;
 }
 
 uint32_t R4400Replayer::ReadCause(mips::Cpu&, uint32_t cause) {
@@ -730,6 +735,7 @@ uint32_t R4400Replayer::ReadCause(mips::Cpu&, uint32_t cause) {
                                              "is 0x%08x (outside IP7..IP2)",
                                              echo, cause));
   }
+  if (options_.trace != nullptr) TraceEvent(absl::StrCat("Cause = ", Hex(echo)));
   return echo;
 }
 
