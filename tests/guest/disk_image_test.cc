@@ -6,7 +6,8 @@
 #include "gtest/gtest.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/disk_image.h"
-#include "guest/r4400/tools/kernel_image.h"
+#include "machine/elf_loader.h"
+#include "machine/r4400/machine.h"
 
 namespace citcat::guest {
 namespace {
@@ -64,14 +65,23 @@ TEST(DiskImage, BuiltImageHoldsEveryWorkloadAndIoData) {
   EXPECT_EQ(files->back().bytes, std::vector<uint8_t>{2});
 }
 
-TEST(KernelImage, ReadsTheKernel) {
-  auto image = ReadKernelElf(ReadFile(CITCAT_R4400_KERNEL_ELF));
-  ASSERT_TRUE(image.ok()) << image.status();
-  EXPECT_EQ(image->entry, 0xFFFFFFFF80010000ull);
-  ASSERT_FALSE(image->segments.empty());
-  EXPECT_EQ(image->segments[0].paddr, 0x00010000u);
-  EXPECT_GE(image->segments[0].size, image->segments[0].bytes.size());
-  EXPECT_FALSE(ReadKernelElf(std::vector<uint8_t>(10, 0)).ok());
+TEST(KernelImage, LoadsIntoTheMachineAtItsPhysicalAddress) {
+  auto elf = machine::LoadElfFile(CITCAT_R4400_KERNEL_ELF);
+  ASSERT_TRUE(elf.ok()) << elf.status();
+  EXPECT_EQ(elf->entry, 0x80010000u);
+  auto m = machine::R4400Machine::Create({});
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_TRUE((*m)->LoadKernel(*elf).ok());
+  EXPECT_EQ((*m)->cpu().pc(), 0xFFFFFFFF80010000ull);  // sign-extended kseg0
+  uint8_t expected[4];
+  ASSERT_TRUE(elf->Read(elf->segments[0].vaddr, expected, 4));
+  uint8_t loaded[4];
+  ASSERT_TRUE((*m)->cpu().bus().Peek(elf->segments[0].vaddr & 0x1FFFFFFF, loaded));
+  EXPECT_EQ(std::vector<uint8_t>(loaded, loaded + 4), std::vector<uint8_t>(expected, expected + 4));
+
+  machine::ElfImage user = *elf;
+  user.segments[0].vaddr = 0x00400000;  // kuseg: not where a kernel runs
+  EXPECT_FALSE((*m)->LoadKernel(user).ok());
 }
 
 }  // namespace

@@ -18,7 +18,6 @@
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/disk_image.h"
 #include "guest/r4400/tools/guest_info.h"
-#include "guest/r4400/tools/kernel_image.h"
 #include "machine/r4400/machine.h"
 
 namespace citcat::guest {
@@ -68,11 +67,9 @@ std::unique_ptr<machine::R4400Machine> NewMachine(const std::string& boot, uint6
   o.boot_args = boot;
   auto m = machine::R4400Machine::Create(o);
   EXPECT_TRUE(m.ok()) << m.status();
-  auto kernel = ReadKernelElf(ReadFile(CITCAT_R4400_KERNEL_ELF));
+  auto kernel = machine::LoadElfFile(CITCAT_R4400_KERNEL_ELF);
   EXPECT_TRUE(kernel.ok()) << kernel.status();
-  std::vector<machine::LoadSegment> segments;
-  for (const KernelSegment& s : kernel->segments) segments.push_back({s.paddr, s.size, s.bytes});
-  EXPECT_TRUE((*m)->Load(segments, kernel->entry).ok());
+  EXPECT_TRUE((*m)->LoadKernel(*kernel).ok());
   return std::move(*m);
 }
 
