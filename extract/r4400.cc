@@ -163,6 +163,7 @@ absl::Status R4400Extractor::AddReplayed(uint64_t index, const cat::BusRecord& r
     dma->set_address(r.address);
     dma->set_data(r.data.data(), r.data.size());
     dma->set_cat_record(index);
+    dma->set_branch_count(r.branch_count);
     if (r.kind == RecordKind::kDmaWrite) {
       memory_.Write(r.address, r.data.size());
     } else {

@@ -109,6 +109,7 @@ TEST(R4400Extract, EventsBecomeTheAes) {
   EXPECT_TRUE(aes.dma(0).to_memory());
   EXPECT_EQ(aes.dma(0).after_cpu_transactions(), 5u);
   EXPECT_EQ(aes.dma(0).device(), 2u);
+  EXPECT_EQ(aes.dma(0).branch_count(), 15u);
   EXPECT_FALSE(aes.dma(1).to_memory());
   ASSERT_EQ(aes.device_io_size(), 2);
   EXPECT_FALSE(aes.device_io(0).write());
