@@ -389,9 +389,22 @@ absl::StatusOr<ReplaySummary> R4400Replayer::Run() {
   cpu_.set_stop_branch_count(~uint64_t{0});
   if (!error_.ok()) return error_;
   if (!diverged()) {
-    // DMA after the last CPU transaction, then nothing of the schedule may be left over.
-    while (next_dma_ < aes_.dma_size() && !diverged()) ApplyDma(aes_.dma(next_dma_++));
-    if (!diverged()) CheckEverythingUsed();
+    // DMA after the last CPU transaction, then nothing of the schedule may be left over. The
+    // traced machine may have run on past its last CPU transaction (an idle loop waiting for the
+    // disk) before such a DMA: run the core on to the DMA's branch count. Any CPU transaction
+    // on the way is a divergence (it would be beyond the end of the schedule).
+    while (next_dma_ < aes_.dma_size() && !diverged() && error_.ok()) {
+      const aes::DmaTransfer& d = aes_.dma(next_dma_++);
+      if (d.branch_count() > cpu_.branch_count() && d.branch_count() <= end_bc) {
+        cpu_.set_stop_branch_count(d.branch_count());
+        while (cpu_.branch_count() < d.branch_count() && !diverged() && error_.ok()) {
+          RunCore(kSlice);
+        }
+        cpu_.set_stop_branch_count(~uint64_t{0});
+      }
+      if (!diverged()) ApplyDma(d);
+    }
+    if (!diverged() && error_.ok()) CheckEverythingUsed();
   }
   FlushTrace();
   if (!error_.ok()) return error_;

@@ -26,15 +26,17 @@ struct Captured {
   uint64_t traced_instructions = 0;
 };
 
-Captured Capture(const std::string& workloads, uint64_t seed) {
+Captured Capture(const std::string& workloads, uint64_t seed, uint64_t max_traced = 20'000'000) {
   Captured c;
   machine::CaptureSettings settings;
+  settings.max_traced = max_traced;
   settings.kernel_path = CITCAT_R4400_KERNEL_ELF;
   std::ifstream disk(CITCAT_R4400_DISK_IMAGE, std::ios::binary);
   settings.disk.assign(std::istreambuf_iterator<char>(disk), std::istreambuf_iterator<char>());
   settings.workloads = workloads;
   settings.seed = seed;
-  c.cat_path = absl::StrCat(::testing::TempDir(), "/kernel-", workloads, "-", seed, ".cat");
+  c.cat_path =
+      absl::StrCat(::testing::TempDir(), "/kernel-", workloads, "-", seed, "-", max_traced, ".cat");
   auto result = machine::CaptureR4400(settings, c.cat_path);
   EXPECT_TRUE(result.ok()) << result.status();
   if (result.ok()) c.traced_instructions = result->summary.traced_instructions;
@@ -81,6 +83,23 @@ TEST(R4400KernelReplay, IoWorkloadIsExact) {
   VerifyResult v = Check(Io(), Io().x.aes);
   EXPECT_TRUE(v.identical) << v.report;
   EXPECT_GT(Io().x.aes.dma_size(), 10);
+}
+
+// Traces cut short while the kernel waits for the disk: the last records are DMA the machine
+// did after its last CPU transaction, further on in the idle loop.
+TEST(R4400KernelReplay, TracesEndingInDma) {
+  int ending_in_dma = 0;
+  for (uint64_t n = 300'000; n <= 2'000'000; n += 200'000) {
+    Captured c = Capture("io", 2, n);
+    const aes::EventSchedule& aes = c.x.aes;
+    if (aes.dma_size() > 0 &&
+        aes.dma(aes.dma_size() - 1).after_cpu_transactions() == aes.end().cpu_transactions()) {
+      ++ending_in_dma;
+    }
+    VerifyResult v = Check(c, aes);
+    EXPECT_TRUE(v.identical) << n << ": " << v.report;
+  }
+  EXPECT_GE(ending_in_dma, 1);
 }
 
 TEST(R4400KernelReplay, InterruptDropped) {
