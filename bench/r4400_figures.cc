@@ -1,0 +1,119 @@
+// The figures of the CITCAT thesis (Fig. 4 and Fig. 5) for every R4400 workload, measured in one
+// run: capture, extract, replay, check. For each workload: instructions traced, CAT size, bus
+// bytes per instruction overall and after warm-up (the second half of the trace), IMS and AES
+// sizes raw and zstd-compressed, the AES by part, the hooks' perturbation, and replay speed.
+//   build/bench/r4400_figures [--seed=N]
+#include <zstd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "absl/strings/str_split.h"
+#include "cat_parser/reader.h"
+#include "extract/extract.h"
+#include "guest/r4400/guest_paths.h"
+#include "guest/r4400/tools/guest_info.h"
+#include "io/file.h"
+#include "machine/r4400/capture.h"
+#include "replay/replay.h"
+
+namespace {
+
+using namespace citcat;  // NOLINT
+
+size_t Zstd(const std::string& bytes) {
+  std::string out(ZSTD_compressBound(bytes.size()), '\0');
+  size_t n = ZSTD_compress(out.data(), out.size(), bytes.data(), bytes.size(), 19);
+  return ZSTD_isError(n) ? bytes.size() : n;
+}
+
+std::string Part(const aes::EventSchedule& all, int which) {
+  aes::EventSchedule part;
+  if (which == 0) *part.mutable_register_reads() = all.register_reads();
+  if (which == 1) *part.mutable_dma() = all.dma();
+  if (which == 2) *part.mutable_interrupts() = all.interrupts();
+  if (which == 3) *part.mutable_device_io() = all.device_io();
+  return part.SerializeAsString();
+}
+
+struct Run {
+  machine::CaptureResult capture;
+  uint64_t cat_bytes = 0;
+};
+
+Run Capture(const std::string& workloads, uint64_t seed, uint64_t max_traced,
+            const std::string& path) {
+  machine::CaptureSettings s;
+  s.kernel_path = CITCAT_R4400_KERNEL_ELF;
+  auto disk = io::ReadWholeFile(CITCAT_R4400_DISK_IMAGE, 1ull << 30);
+  if (!disk.ok()) std::abort();
+  s.disk.assign(disk->begin(), disk->end());
+  s.workloads = workloads;
+  s.seed = seed;
+  s.max_traced = max_traced;
+  auto c = machine::CaptureR4400(s, path);
+  if (!c.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(c.status().message()).c_str());
+    std::exit(1);
+  }
+  return {*c, std::filesystem::file_size(path)};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t seed = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--seed=", 0) == 0) seed = std::stoull(a.substr(7));
+  }
+  std::string dir = std::filesystem::temp_directory_path() / "citcat-figures";
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> names;
+  for (const guest::WorkloadInfo& w : guest::kWorkloads) names.emplace_back(w.name);
+  names.emplace_back(guest::kDefaultMix);
+
+  std::printf(
+      "| workload | instructions | CAT MB | bus B/instr | after warm-up | IMS raw / zstd | "
+      "AES raw / zstd | Count+Cause | DMA | interrupts | device I/O | perturbation | replay M instr/s |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const std::string& name : names) {
+    std::string path = dir + "/capture.cat";
+    Run full = Capture(name, seed, ~uint64_t{0} >> 1, path);
+    const machine::RunSummary& r = full.capture.summary;
+    Run half = Capture(name, seed, r.traced_instructions / 2, dir + "/half.cat");
+    double warm = static_cast<double>(r.bus_bytes - half.capture.summary.bus_bytes) /
+                  (r.traced_instructions - half.capture.summary.traced_instructions);
+
+    auto reader = cat::CatReader::Open(path);
+    auto x = extract::Extract(**reader);
+    if (!x.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(x.status().message()).c_str());
+      return 1;
+    }
+    std::string ims = x->ims.SerializeAsString(), aes = x->aes.SerializeAsString();
+    auto replayed = replay::Replay(x->ims, x->aes, {});
+    if (!replayed.ok()) {
+      std::fprintf(stderr, "%s: %s\n", name.c_str(),
+                   std::string(replayed.status().message()).c_str());
+      return 1;
+    }
+    uint64_t hooks = guest::HookInstructions(r.interrupt_reports, r.cause_echoes, r.count_echoes);
+    std::printf("| %s | %.2f M | %.1f | %.2f | %.2f | %zu / %zu | %zu / %zu |", name.c_str(),
+                r.traced_instructions / 1e6, full.cat_bytes / 1e6,
+                static_cast<double>(r.bus_bytes) / r.traced_instructions, warm, ims.size(),
+                Zstd(ims), aes.size(), Zstd(aes));
+    for (int part = 0; part < 4; ++part) {
+      std::string p = Part(x->aes, part);
+      std::printf(" %zu / %zu |", p.size(), Zstd(p));
+    }
+    std::printf(" %.3f%% | %.1f |\n",
+                100.0 * hooks / (r.traced_instructions - r.driver_instructions),
+                replayed->instructions / replayed->seconds / 1e6);
+    std::fflush(stdout);
+  }
+  std::filesystem::remove_all(dir);
+  return 0;
+}
