@@ -1,7 +1,8 @@
 // The figures of the CITCAT thesis (Fig. 4 and Fig. 5) for every R4400 workload, measured in one
 // run: capture, extract, replay, check. For each workload: instructions traced, CAT size, bus
 // bytes per instruction overall and after warm-up (the second half of the trace), IMS and AES
-// sizes raw and zstd-compressed, the AES by part, the hooks' perturbation, and replay speed.
+// sizes raw and zstd-compressed, the AES by part, the hooks' perturbation, and the speed of
+// capture (boot included, CAT written) and of replay.
 //   build/bench/r4400_figures [--seed=N]
 #include <zstd.h>
 
@@ -41,6 +42,7 @@ std::string Part(const aes::EventSchedule& all, int which) {
 struct Run {
   machine::CaptureResult capture;
   uint64_t cat_bytes = 0;
+  double seconds = 0;
 };
 
 Run Capture(const std::string& workloads, uint64_t seed, uint64_t max_traced,
@@ -53,12 +55,14 @@ Run Capture(const std::string& workloads, uint64_t seed, uint64_t max_traced,
   s.workloads = workloads;
   s.seed = seed;
   s.max_traced = max_traced;
+  auto start = std::chrono::steady_clock::now();
   auto c = machine::CaptureR4400(s, path);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!c.ok()) {
     std::fprintf(stderr, "%s\n", std::string(c.status().message()).c_str());
     std::exit(1);
   }
-  return {*c, std::filesystem::file_size(path)};
+  return {*c, std::filesystem::file_size(path), seconds};
 }
 
 }  // namespace
@@ -77,8 +81,9 @@ int main(int argc, char** argv) {
 
   std::printf(
       "| workload | instructions | CAT MB | bus B/instr | after warm-up | IMS raw / zstd | "
-      "AES raw / zstd | Count+Cause | DMA | interrupts | device I/O | perturbation | replay M instr/s |\n"
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "AES raw / zstd | Count+Cause | DMA | interrupts | device I/O | perturbation | "
+      "capture M instr/s | replay M instr/s |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const std::string& name : names) {
     std::string path = dir + "/capture.cat";
     Run full = Capture(name, seed, ~uint64_t{0} >> 1, path);
@@ -109,8 +114,9 @@ int main(int argc, char** argv) {
       std::string p = Part(x->aes, part);
       std::printf(" %zu / %zu |", p.size(), Zstd(p));
     }
-    std::printf(" %.3f%% | %.1f |\n",
+    std::printf(" %.3f%% | %.1f | %.1f |\n",
                 100.0 * hooks / (r.traced_instructions - r.driver_instructions),
+                r.instructions / full.seconds / 1e6,
                 replayed->instructions / replayed->seconds / 1e6);
     std::fflush(stdout);
   }
