@@ -348,6 +348,11 @@ TEST(R4400Replay, LargeRun) {
   ReplaySummary summary;
   VerifyResult v = Check(c, c.x.aes, &summary);
   EXPECT_TRUE(v.identical) << v.report;
+  int in_delay_slot = 0;  // interrupts taken in a delay slot (Cause.BD in the handler's echo)
+  for (const aes::RegisterRead& r : c.x.aes.register_reads()) {
+    in_delay_slot += r.register_() == aes::RegisterRead::REGISTER_MIPS_CAUSE && (r.value() >> 31);
+  }
+  EXPECT_GT(in_delay_slot, 10);
   std::printf("replayed %llu instructions, %llu records, %llu interrupts in %.3f s: %.1f M/s\n",
               static_cast<unsigned long long>(summary.instructions),
               static_cast<unsigned long long>(summary.records),
