@@ -21,7 +21,7 @@ using namespace citcat::cat;  // NOLINT
 
 uint64_t g_target_bytes = 512ull << 20;
 std::string g_dir;
-std::string g_cat;      // the CAT every reading benchmark reads
+std::string g_cat;  // the CAT every reading benchmark reads
 uint64_t g_cat_bytes = 0;
 uint64_t g_cat_records = 0;
 

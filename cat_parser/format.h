@@ -11,7 +11,8 @@
 
 namespace citcat::cat::format {
 
-static_assert(std::endian::native == std::endian::little, "CAT framing helpers assume a little-endian host");
+static_assert(std::endian::native == std::endian::little,
+              "CAT framing helpers assume a little-endian host");
 
 inline constexpr std::array<uint8_t, 8> kMagic = {0x89, 'C', 'A', 'T', 0x0D, 0x0A, 0x1A, 0x0A};
 inline constexpr uint16_t kMajorVersion = 1;

@@ -27,7 +27,8 @@ absl::Status ValidateWindow(const AddressWindow& w, absl::string_view what) {
   if (w.kind != WindowKind::kMemoryMapped && w.kind != WindowKind::kPort) {
     return absl::InvalidArgumentError(absl::StrCat(what, " '", w.name, "' has an unknown kind"));
   }
-  if (w.size == 0) return absl::InvalidArgumentError(absl::StrCat(what, " '", w.name, "' is empty"));
+  if (w.size == 0)
+    return absl::InvalidArgumentError(absl::StrCat(what, " '", w.name, "' is empty"));
   return absl::OkStatus();
 }
 
@@ -66,7 +67,8 @@ absl::Status ValidateHeader(const CatHeader& h) {
     bool policy_ok = c.policy == WritePolicy::kWriteBack || c.policy == WritePolicy::kWriteThrough;
     if (!type_ok || !policy_ok || c.level == 0 || c.ways == 0 || c.line_bytes == 0 ||
         c.size_bytes % (c.line_bytes * c.ways) != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("cache level ", c.level, " geometry is invalid"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("cache level ", c.level, " geometry is invalid"));
     }
   }
   for (const AddressWindow& w : h.devices) {
@@ -116,7 +118,8 @@ absl::StatusOr<CatHeader> DecodeHeaderBody(std::span<const uint8_t> body, absl::
        seen_producer = false;
   size_t pos = 0;
   auto error = [&](size_t at, absl::string_view what) {
-    return absl::DataLossError(absl::StrCat(path, ": offset ", body_offset + at, ": header ", what));
+    return absl::DataLossError(
+        absl::StrCat(path, ": offset ", body_offset + at, ": header ", what));
   };
   while (pos < body.size()) {
     if (body.size() - pos < 6) return error(pos, "field cut short");

@@ -59,8 +59,8 @@ absl::Status CatReader::ReadHeader() {
   }
   uint32_t body_length = Load32(prefix + 12);
   if (body_length > kMaxHeaderBody) {
-    return Corrupt(12, absl::StrCat("header length ", body_length, " exceeds the limit of ",
-                                    kMaxHeaderBody));
+    return Corrupt(
+        12, absl::StrCat("header length ", body_length, " exceeds the limit of ", kMaxHeaderBody));
   }
   std::vector<uint8_t> body(body_length + 4);
   if (absl::Status s = in_->ReadExactly(body, "file header"); !s.ok()) return s;
@@ -95,15 +95,14 @@ absl::Status CatReader::LoadChunk() {
     payload_.resize(length);
     if (absl::Status s = in_->ReadExactly(payload_, "chunk payload"); !s.ok()) return s;
     if (Crc32(payload_, Crc32({h, 20})) != Load32(h + 20)) {
-      return Corrupt(chunk_offset, absl::StrCat("checksum mismatch in chunk '",
-                                                ChunkTypeName(type), "' (records from ",
-                                                next_index_, ")"));
+      return Corrupt(chunk_offset, absl::StrCat("checksum mismatch in chunk '", ChunkTypeName(type),
+                                                "' (records from ", next_index_, ")"));
     }
     payload_offset_ = chunk_offset + kChunkHeaderBytes;
     if (type == kChunkRecords) {
       if (index != next_index_) {
-        return Corrupt(chunk_offset, absl::StrCat("chunk starts at record ", index,
-                                                  " but record ", next_index_, " was expected"));
+        return Corrupt(chunk_offset, absl::StrCat("chunk starts at record ", index, " but record ",
+                                                  next_index_, " was expected"));
       }
       if (count == 0) return Corrupt(chunk_offset, "record chunk holds no records");
       cursor_ = 0;

@@ -47,10 +47,10 @@ class CatReader {
   CatHeader header_;
   uint16_t minor_version_ = 0;
   std::vector<uint8_t> payload_;
-  size_t cursor_ = 0;         // next record within payload_
+  size_t cursor_ = 0;            // next record within payload_
   uint64_t payload_offset_ = 0;  // file offset of payload_[0]
-  uint32_t chunk_left_ = 0;   // records of the current chunk not yet returned
-  uint64_t next_index_ = 0;   // index of the next record in the file
+  uint32_t chunk_left_ = 0;      // records of the current chunk not yet returned
+  uint64_t next_index_ = 0;      // index of the next record in the file
   uint64_t record_offset_ = 0;
   bool done_ = false;
 };

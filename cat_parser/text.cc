@@ -19,18 +19,19 @@ constexpr absl::string_view kFirstLine = "citcat-cat 1.0";
 constexpr size_t kMaxLineBytes = 2 * kMaxRecordData + 4096;
 
 constexpr std::pair<CacheType, absl::string_view> kCacheTypes[] = {
-    {CacheType::kInstruction, "instruction"}, {CacheType::kData, "data"},
+    {CacheType::kInstruction, "instruction"},
+    {CacheType::kData, "data"},
     {CacheType::kUnified, "unified"}};
 constexpr std::pair<WritePolicy, absl::string_view> kPolicies[] = {
     {WritePolicy::kWriteBack, "write-back"}, {WritePolicy::kWriteThrough, "write-through"}};
 constexpr std::pair<WindowKind, absl::string_view> kWindowKinds[] = {
     {WindowKind::kMemoryMapped, "mmio"}, {WindowKind::kPort, "port"}};
 constexpr std::pair<Machine, absl::string_view> kMachines[] = {{Machine::kR4400, "r4400"},
-                                                              {Machine::kI486, "i486"}};
+                                                               {Machine::kI486, "i486"}};
 constexpr std::pair<ByteOrder, absl::string_view> kByteOrders[] = {{ByteOrder::kLittle, "little"},
-                                                                  {ByteOrder::kBig, "big"}};
+                                                                   {ByteOrder::kBig, "big"}};
 constexpr std::pair<uint8_t, absl::string_view> kFlagNames[] = {{kFlagCode, "code"},
-                                                               {kFlagLocked, "lock"}};
+                                                                {kFlagLocked, "lock"}};
 
 template <typename T, size_t N>
 absl::string_view NameOf(const std::pair<T, absl::string_view> (&table)[N], T value) {
@@ -41,7 +42,8 @@ absl::string_view NameOf(const std::pair<T, absl::string_view> (&table)[N], T va
 }
 
 template <typename T, size_t N>
-std::optional<T> ValueOf(const std::pair<T, absl::string_view> (&table)[N], absl::string_view name) {
+std::optional<T> ValueOf(const std::pair<T, absl::string_view> (&table)[N],
+                         absl::string_view name) {
   for (const auto& [v, n] : table) {
     if (n == name) return v;
   }
@@ -96,8 +98,8 @@ absl::StatusOr<bool> TextParser::ReadRawLine(std::string& out) {
     out.append(reinterpret_cast<const char*>(&buffer_[start_]), end_ - start_);
     start_ = end_ = 0;
     if (out.size() > kMaxLineBytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(in_.path(), ":", number_ + 1, ": line longer than ", kMaxLineBytes, " bytes"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          in_.path(), ":", number_ + 1, ": line longer than ", kMaxLineBytes, " bytes"));
     }
     if (eof_) return !out.empty();
     absl::StatusOr<size_t> n = in_.Read(buffer_);
@@ -124,7 +126,8 @@ absl::StatusOr<bool> TextParser::NextLine(Line& line) {
     line.rest = space == absl::string_view::npos
                     ? absl::string_view()
                     : absl::StripLeadingAsciiWhitespace(text.substr(space));
-    for (absl::string_view word : absl::StrSplit(line.rest, absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
+    for (absl::string_view word :
+         absl::StrSplit(line.rest, absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
       size_t eq = word.find('=');
       if (eq == absl::string_view::npos) {
         line.fields.emplace_back(word, absl::string_view());
@@ -345,9 +348,9 @@ absl::Status ParseRecord(const TextParser& parser, const Line& line, const CatHe
 }  // namespace
 
 std::string HeaderToText(const CatHeader& h) {
-  std::string out = absl::StrCat(kFirstLine, "\nmachine ", NameOf(kMachines, h.machine),
-                                 "\nbyte-order ", NameOf(kByteOrders, h.byte_order),
-                                 "\nmemory-bytes ", Hex(h.memory_bytes), "\n");
+  std::string out =
+      absl::StrCat(kFirstLine, "\nmachine ", NameOf(kMachines, h.machine), "\nbyte-order ",
+                   NameOf(kByteOrders, h.byte_order), "\nmemory-bytes ", Hex(h.memory_bytes), "\n");
   if (h.side_band & kSideBandBranchCount) out += "side-band branch-count\n";
   for (const CacheGeometry& c : h.caches) {
     absl::StrAppend(&out, "cache level=", c.level, " type=", NameOf(kCacheTypes, c.type),

@@ -52,10 +52,9 @@ absl::Status CatWriter::Write(const BusRecord& r) {
         absl::StrCat(out_->path(), ": record ", records_, " has unknown kind ", kind));
   }
   if (r.master > header_.devices.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(out_->path(), ": record ", records_,
-                                                   " names bus master ", r.master,
-                                                   " but the header has ", header_.devices.size(),
-                                                   " devices"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(out_->path(), ": record ", records_, " names bus master ", r.master,
+                     " but the header has ", header_.devices.size(), " devices"));
   }
   size_t payload = chunk_.size() - kChunkHeaderBytes;
   if (payload > 0 && payload + kRecordHeaderBytes + r.data.size() > kTargetChunkPayload) {

@@ -1,3 +1,5 @@
+#include "machine/r4400/capture.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -6,15 +8,15 @@
 #include "absl/strings/str_format.h"
 #include "citcat/command.h"
 #include "citcat/progress.h"
-#include "io/file.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/disk_image.h"
 #include "guest/r4400/tools/guest_info.h"
+#include "io/file.h"
 #include "machine/elf_loader.h"
-#include "machine/r4400/capture.h"
 
 ABSL_FLAG(std::string, machine, "r4400", "the traced machine: r4400 (i486 is not available yet)");
-ABSL_FLAG(std::string, workload, "", "workloads to run, comma-separated (default: the default mix)");
+ABSL_FLAG(std::string, workload, "",
+          "workloads to run, comma-separated (default: the default mix)");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the outside world (interrupt, DMA and clock timing)");
 ABSL_FLAG(uint64_t, instructions, 20'000'000,
           "stop after this many instructions from the begin of the trace (if the guest runs on)");
@@ -32,13 +34,13 @@ namespace {
 absl::StatusOr<std::string> DiskWithElf(const std::string& disk, const std::string& elf_path) {
   absl::StatusOr<std::string> elf = io::ReadWholeFile(elf_path, guest::kDiskMaxProgramBytes);
   if (!elf.ok()) return elf.status();
-  if (absl::Status s = machine::ParseElf({reinterpret_cast<const uint8_t*>(elf->data()),
-                                          elf->size()}).status();
+  if (absl::Status s =
+          machine::ParseElf({reinterpret_cast<const uint8_t*>(elf->data()), elf->size()}).status();
       !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(elf_path, ": ", s.message()));
   }
-  absl::StatusOr<std::vector<guest::DiskFile>> files = guest::ReadDiskImage(
-      {reinterpret_cast<const uint8_t*>(disk.data()), disk.size()});
+  absl::StatusOr<std::vector<guest::DiskFile>> files =
+      guest::ReadDiskImage({reinterpret_cast<const uint8_t*>(disk.data()), disk.size()});
   if (!files.ok()) return files.status();
   guest::AddOrReplace(*files, {"elf", std::vector<uint8_t>(elf->begin(), elf->end())});
   absl::StatusOr<std::vector<uint8_t>> image = guest::BuildDiskImage(*files);

@@ -2,7 +2,8 @@
 #include "absl/strings/str_cat.h"
 #include "citcat/command.h"
 
-ABSL_FLAG(std::string, o, "", "output file (written under a temporary name, renamed when complete)");
+ABSL_FLAG(std::string, o, "",
+          "output file (written under a temporary name, renamed when complete)");
 ABSL_FLAG(bool, quiet, false, "no progress display");
 
 namespace citcat::cli {
@@ -16,8 +17,8 @@ absl::Status RequireOutput(const char* command, std::string& path) {
 }
 
 absl::Status UsageError(const char* command, const char* synopsis) {
-  return absl::InvalidArgumentError(absl::StrCat("usage: citcat ", command, " ", synopsis,
-                                                 " (see citcat ", command, " --help)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("usage: citcat ", command, " ", synopsis, " (see citcat ", command, " --help)"));
 }
 
 }  // namespace citcat::cli

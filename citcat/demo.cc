@@ -49,8 +49,9 @@ absl::Status RunDemo(const std::vector<std::string>& args) {
   if (!disk.ok()) return disk.status();
   settings.disk.assign(disk->begin(), disk->end());
   settings.seed = kSeed;
-  std::printf("citcat demo: capturing the default workload mix (%s) on the traced R4400, seed %llu\n\n",
-              CITCAT_R4400_DEFAULT_MIX, static_cast<unsigned long long>(kSeed));
+  std::printf(
+      "citcat demo: capturing the default workload mix (%s) on the traced R4400, seed %llu\n\n",
+      CITCAT_R4400_DEFAULT_MIX, static_cast<unsigned long long>(kSeed));
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<machine::CaptureResult> capture = machine::CaptureR4400(settings, cat_path);
   if (!capture.ok()) return capture.status();
@@ -71,7 +72,8 @@ absl::Status RunDemo(const std::vector<std::string>& args) {
       "Summary\n"
       "  capture          %llu instructions traced in %.2f s (%.0f M/s), the guest %s\n"
       "  CAT              %llu records, %.1f MB (%.2f bus bytes per instruction)\n"
-      "  events           %llu interrupts, %llu DMA transfers, %llu device reads, %llu Count reads\n"
+      "  events           %llu interrupts, %llu DMA transfers, %llu device reads, %llu Count "
+      "reads\n"
       "  extract          %.2f s\n"
       "  IMS              %zu bytes, %zu with zstd (%d memory extents)\n"
       "  AES              %zu bytes, %zu with zstd (%d interrupts, %d DMA, %d device, %d echoes)\n"
@@ -84,8 +86,8 @@ absl::Status RunDemo(const std::vector<std::string>& args) {
       static_cast<unsigned long long>(r.dma_transfers),
       static_cast<unsigned long long>(r.device_reads),
       static_cast<unsigned long long>(r.count_reads), extract_seconds, ims.size(), ZstdSize(ims),
-      x->ims.memory_size(), aes.size(), ZstdSize(aes), x->aes.interrupts_size(),
-      x->aes.dma_size(), x->aes.device_io_size(), x->aes.register_reads_size(),
+      x->ims.memory_size(), aes.size(), ZstdSize(aes), x->aes.interrupts_size(), x->aes.dma_size(),
+      x->aes.device_io_size(), x->aes.register_reads_size(),
       static_cast<double>(cat_bytes) / (ZstdSize(ims) + ZstdSize(aes)));
   return absl::OkStatus();
 }

@@ -1,3 +1,5 @@
+#include "extract/extract.h"
+
 #include <cstdio>
 #include <filesystem>
 
@@ -5,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "citcat/command.h"
 #include "citcat/progress.h"
-#include "extract/extract.h"
 
 namespace citcat::cli {
 namespace {

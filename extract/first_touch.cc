@@ -50,8 +50,7 @@ std::vector<FirstTouchImage::Extent> FirstTouchImage::Extents() const {
     for (size_t i = 0; i < kPageBytes; ++i) {
       if (page.state[i] != kKnown) continue;
       uint64_t address = number * kPageBytes + i;
-      if (extents.empty() ||
-          extents.back().address + extents.back().data.size() != address) {
+      if (extents.empty() || extents.back().address + extents.back().data.size() != address) {
         extents.push_back({address, {}});
       }
       extents.back().data.push_back(page.value[i]);

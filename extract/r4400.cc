@@ -19,18 +19,18 @@ uint64_t LoadBE(std::span<const uint8_t> bytes) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<R4400Extractor>> R4400Extractor::Create(
-    const cat::CatHeader& header, std::string path) {
+absl::StatusOr<std::unique_ptr<R4400Extractor>> R4400Extractor::Create(const cat::CatHeader& header,
+                                                                       std::string path) {
   std::unique_ptr<R4400Extractor> e(new R4400Extractor(header, std::move(path)));
   std::pair<const char*, Window*> areas[] = {
-      {"trace-begin", &e->begin_}, {"cpu-state", &e->state_},   {"tlb", &e->tlb_},
+      {"trace-begin", &e->begin_}, {"cpu-state", &e->state_},     {"tlb", &e->tlb_},
       {"state-done", &e->done_},   {"exception", &e->exception_}, {"cause", &e->cause_},
       {"count", &e->count_},       {"console", &e->console_}};
   for (auto& [name, window] : areas) {
     const cat::AddressWindow* w = header.FindMagic(name);
     if (w == nullptr || w->size > (1 << 20)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(e->path_, ": header lacks the reserved area '", name, "' of the R4400 system"));
+      return absl::InvalidArgumentError(absl::StrCat(e->path_, ": header lacks the reserved area '",
+                                                     name, "' of the R4400 system"));
     }
     window->area = *w;
     window->bytes.assign(w->size, 0);
@@ -250,7 +250,7 @@ absl::StatusOr<Extraction> R4400Extractor::Finish() && {
   ims::MachineDescription& d = *ims.mutable_description();
   d.set_machine(ims::MACHINE_R4400);
   d.set_byte_order(header_.byte_order == cat::ByteOrder::kBig ? ims::BYTE_ORDER_BIG
-                                                               : ims::BYTE_ORDER_LITTLE);
+                                                              : ims::BYTE_ORDER_LITTLE);
   d.set_memory_bytes(header_.memory_bytes);
   d.set_producer(header_.producer);
   for (const cat::CacheGeometry& g : header_.caches) {
@@ -279,9 +279,9 @@ absl::StatusOr<Extraction> R4400Extractor::Finish() && {
 absl::StatusOr<Extraction> Extract(cat::CatReader& reader,
                                    const std::function<void()>& after_record) {
   if (reader.header().machine != cat::Machine::kR4400) {
-    return absl::UnimplementedError(absl::StrCat(
-        reader.path(), ": extraction for the ", cat::MachineName(reader.header().machine),
-        " is not available yet"));
+    return absl::UnimplementedError(absl::StrCat(reader.path(), ": extraction for the ",
+                                                 cat::MachineName(reader.header().machine),
+                                                 " is not available yet"));
   }
   absl::StatusOr<std::unique_ptr<R4400Extractor>> extractor =
       R4400Extractor::Create(reader.header(), reader.path());

@@ -145,7 +145,8 @@ absl::Status OutputFile::Commit() {
     committed_ = true;
     return absl::OkStatus();
   }
-  if (rename(temp_path_.c_str(), path_.c_str()) != 0) return ErrnoError(path_, "cannot rename", errno);
+  if (rename(temp_path_.c_str(), path_.c_str()) != 0)
+    return ErrnoError(path_, "cannot rename", errno);
   committed_ = true;
   return absl::OkStatus();
 }

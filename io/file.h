@@ -36,9 +36,10 @@ class InputFile {
   int64_t size() const { return size_; }
 
  private:
-  InputFile(std::string path, int fd, int64_t size) : path_(std::move(path)), fd_(fd), size_(size) {}
+  InputFile(std::string path, int fd, int64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
   std::string path_;
-  int fd_;                           // -1 when reading from memory_
+  int fd_;  // -1 when reading from memory_
   std::vector<uint8_t> memory_;
   int64_t size_;
   uint64_t offset_ = 0;

@@ -29,14 +29,13 @@ absl::StatusOr<CaptureResult> CaptureR4400(const CaptureSettings& settings,
   absl::StatusOr<std::unique_ptr<cat::CatWriter>> writer =
       cat::CatWriter::Create(output, (*machine)->Header());
   if (!writer.ok()) return writer.status();
-  absl::StatusOr<RunSummary> run =
-      (*machine)->Run(writer->get(), settings.max_traced,
-                      settings.max_traced + settings.boot_allowance, progress);
+  absl::StatusOr<RunSummary> run = (*machine)->Run(
+      writer->get(), settings.max_traced, settings.max_traced + settings.boot_allowance, progress);
   if (!run.ok()) return run.status();
   if (!run->began) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        settings.kernel_path, ": the guest never began the trace (", run->instructions,
-        " instructions run); its console: ", (*machine)->console()));
+    return absl::FailedPreconditionError(
+        absl::StrCat(settings.kernel_path, ": the guest never began the trace (", run->instructions,
+                     " instructions run); its console: ", (*machine)->console()));
   }
   if (absl::Status s = (*writer)->Finish(); !s.ok()) return s;
   return CaptureResult{*run, (*machine)->console()};

@@ -18,8 +18,8 @@ struct CaptureSettings {
   std::string workloads;      // the boot string: comma-separated names, empty for the default mix
   uint64_t seed = 1;
   uint64_t memory_bytes = 32ull << 20;
-  uint64_t max_traced = 20'000'000;          // instructions after the begin marker
-  uint64_t boot_allowance = 200'000'000;     // instructions allowed before it
+  uint64_t max_traced = 20'000'000;       // instructions after the begin marker
+  uint64_t boot_allowance = 200'000'000;  // instructions allowed before it
 };
 
 struct CaptureResult {

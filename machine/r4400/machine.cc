@@ -43,7 +43,9 @@ void StoreBE32(uint8_t* p, uint32_t v) {
 
 }  // namespace
 
-struct R4400Machine::Impl : public mips::Bus, public mips::Cp0Hooks, public mips::ExceptionObserver {
+struct R4400Machine::Impl : public mips::Bus,
+                            public mips::Cp0Hooks,
+                            public mips::ExceptionObserver {
   explicit Impl(const R4400Options& o)
       : options(o),
         ram(o.memory_bytes, 0),
@@ -107,10 +109,18 @@ struct R4400Machine::Impl : public mips::Bus, public mips::Cp0Hooks, public mips
   void CountHookStore(uint64_t offset) {
     if (!began) return;
     switch (offset) {
-      case 0x3000: summary.driver_instructions = cpu.retired() - began_at_retired; break;
-      case 0x4000: ++summary.interrupt_reports; break;
-      case 0x5000: ++summary.cause_echoes; break;
-      case 0x5008: ++summary.count_echoes; break;
+      case 0x3000:
+        summary.driver_instructions = cpu.retired() - began_at_retired;
+        break;
+      case 0x4000:
+        ++summary.interrupt_reports;
+        break;
+      case 0x5000:
+        ++summary.cause_echoes;
+        break;
+      case 0x5008:
+        ++summary.count_echoes;
+        break;
     }
   }
 
@@ -120,10 +130,14 @@ struct R4400Machine::Impl : public mips::Bus, public mips::Cp0Hooks, public mips
     if (a == kUartBase + 0x04) return 0x2;
     if (a >= kDiskBase && a < kDiskBase + kDeviceWindow) {
       switch (a - kDiskBase) {
-        case kDiskBlockReg: return disk_block;
-        case kDiskAddrReg: return disk_addr;
-        case kDiskCountReg: return disk_count;
-        case kDiskStatusReg: return disk_status;
+        case kDiskBlockReg:
+          return disk_block;
+        case kDiskAddrReg:
+          return disk_addr;
+        case kDiskCountReg:
+          return disk_count;
+        case kDiskStatusReg:
+          return disk_status;
       }
       return 0;
     }
@@ -137,10 +151,18 @@ struct R4400Machine::Impl : public mips::Bus, public mips::Cp0Hooks, public mips
       console.push_back(static_cast<char>(v & 0xFF));
     } else if (a >= kDiskBase && a < kDiskBase + kDeviceWindow) {
       switch (a - kDiskBase) {
-        case kDiskBlockReg: disk_block = v; break;
-        case kDiskAddrReg: disk_addr = v; break;
-        case kDiskCountReg: disk_count = v; break;
-        case kDiskCommandReg: StartDiskCommand(v); break;
+        case kDiskBlockReg:
+          disk_block = v;
+          break;
+        case kDiskAddrReg:
+          disk_addr = v;
+          break;
+        case kDiskCountReg:
+          disk_count = v;
+          break;
+        case kDiskCommandReg:
+          StartDiskCommand(v);
+          break;
         case kDiskAckReg:
           if (disk_status == kDiskDone || disk_status == kDiskError) disk_status = kDiskIdle;
           cpu.SetInterruptLine(kDiskLine, false);
@@ -332,8 +354,8 @@ absl::Status R4400Machine::LoadKernel(const ElfImage& kernel) {
   for (const ElfSegment& s : kernel.segments) {
     uint64_t segment = widen(s.vaddr) & 0xFFFFFFFFC0000000ull;
     if (segment != 0xFFFFFFFF80000000ull) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "kernel segment at 0x", absl::Hex(s.vaddr), " is not in kseg0 or kseg1"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("kernel segment at 0x", absl::Hex(s.vaddr), " is not in kseg0 or kseg1"));
     }
     segments.push_back({s.vaddr & 0x1FFFFFFF, s.memsz, s.data});
   }

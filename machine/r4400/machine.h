@@ -49,21 +49,21 @@ struct LoadSegment {
 };
 
 struct RunSummary {
-  uint64_t instructions = 0;          // retired, whole run
-  uint64_t traced_instructions = 0;   // retired since the begin marker
-  uint64_t bus_records = 0;           // records written to the CAT
-  uint64_t bus_bytes = 0;             // data bytes of those records
+  uint64_t instructions = 0;         // retired, whole run
+  uint64_t traced_instructions = 0;  // retired since the begin marker
+  uint64_t bus_records = 0;          // records written to the CAT
+  uint64_t bus_bytes = 0;            // data bytes of those records
   uint64_t interrupts = 0;
-  uint64_t dma_transfers = 0;         // disk commands completed
+  uint64_t dma_transfers = 0;  // disk commands completed
   uint64_t device_reads = 0;
   uint64_t count_reads = 0;
   // What the kernel's CITCAT hooks stored (docs/machines/r4400-system.md), for the perturbation.
-  uint64_t interrupt_reports = 0;     // EPC stores to `exception`
+  uint64_t interrupt_reports = 0;  // EPC stores to `exception`
   uint64_t cause_echoes = 0;
   uint64_t count_echoes = 0;
-  uint64_t driver_instructions = 0;   // from the begin marker to `state-done`
-  bool began = false;                 // the begin marker was seen
-  bool halted = false;                // the guest powered the machine off
+  uint64_t driver_instructions = 0;  // from the begin marker to `state-done`
+  bool began = false;                // the begin marker was seen
+  bool halted = false;               // the guest powered the machine off
 };
 
 class R4400Machine {

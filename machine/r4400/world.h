@@ -71,7 +71,7 @@ class World {
   }
   uint64_t NextTicks() { return kPeriod / 2 + clock_rng_() % (kPeriod / 16 + 1); }
 
-  std::mt19937_64 clock_rng_;   // fully specified by the C++ standard: the same everywhere
+  std::mt19937_64 clock_rng_;  // fully specified by the C++ standard: the same everywhere
   std::mt19937_64 device_rng_;
   std::deque<Period> periods_ = {{0, 0, NextTicks()}};
   uint64_t offset_ = 0;  // what guest writes of Count added

@@ -25,7 +25,8 @@ std::vector<uint8_t> EncodeCat(const CatHeader& header, const std::vector<OwnedR
   for (const OwnedRecord& r : records) EXPECT_TRUE((*writer)->Write(r.view()).ok());
   EXPECT_TRUE((*writer)->Finish().ok());
   std::ifstream in(path, std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
   std::remove(path.c_str());
   return bytes;
 }
@@ -69,7 +70,8 @@ std::vector<OwnedRecord> OneOfEachKind(const CatHeader& header) {
     r.master = master;
     r.flags = flags;
     r.branch_count = bc += 3;
-    for (size_t i = 0; i < size; ++i) r.data.push_back(static_cast<uint8_t>(i * 7 + records.size()));
+    for (size_t i = 0; i < size; ++i)
+      r.data.push_back(static_cast<uint8_t>(i * 7 + records.size()));
     records.push_back(r);
   };
   add(RecordKind::kFill, 0x1000, 32, kMasterCpu, kFlagCode);

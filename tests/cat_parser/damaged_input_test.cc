@@ -38,7 +38,10 @@ constexpr size_t kRecord = format::kChunkHeaderBytes;
 const std::vector<Damage>& Damages() {
   static const auto* damages = new std::vector<Damage>{
       {"EmptyFile", [](auto& b, size_t) { b.clear(); }, "empty file"},
-      {"NotACat", [](auto& b, size_t) { b.assign({'h', 'e', 'l', 'l', 'o', '\n'}); },
+      {"NotACat",
+       [](auto& b, size_t) {
+         b.assign({'h', 'e', 'l', 'l', 'o', '\n'});
+       },
        "offset 0: not a CAT file (wrong magic number)"},
       {"WrongMagic", [](auto& b, size_t) { b[3] = 'X'; }, "wrong magic"},
       {"TruncatedFileHeader", [](auto& b, size_t) { b.resize(12); }, "truncated file header"},

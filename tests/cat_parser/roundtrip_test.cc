@@ -17,8 +17,8 @@ namespace citcat::cat {
 namespace {
 
 using testing::DecodeCat;
-using testing::EncodeCat;
 using ::testing::ElementsAreArray;
+using testing::EncodeCat;
 using ::testing::HasSubstr;
 
 class RoundTrip : public ::testing::TestWithParam<Machine> {};

@@ -1,11 +1,12 @@
 // The text form: dump and assemble are inverses, and hand-written input gets line-numbered errors.
+#include "cat_parser/text.h"
+
 #include <fstream>
 #include <iterator>
 #include <string>
 
 #include "cat_parser/reader.h"
 #include "cat_parser/synthetic.h"
-#include "cat_parser/text.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/cat_parser/cat_test_util.h"
@@ -33,8 +34,8 @@ std::string DumpToString(const std::vector<uint8_t>& bytes) {
 }
 
 absl::StatusOr<std::vector<uint8_t>> Assemble(const std::string& text, const std::string& out) {
-  auto in = io::InputFile::FromMemory("in.txt", {reinterpret_cast<const uint8_t*>(text.data()),
-                                                 text.size()});
+  auto in = io::InputFile::FromMemory("in.txt",
+                                      {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
   absl::StatusOr<uint64_t> n = AssembleText(*in, out);
   if (!n.ok()) return n.status();
   std::string bytes = Slurp(out);

@@ -66,7 +66,9 @@ class Cli : public ::testing::Test {
 
 const std::string kSample = std::string(CITCAT_SOURCE_DIR) + "/examples/r4400-sample.txt";
 
-int Lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
+int Lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
 
 TEST_F(Cli, OverviewAndHelp) {
   Result none = Run("");
@@ -103,7 +105,8 @@ TEST_F(Cli, AssembleDumpAssembleIsIdentical) {
   ASSERT_EQ(Run(absl::StrCat("assemble ", kSample, " -o ", Path("a.cat"))).exit_code, 0);
   Result dump = Run(absl::StrCat("dump ", Path("a.cat"), " -o ", Path("a.txt")));
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
-  ASSERT_EQ(Run(absl::StrCat("assemble --quiet ", Path("a.txt"), " -o ", Path("b.cat"))).exit_code, 0);
+  ASSERT_EQ(Run(absl::StrCat("assemble --quiet ", Path("a.txt"), " -o ", Path("b.cat"))).exit_code,
+            0);
   EXPECT_EQ(Slurp(Path("a.cat")), Slurp(Path("b.cat")));
   EXPECT_THAT(Files(), ::testing::ElementsAre("a.cat", "a.txt", "b.cat"));
 
@@ -129,7 +132,8 @@ TEST_F(Cli, BadInputsGiveOneLineAndLeaveNoOutput) {
       {"dump " + Path("text.cat"), "text.cat: offset 0: not a CAT file"},
       {"dump " + Path("truncated.cat") + " -o " + Path("out.txt"), "truncated.cat: offset "},
       {"dump " + dir_.string(), "is a directory"},
-      {"assemble " + Path("bad.txt") + " -o " + Path("out.cat"), "bad.txt:2: unknown machine 'vax'"},
+      {"assemble " + Path("bad.txt") + " -o " + Path("out.cat"),
+       "bad.txt:2: unknown machine 'vax'"},
       {"assemble " + Path("good.cat") + " -o " + Path("out.cat"), "good.cat:1:"},
       {"assemble " + kSample + " -o " + Path("no/such/dir/out.cat"), "cannot create"},
   };

@@ -23,8 +23,8 @@ absl::StatusOr<Extraction> ExtractText(const std::string& records,
   cat::CatHeader header = (*m)->Header();
   header.machine = machine;
   std::string text = cat::HeaderToText(header) + records;
-  auto in = io::InputFile::FromMemory(
-      "t.txt", {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  auto in = io::InputFile::FromMemory("t.txt",
+                                      {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
   std::string path = ::testing::TempDir() + "/extract-test.cat";
   absl::StatusOr<uint64_t> n = cat::AssembleText(*in, path);
   if (!n.ok()) return n.status();
@@ -141,24 +141,23 @@ INSTANTIATE_TEST_SUITE_P(
     Table, R4400ExtractErrors,
     ::testing::Values(
         Inconsistent{"Empty", "", "the trace holds no records"},
-        Inconsistent{"NoBeginMarker",
-                     "uncached-write addr=0x1fe04000 bc=5 data=ffffffff80020040\n",
+        Inconsistent{"NoBeginMarker", "uncached-write addr=0x1fe04000 bc=5 data=ffffffff80020040\n",
                      "record 0: the trace does not start with the begin-of-trace marker"},
         Inconsistent{"EndsInsideTheDump",
                      std::string(kBegin) + "uncached-write addr=0x1fe01008 bc=0 data=00\n",
                      "ends inside the begin-of-trace state dump"},
-        Inconsistent{"ReportInsideTheDump",
-                     std::string(kBegin) +
-                         "uncached-write addr=0x1fe04000 bc=5 data=ffffffff80020040\n",
-                     "record 1: an interrupt report inside the state dump"},
+        Inconsistent{
+            "ReportInsideTheDump",
+            std::string(kBegin) + "uncached-write addr=0x1fe04000 bc=5 data=ffffffff80020040\n",
+            "record 1: an interrupt report inside the state dump"},
         Inconsistent{"ReportWithoutCause",
                      std::string(kBegin) + kDone +
                          "uncached-write addr=0x1fe04000 bc=15 data=ffffffff80020040\n",
                      "record 2: an interrupt report without its Cause echo"},
-        Inconsistent{"DmaOutsideMemory",
-                     std::string(kBegin) + kDone +
-                         "dma-write addr=0x7ffffff0 bc=15 master=disk data=00\n",
-                     "record 2: DMA outside main memory"},
+        Inconsistent{
+            "DmaOutsideMemory",
+            std::string(kBegin) + kDone + "dma-write addr=0x7ffffff0 bc=15 master=disk data=00\n",
+            "record 2: DMA outside main memory"},
         Inconsistent{"SecondBeginMarker", std::string(kBegin) + kDone + kBegin,
                      "record 2: a second state dump inside the trace"},
         Inconsistent{"PortIoOnR4400",

@@ -1,11 +1,12 @@
 // The guest disk image format and the kernel ELF reader.
+#include "guest/r4400/tools/disk_image.h"
+
 #include <fstream>
 #include <iterator>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "guest/r4400/guest_paths.h"
-#include "guest/r4400/tools/disk_image.h"
 #include "machine/elf_loader.h"
 #include "machine/r4400/machine.h"
 
@@ -14,11 +15,13 @@ namespace {
 
 std::vector<uint8_t> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
 }
 
 TEST(DiskImage, RoundTrip) {
-  std::vector<DiskFile> files = {{"a", {1, 2, 3}}, {"empty", {}}, {"big", std::vector<uint8_t>(1500, 7)}};
+  std::vector<DiskFile> files = {
+      {"a", {1, 2, 3}}, {"empty", {}}, {"big", std::vector<uint8_t>(1500, 7)}};
   auto image = BuildDiskImage(files);
   ASSERT_TRUE(image.ok()) << image.status();
   EXPECT_EQ(image->size() % kDiskBlockBytes, 0u);

@@ -40,15 +40,16 @@ constexpr int kRandomDistance = 37;
 
 const std::map<std::string, uint32_t>& Expected() {
   static const auto* m = new std::map<std::string, uint32_t>{
-      {"sort", EXPECT_SORT}, {"hash", EXPECT_HASH},     {"compress", EXPECT_COMPRESS},
-      {"int64", EXPECT_INT64}, {"fp", EXPECT_FP},       {"memcpy", EXPECT_MEMCPY},
+      {"sort", EXPECT_SORT},   {"hash", EXPECT_HASH}, {"compress", EXPECT_COMPRESS},
+      {"int64", EXPECT_INT64}, {"fp", EXPECT_FP},     {"memcpy", EXPECT_MEMCPY},
       {"chase", EXPECT_CHASE}, {"io", EXPECT_IO}};
   return *m;
 }
 
 std::vector<uint8_t> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
 }
 
 uint64_t Value(const cat::OwnedRecord& r) {
@@ -118,9 +119,9 @@ void ExpectChecksums(const GuestRun& run, const std::vector<std::string>& names,
     EXPECT_THAT(run.console, Not(HasSubstr("killed")));
   }
   EXPECT_THAT(run.console, Not(HasSubstr("panic")));
-  EXPECT_THAT(run.console, HasSubstr(absl::StrFormat("kernel: all %d tasks done (%d failed)",
-                                                     static_cast<int>(names.size()) + failed,
-                                                     failed)));
+  EXPECT_THAT(run.console,
+              HasSubstr(absl::StrFormat("kernel: all %d tasks done (%d failed)",
+                                        static_cast<int>(names.size()) + failed, failed)));
   EXPECT_TRUE(run.summary.halted);
   EXPECT_TRUE(run.summary.began);
 }
@@ -150,7 +151,8 @@ void ExpectHooks(const GuestRun& run, size_t programs) {
   for (size_t i = 1; i < done; ++i) {
     EXPECT_TRUE(rec[i].kind == cat::RecordKind::kUncachedRead ||
                 rec[i].kind == cat::RecordKind::kUncachedWrite)
-        << "record " << i << " kind " << int(rec[i].kind) << " at " << std::hex << rec[i].address << " bc " << std::dec << rec[i].branch_count;
+        << "record " << i << " kind " << int(rec[i].kind) << " at " << std::hex << rec[i].address
+        << " bc " << std::dec << rec[i].branch_count;
     if (rec[i].kind == cat::RecordKind::kUncachedWrite) {
       EXPECT_GE(rec[i].address, kMagic);
     }
@@ -191,7 +193,8 @@ void ExpectHooks(const GuestRun& run, size_t programs) {
       EXPECT_EQ(r.branch_count, last_cause->branch_count + 1);
       // the Status report follows
       bool status = false;
-      for (size_t j = i + 1; j < rec.size() && j < i + 4; ++j) status |= IsStore(rec[j], kExcStatus, 4);
+      for (size_t j = i + 1; j < rec.size() && j < i + 4; ++j)
+        status |= IsStore(rec[j], kExcStatus, 4);
       EXPECT_TRUE(status);
       // the interrupt was taken with IE on and EXL off
       last_cause = nullptr;
@@ -205,14 +208,14 @@ void ExpectHooks(const GuestRun& run, size_t programs) {
   // The hooks' cost (r4400-guest.md, "Perturbation"): 9 instructions per interrupt, 6 per other
   // exception, 2 per Count read.
   uint64_t hooks = HookInstructions(reports, cause_echoes, count_echoes);
-  std::printf("  perturbation: %llu interrupts, %llu other exceptions, %llu Count reads: %llu hook "
-              "instructions = %.3f%% of %llu traced\n",
-              static_cast<unsigned long long>(reports),
-              static_cast<unsigned long long>(cause_echoes - reports),
-              static_cast<unsigned long long>(count_echoes), static_cast<unsigned long long>(hooks),
-              100.0 * static_cast<double>(hooks) /
-                  static_cast<double>(run.summary.traced_instructions),
-              static_cast<unsigned long long>(run.summary.traced_instructions));
+  std::printf(
+      "  perturbation: %llu interrupts, %llu other exceptions, %llu Count reads: %llu hook "
+      "instructions = %.3f%% of %llu traced\n",
+      static_cast<unsigned long long>(reports),
+      static_cast<unsigned long long>(cause_echoes - reports),
+      static_cast<unsigned long long>(count_echoes), static_cast<unsigned long long>(hooks),
+      100.0 * static_cast<double>(hooks) / static_cast<double>(run.summary.traced_instructions),
+      static_cast<unsigned long long>(run.summary.traced_instructions));
 }
 
 class SingleWorkload : public ::testing::TestWithParam<std::string> {};

@@ -27,20 +27,46 @@ constexpr uint64_t kEntry = 0xFFFFFFFF80010000ull;
 std::vector<uint32_t> Guest() {
   std::vector<uint32_t> p = {
       Lui(kK1, 0xBFE0),
-      Lui(kT0, 0x4349), Ori(kT0, kT0, 0x5443), Dsll(kT0, kT0, 16), Ori(kT0, kT0, 0x4154),
-      Dsll(kT0, kT0, 16), Ori(kT0, kT0, 0x0001),
-      Sd(kT0, 0, kK1),                                  // begin marker
-      Lui(kT1, 0xBF00), Addiu(kT2, kZero, 'H'), Sw(kT2, 0, kT1),
-      Mfc0(kT3, 9), Sw(kT3, 0x5008, kK1),               // Count, echoed
-      Lui(kT1, 0xBF10), Sw(kZero, 0, kT1), Lui(kT2, 0x2), Sw(kT2, 4, kT1),
-      Addiu(kT2, kZero, 2), Sw(kT2, 8, kT1), Addiu(kT2, kZero, 1), Sw(kT2, 12, kT1),
-      Lw(kT2, 0x10, kT1), Addiu(kT3, kZero, 2), Bne(kT2, kT3, -3), Nop(),  // wait for done
-      Sw(kZero, 0x14, kT1),                             // acknowledge
-      Lui(kT3, 0xA002), Lw(kT2, 0, kT3), Srl(kT2, kT2, 24), Lui(kT1, 0xBF00), Sw(kT2, 0, kT1),
-      Lui(kT3, 0x8003), Lw(kT2, 0, kT3), Lw(kT2, 64, kT3), Sw(kT2, 128, kT3),  // cached traffic
-      Lui(kT1, 0xBF20), Lw(kT2, 0, kT1), Sw(kT2, 0x6000, kK1),
-      Sw(kZero, 8, kT1),                                // power off
-      Nop(), Nop(),
+      Lui(kT0, 0x4349),
+      Ori(kT0, kT0, 0x5443),
+      Dsll(kT0, kT0, 16),
+      Ori(kT0, kT0, 0x4154),
+      Dsll(kT0, kT0, 16),
+      Ori(kT0, kT0, 0x0001),
+      Sd(kT0, 0, kK1),  // begin marker
+      Lui(kT1, 0xBF00),
+      Addiu(kT2, kZero, 'H'),
+      Sw(kT2, 0, kT1),
+      Mfc0(kT3, 9),
+      Sw(kT3, 0x5008, kK1),  // Count, echoed
+      Lui(kT1, 0xBF10),
+      Sw(kZero, 0, kT1),
+      Lui(kT2, 0x2),
+      Sw(kT2, 4, kT1),
+      Addiu(kT2, kZero, 2),
+      Sw(kT2, 8, kT1),
+      Addiu(kT2, kZero, 1),
+      Sw(kT2, 12, kT1),
+      Lw(kT2, 0x10, kT1),
+      Addiu(kT3, kZero, 2),
+      Bne(kT2, kT3, -3),
+      Nop(),                 // wait for done
+      Sw(kZero, 0x14, kT1),  // acknowledge
+      Lui(kT3, 0xA002),
+      Lw(kT2, 0, kT3),
+      Srl(kT2, kT2, 24),
+      Lui(kT1, 0xBF00),
+      Sw(kT2, 0, kT1),
+      Lui(kT3, 0x8003),
+      Lw(kT2, 0, kT3),
+      Lw(kT2, 64, kT3),
+      Sw(kT2, 128, kT3),  // cached traffic
+      Lui(kT1, 0xBF20),
+      Lw(kT2, 0, kT1),
+      Sw(kT2, 0x6000, kK1),
+      Sw(kZero, 8, kT1),  // power off
+      Nop(),
+      Nop(),
   };
   return p;
 }
@@ -66,8 +92,8 @@ Capture RunGuest(uint64_t seed, uint64_t step = 0) {
   EXPECT_TRUE(machine.ok()) << machine.status();
   LoadSegment code{kCodePhys, 0, {}};
   for (uint32_t w : Guest()) {
-    code.bytes.insert(code.bytes.end(), {uint8_t(w >> 24), uint8_t(w >> 16), uint8_t(w >> 8),
-                                         uint8_t(w)});
+    code.bytes.insert(code.bytes.end(),
+                      {uint8_t(w >> 24), uint8_t(w >> 16), uint8_t(w >> 8), uint8_t(w)});
   }
   code.size = code.bytes.size();
   EXPECT_TRUE((*machine)->Load({&code, 1}, kEntry).ok());

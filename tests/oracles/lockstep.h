@@ -1,7 +1,8 @@
 // Lock-step comparison of a CPU model against a QEMU trace.
 //
 // How a core plugs in (qemu_core_lockstep_test.cc does exactly this for mips::Cpu):
-//   1. image = machine::LoadElfFile(path); copy every image.segments[i] (data, then zeros up to memsz) into
+//   1. image = machine::LoadElfFile(path); copy every image.segments[i] (data, then zeros up to
+//   memsz) into
 //      guest memory at its vaddr (there: two wired 16 MB TLB page pairs, user mode). The stack is
 //      the region around trace[0].gpr[29]; the guest programs never read argc/argv from it except
 //      fp_trap, which is not run in lock-step.

@@ -14,10 +14,10 @@
 #include <string>
 
 #include "absl/strings/str_format.h"
+#include "machine/elf_loader.h"
 #include "simcore/mips/bus.h"
 #include "simcore/mips/cpu.h"
 #include "simcore/mips/fpu.h"
-#include "machine/elf_loader.h"
 #include "tests/oracles/fpu_oracle.h"
 #include "tests/oracles/lockstep.h"
 #include "tests/oracles/qemu_trace.h"
@@ -42,7 +42,6 @@ struct Program {
 };
 // ctest shows the parameter in each test's name: make it the program name.
 void PrintTo(const Program& p, std::ostream* os) { *os << p.name; }
-
 
 // EntryLo for a 16 MB page at `paddr`: cacheable noncoherent (C=3), dirty, valid, global.
 uint64_t EntryLo(uint64_t paddr) {

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "absl/strings/str_format.h"
-#include "simcore/mips/fpu.h"
 #include "machine/elf_loader.h"
+#include "simcore/mips/fpu.h"
 #include "tests/oracles/fpu_oracle.h"
 #include "tests/oracles/lockstep.h"
 #include "tests/oracles/qemu_trace.h"
@@ -31,7 +31,6 @@ struct Program {
 };
 // ctest shows the parameter in each test's name: make it the program name.
 void PrintTo(const Program& p, std::ostream* os) { *os << p.name; }
-
 
 #ifdef CITCAT_GUEST_TESTS_AVAILABLE
 

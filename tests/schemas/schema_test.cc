@@ -1,7 +1,7 @@
 // The IMS and AES schemas hold a state of either machine and survive serialization unchanged.
 #include "aes/aes.pb.h"
-#include "gtest/gtest.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
 #include "ims/ims.pb.h"
 
 namespace citcat {
