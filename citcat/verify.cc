@@ -31,8 +31,6 @@ absl::Status VerifyCapture(const std::string& path) {
     x = extract::Extract(in, [&] { progress.Update(in.bytes_read()); });
   }
   if (!x.ok()) return x.status();
-  // Stopgap until extraction records the DMA records' branch counts (docs/replay.md).
-  if (absl::Status s = replay::FillDmaBranchCounts(path, x->aes); !s.ok()) return s;
   Progress progress("verify: replay", x->aes.end().cat_records(), "records");
   uint64_t records = 0;
   replay::ReplayOptions options;

@@ -12,7 +12,6 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "cat_parser/reader.h"
 #include "replay/replay.h"
 #include "simcore/mips/cpu.h"
 #include "simcore/mips/disasm.h"
@@ -826,32 +825,6 @@ absl::StatusOr<ReplaySummary> Replay(const ims::InitialMachineState& ims,
   absl::StatusOr<ReplaySummary> second = again->Run();
   if (!second.ok() && absl::IsAborted(second.status())) return second.status();
   return result;
-}
-
-absl::Status FillDmaBranchCounts(const std::string& cat_path, aes::EventSchedule& aes) {
-  if (aes.dma_size() == 0) return absl::OkStatus();
-  absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(cat_path);
-  if (!reader.ok()) return reader.status();
-  cat::BusRecord r;
-  int next = 0;
-  while (next < aes.dma_size()) {
-    absl::StatusOr<bool> more = (*reader)->Next(r);
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    aes::DmaTransfer& d = *aes.mutable_dma(next);
-    if ((*reader)->record_index() != d.cat_record()) continue;
-    if (d.branch_count() != 0 && d.branch_count() != r.branch_count) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          cat_path, ": record ", d.cat_record(), " disagrees with the AES's DMA branch count"));
-    }
-    d.set_branch_count(r.branch_count);
-    ++next;
-  }
-  if (next < aes.dma_size()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(cat_path, ": the AES's DMA records are not all in this CAT"));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace citcat::replay

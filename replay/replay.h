@@ -57,10 +57,6 @@ std::optional<uint64_t> DivergenceRecord(const absl::Status& status);
 // (docs/machines/r4400-system.md).
 cat::CatHeader R4400Header(const ims::InitialMachineState& ims);
 
-// Stopgap until `citcat extract` records DmaTransfer.branch_count: copies each DMA record's side
-// band from the CAT into `aes` (by the entry's cat_record). A no-op check when already present.
-absl::Status FillDmaBranchCounts(const std::string& cat_path, aes::EventSchedule& aes);
-
 }  // namespace citcat::replay
 
 #endif  // CITCAT_REPLAY_REPLAY_H_

@@ -45,7 +45,6 @@ Captured Capture(const std::string& workloads, uint64_t seed, uint64_t max_trace
   auto x = extract::Extract(**reader);
   EXPECT_TRUE(x.ok()) << x.status();
   c.x = *std::move(x);
-  EXPECT_TRUE(FillDmaBranchCounts(c.cat_path, c.x.aes).ok());
   return c;
 }
 

@@ -37,8 +37,6 @@ Captured CaptureAndExtract(uint64_t seed, const replay_test::GuestOptions& optio
   auto x = extract::Extract(**reader);
   EXPECT_TRUE(x.ok()) << x.status();
   c.x = *std::move(x);
-  // Until `citcat extract` records DMA branch counts (see docs/replay.md).
-  EXPECT_TRUE(FillDmaBranchCounts(c.cat_path, c.x.aes).ok());
   return c;
 }
 
@@ -305,9 +303,8 @@ TEST(R4400ReplayDivergence, RandomDamageEndsCleanly) {
 }
 
 // Random follows retired instructions in the traced machine; the driver reads it 37 instructions
-// before the resume point. Disabled until `citcat extract` steps the dumped value by those 37
-// (extract/r4400.h: kR4400RandomReadToResume is 0).
-TEST(R4400Replay, DISABLED_RandomFromTheDriver) {
+// before the resume point and extraction steps it on to there.
+TEST(R4400Replay, RandomFromTheDriver) {
   replay_test::GuestOptions options;
   options.read_random = true;
   Captured c = CaptureAndExtract(3, options);
