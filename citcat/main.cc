@@ -22,7 +22,8 @@ constexpr Command kCommands[] = {
     {"demo", "run the main job on a built-in default and print a summary",
      "citcat demo\n\n"
      "Captures the default workload mix on the traced R4400, extracts the IMS and AES from\n"
-     "the CAT and prints a summary.",
+     "the CAT alone, replays them, checks that the regenerated CAT is identical to the\n"
+     "captured one, and prints a summary.",
      "citcat/demo.cc", RunDemo},
     {"dump", "print a CAT as text",
      "citcat dump CAPTURE.cat [-o OUT.txt] [--limit N]\n\n"

@@ -216,6 +216,7 @@ TEST_F(Cli, DemoRunsTheMainJob) {
   ASSERT_EQ(demo.exit_code, 0) << demo.err;
   EXPECT_THAT(demo.out, HasSubstr("sort: checksum"));
   EXPECT_THAT(demo.out, HasSubstr("IMS+AES vs CAT"));
+  EXPECT_THAT(demo.out, HasSubstr("the regenerated CAT is identical to the captured one"));
 }
 
 }  // namespace
