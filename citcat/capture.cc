@@ -1,9 +1,14 @@
 #include "machine/r4400/capture.h"
 
 #include <algorithm>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "citcat/command.h"
@@ -22,13 +27,34 @@ ABSL_FLAG(uint64_t, instructions, 20'000'000,
           "stop after this many instructions from the begin of the trace (if the guest runs on)");
 ABSL_FLAG(uint64_t, memory_mb, 32, "main memory in MiB");
 ABSL_FLAG(std::string, elf, "",
-          "a program built with the guest SDK (guest/r4400/sdk) to run instead of the workloads");
+          "a program to run instead of the workloads: an ELF built with the guest SDK "
+          "(guest/r4400/sdk), or a C file, which is built with it first");
 ABSL_FLAG(bool, list_workloads, false, "list the workloads and exit");
 ABSL_FLAG(std::string, kernel, CITCAT_R4400_KERNEL_ELF, "the guest kernel (an ELF file)");
 ABSL_FLAG(std::string, disk, CITCAT_R4400_DISK_IMAGE, "the disk image holding the workloads");
 
 namespace citcat::cli {
 namespace {
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+// Builds a C file against the guest SDK (guest/r4400/sdk/README.md) into `elf`.
+absl::Status BuildWithSdk(const std::string& source, const std::string& elf) {
+  if (!std::filesystem::exists(source)) {
+    return absl::NotFoundError(absl::StrCat(source, ": cannot open: No such file or directory"));
+  }
+  std::string command = absl::StrCat(CITCAT_R4400_GCC, " ", CITCAT_R4400_SDK_BUILD, " ",
+                                     ShellQuote(source), " -o ", ShellQuote(elf));
+  if (std::system(command.c_str()) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": does not build against the guest SDK (compiler messages above)"));
+  }
+  return absl::OkStatus();
+}
 
 // The disk image with the user's program added as the workload `elf`.
 absl::StatusOr<std::string> DiskWithElf(const std::string& disk, const std::string& elf_path) {
@@ -49,6 +75,23 @@ absl::StatusOr<std::string> DiskWithElf(const std::string& disk, const std::stri
 }
 
 }  // namespace
+
+// A private scratch directory, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "citcat-XXXXXX").string();
+    path_ = mkdtemp(pattern.data()) ? pattern : std::string();
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 absl::Status RunCapture(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("capture", "--machine r4400 [--workload W] -o CAPTURE.cat");
@@ -76,6 +119,12 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
   if (std::string elf = absl::GetFlag(FLAGS_elf); !elf.empty()) {
     if (!settings.workloads.empty()) {
       return absl::InvalidArgumentError("give --elf or --workload, not both");
+    }
+    TempDir scratch;
+    if (absl::EndsWith(elf, ".c")) {
+      std::string built = scratch.path() + "/program.elf";
+      if (absl::Status s = BuildWithSdk(elf, built); !s.ok()) return s;
+      elf = built;
     }
     disk = DiskWithElf(*disk, elf);
     if (!disk.ok()) return disk.status();

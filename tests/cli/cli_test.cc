@@ -191,6 +191,18 @@ TEST_F(Cli, CaptureRunsAProgramBuiltWithTheSdk) {
   EXPECT_THAT(r.out, HasSubstr("fib(20) = 6765"));
 }
 
+TEST_F(Cli, CaptureBuildsACFileWithTheSdk) {
+  Result r = Run(absl::StrCat("capture --elf ", CITCAT_R4400_SDK_DIR, "/example/hello.c -o ",
+                              Path("h")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("fib(20) = 6765"));
+  Write("bad.c", "int main(void) { return undefined_name; }\n");
+  Result bad = Run(absl::StrCat("capture --elf ", Path("bad.c"), " -o ", Path("b")));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr("bad.c: does not build against the guest SDK"));
+  EXPECT_THAT(Files(), ::testing::ElementsAre("bad.c", "h"));
+}
+
 TEST_F(Cli, CaptureRefusesWhatItCannotRun) {
   Write("not.elf", "not an executable");
   struct Case {

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,11 @@ void RepairChecksums(std::vector<uint8_t>& b) {
 
 // Assembled output goes to a private scratch directory, never next to anything real.
 const std::string& ScratchCat() {
+  static char dir[] = "/tmp/citcat-fuzz-XXXXXX";
   static const std::string path = [] {
-    char dir[] = "/tmp/citcat-fuzz-XXXXXX";
-    return std::string(mkdtemp(dir)) + "/out.cat";
+    std::string made = std::string(mkdtemp(dir)) + "/out.cat";
+    std::atexit([] { std::filesystem::remove_all(dir); });
+    return made;
   }();
   return path;
 }
