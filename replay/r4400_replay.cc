@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "machine/r4400/system.h"
 #include "replay/replay.h"
 #include "simcore/mips/cpu.h"
 #include "simcore/mips/disasm.h"
@@ -19,11 +20,12 @@
 namespace citcat::replay {
 namespace {
 
-// The traced system's fixed address map (docs/machines/r4400-system.md); a test checks that this
-// header equals the one the traced machine writes.
-constexpr uint64_t kUartBase = 0x1F000000, kDiskBase = 0x1F100000, kClockBase = 0x1F200000;
-constexpr uint64_t kDeviceWindow = 0x100;
-constexpr uint64_t kMagicBase = 0x1FE00000;
+// The traced system's fixed address map (docs/machines/r4400-system.md).
+using machine::kClockBase;
+using machine::kDeviceWindow;
+using machine::kDiskBase;
+using machine::kMagicBase;
+using machine::kUartBase;
 
 constexpr uint32_t kHardwareIp = 0xFC00;  // Cause.IP7..IP2: device lines replay does not model
 constexpr uint64_t kSlice = uint64_t{1} << 24;  // steps per core call (the core stops itself)
@@ -777,31 +779,17 @@ std::optional<uint64_t> DivergenceRecord(const absl::Status& status) {
 
 cat::CatHeader R4400Header(const ims::InitialMachineState& ims) {
   const ims::MachineDescription& d = ims.description();
-  cat::CatHeader h;
-  h.machine = cat::Machine::kR4400;
-  h.byte_order =
-      d.byte_order() == ims::BYTE_ORDER_BIG ? cat::ByteOrder::kBig : cat::ByteOrder::kLittle;
-  h.memory_bytes = d.memory_bytes();
-  h.side_band = cat::kSideBandBranchCount;
+  std::vector<cat::CacheGeometry> caches;
   for (const ims::Cache& c : d.caches()) {
-    h.caches.push_back(
+    caches.push_back(
         {static_cast<uint8_t>(c.level()), static_cast<cat::CacheType>(c.type()),
          static_cast<uint8_t>(c.ways()),
          c.write_through() ? cat::WritePolicy::kWriteThrough : cat::WritePolicy::kWriteBack,
          c.size_bytes(), c.line_bytes()});
   }
-  h.devices = {{"uart", cat::WindowKind::kMemoryMapped, kUartBase, kDeviceWindow},
-               {"disk", cat::WindowKind::kMemoryMapped, kDiskBase, kDeviceWindow},
-               {"clock", cat::WindowKind::kMemoryMapped, kClockBase, kDeviceWindow}};
-  h.magic = {{"trace-begin", cat::WindowKind::kMemoryMapped, kMagicBase, 8},
-             {"cpu-state", cat::WindowKind::kMemoryMapped, kMagicBase + 0x1000, 0x1000},
-             {"tlb", cat::WindowKind::kMemoryMapped, kMagicBase + 0x2000, 48 * 32},
-             {"state-done", cat::WindowKind::kMemoryMapped, kMagicBase + 0x3000, 8},
-             {"exception", cat::WindowKind::kMemoryMapped, kMagicBase + 0x4000, 0x10},
-             {"cause", cat::WindowKind::kMemoryMapped, kMagicBase + 0x5000, 4},
-             {"count", cat::WindowKind::kMemoryMapped, kMagicBase + 0x5008, 4},
-             {"console", cat::WindowKind::kMemoryMapped, kMagicBase + 0x6000, 8}};
-  h.producer = d.producer();
+  cat::CatHeader h = machine::R4400SystemHeader(d.memory_bytes(), std::move(caches), d.producer());
+  h.byte_order =
+      d.byte_order() == ims::BYTE_ORDER_BIG ? cat::ByteOrder::kBig : cat::ByteOrder::kLittle;
   return h;
 }
 

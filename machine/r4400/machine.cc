@@ -363,28 +363,12 @@ absl::Status R4400Machine::LoadKernel(const ElfImage& kernel) {
 }
 
 cat::CatHeader R4400Machine::Header() const {
-  cat::CatHeader h;
-  h.machine = cat::Machine::kR4400;
-  h.byte_order = cat::ByteOrder::kBig;
-  h.memory_bytes = impl_->options.memory_bytes;
-  h.side_band = cat::kSideBandBranchCount;
-  h.caches = {{1, cat::CacheType::kInstruction, 1, cat::WritePolicy::kWriteBack, 16384,
-               impl_->options.icache_line},
-              {1, cat::CacheType::kData, 1, cat::WritePolicy::kWriteBack, 16384,
-               impl_->options.dcache_line}};
-  h.devices = {{"uart", cat::WindowKind::kMemoryMapped, kUartBase, kDeviceWindow},
-               {"disk", cat::WindowKind::kMemoryMapped, kDiskBase, kDeviceWindow},
-               {"clock", cat::WindowKind::kMemoryMapped, kClockBase, kDeviceWindow}};
-  h.magic = {{"trace-begin", cat::WindowKind::kMemoryMapped, kMagicBase, 8},
-             {"cpu-state", cat::WindowKind::kMemoryMapped, kMagicBase + 0x1000, 0x1000},
-             {"tlb", cat::WindowKind::kMemoryMapped, kMagicBase + 0x2000, 48 * 32},
-             {"state-done", cat::WindowKind::kMemoryMapped, kMagicBase + 0x3000, 8},
-             {"exception", cat::WindowKind::kMemoryMapped, kMagicBase + 0x4000, 0x10},
-             {"cause", cat::WindowKind::kMemoryMapped, kMagicBase + 0x5000, 4},
-             {"count", cat::WindowKind::kMemoryMapped, kMagicBase + 0x5008, 4},
-             {"console", cat::WindowKind::kMemoryMapped, kMagicBase + 0x6000, 8}};
-  h.producer = impl_->options.producer;
-  return h;
+  const R4400Options& o = impl_->options;
+  return R4400SystemHeader(
+      o.memory_bytes,
+      {{1, cat::CacheType::kInstruction, 1, cat::WritePolicy::kWriteBack, 16384, o.icache_line},
+       {1, cat::CacheType::kData, 1, cat::WritePolicy::kWriteBack, 16384, o.dcache_line}},
+      o.producer);
 }
 
 absl::StatusOr<RunSummary> R4400Machine::Run(cat::CatWriter* monitor, uint64_t max_traced,

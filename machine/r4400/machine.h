@@ -16,20 +16,10 @@
 #include "cat_parser/record.h"
 #include "cat_parser/writer.h"
 #include "machine/elf_loader.h"
+#include "machine/r4400/system.h"
 #include "simcore/mips/cpu.h"
 
 namespace citcat::machine {
-
-// Physical addresses of docs/machines/r4400-system.md.
-inline constexpr uint64_t kUartBase = 0x1F000000;
-inline constexpr uint64_t kDiskBase = 0x1F100000;
-inline constexpr uint64_t kClockBase = 0x1F200000;
-inline constexpr uint64_t kDeviceWindow = 0x100;
-inline constexpr uint64_t kMagicBase = 0x1FE00000;
-inline constexpr uint64_t kMagicSize = 0x10000;
-inline constexpr uint64_t kBootArgs = 0x00000F00;  // NUL-terminated workload list, 256 bytes
-inline constexpr uint64_t kBootArgsSize = 0x100;
-inline constexpr uint32_t kDiskBlock = 512;
 
 struct R4400Options {
   uint64_t memory_bytes = 32ull << 20;
