@@ -39,6 +39,13 @@ std::string Cp0Name(uint32_t reg) {
   return kNames[reg & 31] ? kNames[reg & 31] : absl::StrFormat("$%d", reg & 31);
 }
 
+// Capstone prints addresses as signed 64-bit numbers, so a kernel branch target in a
+// sign-extended 32-bit segment would read "-0x7ffefefc"; give it the 32-bit address instead.
+uint64_t CapstoneAddress(uint64_t pc) {
+  bool compat = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(pc))) == pc;
+  return compat ? pc & 0xFFFFFFFF : pc;
+}
+
 }  // namespace
 
 const std::string& Disassembler::Text(uint64_t pc, uint32_t word) {
@@ -59,7 +66,7 @@ const std::string& Disassembler::Text(uint64_t pc, uint32_t word) {
                                              "s0",   "s1", "s2", "s3", "s4", "s5", "s6", "s7",
                                              "t8",   "t9", "k0", "k1", "gp", "sp", "fp", "ra"};
     text = absl::StrFormat("%s $%s, %s", OpName(op), kGpr[Rt(word)], Cp0Name(Rd(word)));
-  } else if (handle_ && cs_disasm(handle_, bytes, 4, pc, 1, &insn) == 1) {
+  } else if (handle_ && cs_disasm(handle_, bytes, 4, CapstoneAddress(pc), 1, &insn) == 1) {
     text = insn[0].op_str[0] ? absl::StrFormat("%s %s", insn[0].mnemonic, insn[0].op_str)
                              : std::string(insn[0].mnemonic);
   } else {

@@ -132,5 +132,11 @@ TEST(Disassembler, Cp0RegistersByName) {
   EXPECT_EQ(dis.Text(0, as::Mtc0(0, 7)), "mtc0 $zero, $7");
 }
 
+TEST(Disassembler, KernelBranchTargetsReadAsAddresses) {
+  Disassembler dis;
+  // A backward branch in kseg0, whose 64-bit PC is sign-extended.
+  EXPECT_EQ(dis.Text(0xFFFFFFFF80010114ull, as::Bne(10, 0, -23)), "bnez $t2, 0x800100bc");
+}
+
 }  // namespace
 }  // namespace citcat::mips
