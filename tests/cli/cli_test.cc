@@ -1,10 +1,7 @@
 // The citcat binary as a user runs it: exit codes, one-line errors, no partial outputs.
-#include <sys/wait.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "guest/r4400/guest_paths.h"
+#include "tests/support/run_citcat.h"
 
 namespace citcat {
 namespace {
@@ -20,32 +18,17 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
-
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using Result = testing::CommandResult;
+using testing::ReadFile;
 
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           absl::StrCat("cli-", ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = testing::FreshTestDir(
+        absl::StrCat("cli-", ::testing::UnitTest::GetInstance()->current_test_info()->name()));
   }
 
-  Result Run(const std::string& args) {
-    std::string command = absl::StrCat(CITCAT_BINARY, " ", args, " >", (dir_ / "stdout").string(),
-                                       " 2>", (dir_ / "stderr").string());
-    int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(dir_ / "stdout"),
-            Slurp(dir_ / "stderr")};
-  }
+  Result Run(const std::string& args) { return testing::RunCitcat(dir_, args); }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
   void Write(const std::string& name, const std::string& text) const {
     std::ofstream(dir_ / name, std::ios::binary) << text;
@@ -107,7 +90,7 @@ TEST_F(Cli, AssembleDumpAssembleIsIdentical) {
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
   ASSERT_EQ(Run(absl::StrCat("assemble --quiet ", Path("a.txt"), " -o ", Path("b.cat"))).exit_code,
             0);
-  EXPECT_EQ(Slurp(Path("a.cat")), Slurp(Path("b.cat")));
+  EXPECT_EQ(ReadFile(Path("a.cat")), ReadFile(Path("b.cat")));
   EXPECT_THAT(Files(), ::testing::ElementsAre("a.cat", "a.txt", "b.cat"));
 
   Result limited = Run(absl::StrCat("dump --limit 2 ", Path("a.cat")));
@@ -120,7 +103,7 @@ TEST_F(Cli, AssembleDumpAssembleIsIdentical) {
 
 TEST_F(Cli, BadInputsGiveOneLineAndLeaveNoOutput) {
   ASSERT_EQ(Run(absl::StrCat("assemble ", kSample, " -o ", Path("good.cat"))).exit_code, 0);
-  std::string good = Slurp(Path("good.cat"));
+  std::string good = ReadFile(Path("good.cat"));
   Write("truncated.cat", good.substr(0, good.size() - 30));
   Write("text.cat", "this is not a trace\n");
   Write("bad.txt", "citcat-cat 1.0\nmachine vax\n");
@@ -154,7 +137,7 @@ TEST_F(Cli, ExtractWritesImsAndAes) {
   EXPECT_TRUE(fs::exists(dir_ / "out" / "ims.pb"));
   EXPECT_TRUE(fs::exists(dir_ / "out" / "aes.pb"));
 
-  std::string good = Slurp(Path("s.cat"));
+  std::string good = ReadFile(Path("s.cat"));
   Write("cut.cat", good.substr(0, good.size() - 30));
   Result bad = Run(absl::StrCat("extract ", Path("cut.cat"), " -o ", Path("bad")));
   EXPECT_EQ(bad.exit_code, 1);
@@ -179,8 +162,8 @@ TEST_F(Cli, CaptureIsReproducibleAndTheSeedMatters) {
   EXPECT_THAT(other.out, HasSubstr("sort: checksum"));
   EXPECT_THAT(other.out, HasSubstr("interrupts"));
   EXPECT_THAT(other.out, HasSubstr("perturbation"));
-  EXPECT_EQ(Slurp(Path("a")), Slurp(Path("b")));
-  EXPECT_NE(Slurp(Path("a")), Slurp(Path("c")));
+  EXPECT_EQ(ReadFile(Path("a")), ReadFile(Path("b")));
+  EXPECT_NE(ReadFile(Path("a")), ReadFile(Path("c")));
   Result x = Run(absl::StrCat("extract --quiet ", Path("a"), " -o ", Path("x")));
   EXPECT_EQ(x.exit_code, 0) << x.err;
 }
@@ -192,8 +175,8 @@ TEST_F(Cli, CaptureRunsAProgramBuiltWithTheSdk) {
 }
 
 TEST_F(Cli, CaptureBuildsACFileWithTheSdk) {
-  Result r = Run(absl::StrCat("capture --elf ", CITCAT_R4400_SDK_DIR, "/example/hello.c -o ",
-                              Path("h")));
+  Result r =
+      Run(absl::StrCat("capture --elf ", CITCAT_R4400_SDK_DIR, "/example/hello.c -o ", Path("h")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("fib(20) = 6765"));
   Write("bad.c", "int main(void) { return undefined_name; }\n");

@@ -5,33 +5,17 @@
 // not match the resume point) shows up here as a divergence.
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/support/run_citcat.h"
 
 namespace {
 
 using ::testing::HasSubstr;
-
-struct Result {
-  int status = -1;
-  std::string output;
-};
-
-Result Shell(const std::string& command) {
-  Result r;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-  r.status = pclose(p);
-  return r;
-}
 
 struct Case {
   const char* name;
@@ -43,14 +27,16 @@ class Pipeline : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Pipeline, CaptureReplaysExactly) {
   const Case& c = GetParam();
-  std::string cat = absl::StrCat(::testing::TempDir(), "/pipeline-", getpid(), "-", c.name, ".cat");
-  Result capture = Shell(absl::StrCat(CITCAT_BINARY, " capture --machine r4400 --workload '",
-                                      c.workload, "' --seed ", c.seed, " --quiet -o ", cat));
-  ASSERT_EQ(capture.status, 0) << capture.output;
-  Result verify = Shell(absl::StrCat(CITCAT_BINARY, " verify ", cat));
-  std::remove(cat.c_str());
-  EXPECT_EQ(verify.status, 0) << verify.output;
-  EXPECT_THAT(verify.output, HasSubstr("identical")) << verify.output;
+  std::filesystem::path dir = citcat::testing::FreshTestDir(absl::StrCat("pipeline-", c.name));
+  std::string cat = (dir / "capture.cat").string();
+  auto capture = citcat::testing::RunCitcat(
+      dir, absl::StrCat("capture --machine r4400 --workload '", c.workload, "' --seed ", c.seed,
+                        " --quiet -o ", cat));
+  ASSERT_EQ(capture.exit_code, 0) << capture.err;
+  auto verify = citcat::testing::RunCitcat(dir, absl::StrCat("verify ", cat));
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(verify.exit_code, 0) << verify.err;
+  EXPECT_THAT(verify.out + verify.err, HasSubstr("identical")) << verify.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(

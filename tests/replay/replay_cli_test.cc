@@ -1,17 +1,15 @@
 // `citcat replay` and `citcat verify` as a user runs them: exit codes, one-line errors, no partial
 // outputs after a divergence, and the two ways of verifying.
-#include <sys/wait.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/replay/r4400_guest.h"
+#include "tests/support/run_citcat.h"
 
 namespace citcat {
 namespace {
@@ -20,35 +18,20 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-struct Result {
-  int exit_code;
-  std::string out, err;
-};
-
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using Result = testing::CommandResult;
+using testing::ReadFile;
 
 class ReplayCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::path(::testing::TempDir()) / "replay-cli");
-    fs::remove_all(*dir_);
-    fs::create_directories(*dir_);
+    dir_ = new fs::path(testing::FreshTestDir("replay-cli"));
     replay_test::CaptureGuest(4, {}, Path("capture.cat"));
     ASSERT_EQ(
         Run(absl::StrCat("extract ", Path("capture.cat"), " -o ", Path("x"), " --quiet")).exit_code,
         0);
   }
 
-  static Result Run(const std::string& args) {
-    std::string command =
-        absl::StrCat(CITCAT_BINARY, " ", args, " >", Path("stdout"), " 2>", Path("stderr"));
-    int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(*dir_ / "stdout"),
-            Slurp(*dir_ / "stderr")};
-  }
+  static Result Run(const std::string& args) { return testing::RunCitcat(*dir_, args); }
   static std::string Path(const std::string& name) { return (*dir_ / name).string(); }
   static std::string ReplayArgs() {
     return absl::StrCat("replay --ims ", Path("x/ims.pb"), " --aes ", Path("x/aes.pb"));
@@ -64,7 +47,7 @@ TEST_F(ReplayCli, ReplayWritesTraceAndCatThenVerifyFindsThemIdentical) {
       absl::StrCat(ReplayArgs(), " -o ", Path("trace.txt"), " --cat ", Path("regenerated.cat")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("instructions replayed"));
-  EXPECT_THAT(Slurp(Path("trace.txt")), HasSubstr(" - interrupt"));
+  EXPECT_THAT(ReadFile(Path("trace.txt")), HasSubstr(" - interrupt"));
   r = Run(absl::StrCat("verify ", Path("capture.cat"), " ", Path("regenerated.cat")));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("identical"));
