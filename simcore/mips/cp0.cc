@@ -328,13 +328,31 @@ void Cpu::TlbRead() {
 void Cpu::TlbWriteIndexed() {
   const int i = index_ & 0x3F;
   if (i >= Tlb::kEntries) return;
+  ForgetTranslationsOf(tlb_.entry(i));
   tlb_.Write(i, page_mask_, entry_hi_, entry_lo0_, entry_lo1_);
-  FlushTranslations();
 }
 
 void Cpu::TlbWriteRandom() {
-  tlb_.Write(static_cast<int>(random()), page_mask_, entry_hi_, entry_lo0_, entry_lo1_);
-  FlushTranslations();
+  const int i = static_cast<int>(random());
+  ForgetTranslationsOf(tlb_.entry(i));
+  tlb_.Write(i, page_mask_, entry_hi_, entry_lo0_, entry_lo1_);
+}
+
+// A TLB write replaces one entry, so only translations that entry produced can go stale (the new
+// entry's pages had no translation: the R4400 allows no two entries for one page). Dropping the
+// cached-translation slots its pages index is enough, and much cheaper than emptying every table
+// on each refill; for large pages that touch every slot, empty them all.
+void Cpu::ForgetTranslationsOf(const TlbEntry& old) {
+  const uint64_t pages = 2 * old.page_bytes() / 0x1000;
+  if (pages >= kMicroTlbSize) {
+    FlushTranslations();
+    return;
+  }
+  const uint64_t first = (old.entry_hi & old.vpn2_mask()) >> 12;
+  for (uint64_t p = 0; p < pages; ++p) {
+    for (auto& table : utlb_) table[(first + p) & (kMicroTlbSize - 1)] = MicroTlbEntry{};
+  }
+  InvalidateFetchWindow();
 }
 
 void Cpu::TlbProbe() {

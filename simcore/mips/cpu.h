@@ -238,6 +238,8 @@ class Cpu {
   Tlb& tlb() { return tlb_; }
   // After writing the TLB directly (machine-state loading), drop cached translations.
   void FlushTranslations();
+  // Drops the cached translations that TLB entry `old` may have produced.
+  void ForgetTranslationsOf(const TlbEntry& old);
 
   // Hardware interrupt lines IP2..IP7 (Cause bits 10..15). Level-sensitive.
   void SetInterruptLine(int line, bool asserted);

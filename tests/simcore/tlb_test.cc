@@ -249,3 +249,49 @@ TEST_F(StateTest, UnalignedPairFaultReportsInstructionAddress) {
 
 }  // namespace
 }  // namespace citcat::mips
+
+namespace citcat::mips {
+namespace {
+
+class TlbRewriteTest : public TlbTest {
+ protected:
+  // The word a kernel-mode load of `vaddr` returns.
+  uint32_t Read(uint64_t vaddr) {
+    EXPECT_TRUE(LoadWord(vaddr)) << std::hex << vaddr;
+    return static_cast<uint32_t>(cpu_->gpr(2));
+  }
+};
+
+// Translations the core caches must follow a rewritten TLB entry at once, whatever the page
+// size, and survive a write to an unrelated entry.
+TEST_F(TlbRewriteTest, RewrittenEntryTakesEffectAtOnce) {
+  bus_.PokeWordBE(0x200000, 0xAAAA0000);
+  bus_.PokeWordBE(0x300000, 0xBBBB0000);
+  bus_.PokeWordBE(0x301000, 0xBBBB1000);
+  WriteEntry(5, 0x00400000, Lo(0x200000, 3, true, true, true), Lo(0x201000, 3, true, true, true));
+  EXPECT_EQ(Read(0x00400000), 0xAAAA0000u);
+  WriteEntry(7, 0x00800000, Lo(0x500000, 3, true, true, true), 0);  // unrelated
+  EXPECT_EQ(Read(0x00400000), 0xAAAA0000u);
+  WriteEntry(5, 0x00400000, Lo(0x300000, 3, true, true, true), Lo(0x301000, 3, true, true, true));
+  EXPECT_EQ(Read(0x00400000), 0xBBBB0000u);
+  EXPECT_EQ(Read(0x00401000), 0xBBBB1000u);
+  // The same entry moved elsewhere: its old pages no longer translate.
+  WriteEntry(5, 0x00600000, Lo(0x300000, 3, true, true, true), 0);
+  EXPECT_FALSE(LoadWord(0x00400000));
+  EXPECT_EQ(last_vector_, kRefill);
+}
+
+TEST_F(TlbRewriteTest, LargePagesToo) {
+  bus_.PokeWordBE(0x000000 + 0x10000, 0x11110000);
+  bus_.PokeWordBE(0x400000 + 0x10000, 0x22220000);
+  constexpr uint32_t k1M = 0x001FE000;  // PageMask for 1 MB pages
+  WriteEntry(3, 0x00000000, Lo(0x000000, 3, true, true, true), Lo(0x100000, 3, true, true, true),
+             k1M);
+  EXPECT_EQ(Read(0x00010000), 0x11110000u);
+  WriteEntry(3, 0x00000000, Lo(0x400000, 3, true, true, true), Lo(0x500000, 3, true, true, true),
+             k1M);
+  EXPECT_EQ(Read(0x00010000), 0x22220000u);
+}
+
+}  // namespace
+}  // namespace citcat::mips
