@@ -3,13 +3,23 @@
 #include <cstdio>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "citcat/command.h"
 #include "citcat/progress.h"
+#include "traces/writers.h"
 
 ABSL_FLAG(std::string, ims, "", "the initial machine state (ims.pb from citcat extract)");
 ABSL_FLAG(std::string, aes, "", "the asynchronous event schedule (aes.pb from citcat extract)");
 ABSL_FLAG(std::string, cat, "", "also write the regenerated CAT here");
+ABSL_FLAG(std::string, format, "",
+          "the instruction trace format for -o: text, champsim, penn, din or idtrace (.xz and "
+          ".zst suffixes compress; without --format, the plain text trace)");
+ABSL_FLAG(std::string, mode, "", "with --format: only instructions run in this mode (user, kernel)");
+ABSL_FLAG(std::string, idle_range, "",
+          "with --format: leave out instructions at START <= PC < END (hex, START:END), e.g. the "
+          "kernel idle loop between citcat_idle_begin and citcat_idle_end");
 
 namespace citcat::cli {
 
@@ -36,8 +46,55 @@ void PrintReplaySummary(const char* command, const replay::ReplaySummary& s) {
       s.seconds > 0 ? s.instructions / s.seconds / 1e6 : 0.0);
 }
 
+// --format, --mode and --idle-range: the trace writer and its filter, or none.
+struct TraceOutput {
+  std::unique_ptr<traces::TraceSink> writer;
+  std::unique_ptr<traces::FilterSink> filter;
+  traces::TraceSink* sink() { return filter ? filter.get() : writer.get(); }
+};
+
+absl::StatusOr<TraceOutput> OpenTraceOutput() {
+  TraceOutput t;
+  const std::string format = absl::GetFlag(FLAGS_format), path = absl::GetFlag(FLAGS_o);
+  const std::string mode = absl::GetFlag(FLAGS_mode), idle = absl::GetFlag(FLAGS_idle_range);
+  if (format.empty()) {
+    if (!mode.empty() || !idle.empty()) {
+      return absl::InvalidArgumentError("--mode and --idle-range need --format and -o");
+    }
+    return t;
+  }
+  if (path.empty()) return absl::InvalidArgumentError("--format needs -o FILE");
+  absl::StatusOr<traces::Format> f = traces::ParseFormat(format);
+  if (!f.ok()) return f.status();
+  traces::Filter filter;
+  if (mode == "user") {
+    filter.mode = traces::Mode::kUser;
+  } else if (mode == "kernel") {
+    filter.mode = traces::Mode::kKernel;
+  } else if (!mode.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("--mode ", mode, ": user or kernel"));
+  }
+  if (!idle.empty()) {
+    std::vector<std::string> parts = absl::StrSplit(idle, ':');
+    if (parts.size() != 2 || !absl::SimpleHexAtoi(parts[0], &filter.idle_begin) ||
+        !absl::SimpleHexAtoi(parts[1], &filter.idle_end) || filter.idle_begin >= filter.idle_end) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--idle-range ", idle, ": expected START:END in hex, START < END"));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<traces::TraceSink>> writer = traces::OpenWriter(*f, path);
+  if (!writer.ok()) return writer.status();
+  t.writer = *std::move(writer);
+  if (filter.mode || filter.idle_end != 0) {
+    t.filter = std::make_unique<traces::FilterSink>(filter, *t.writer);
+  }
+  return t;
+}
+
 absl::Status RunReplay(const std::vector<std::string>& args) {
-  const char* synopsis = "--ims IMS.pb --aes AES.pb [-o TRACE.txt] [--cat REGENERATED.cat]";
+  const char* synopsis =
+      "--ims IMS.pb --aes AES.pb [-o TRACE [--format text|champsim|penn|din|idtrace] "
+      "[--mode user|kernel] [--idle-range START:END]] [--cat REGENERATED.cat]";
   const std::string ims_path = absl::GetFlag(FLAGS_ims), aes_path = absl::GetFlag(FLAGS_aes);
   if (!args.empty() || ims_path.empty() || aes_path.empty()) return UsageError("replay", synopsis);
   ims::InitialMachineState ims;
@@ -46,8 +103,11 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   if (absl::Status s = ReadMessage(aes_path, aes); !s.ok()) return s;
 
   replay::ReplayOptions options;
+  absl::StatusOr<TraceOutput> formatted = OpenTraceOutput();
+  if (!formatted.ok()) return formatted.status();
+  options.sink = formatted->sink();
   std::unique_ptr<io::OutputFile> trace;
-  if (const std::string path = absl::GetFlag(FLAGS_o); !path.empty()) {
+  if (const std::string path = absl::GetFlag(FLAGS_o); !path.empty() && !options.sink) {
     absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(path);
     if (!out.ok()) return out.status();
     trace = *std::move(out);
@@ -72,6 +132,9 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   if (!summary.ok()) return summary.status();  // the outputs are dropped, never left half-written
   if (trace) {
     if (absl::Status s = trace->Commit(); !s.ok()) return s;
+  }
+  if (options.sink) {
+    if (absl::Status s = options.sink->Finish(); !s.ok()) return s;
   }
   if (regenerated) {
     if (absl::Status s = regenerated->Finish(); !s.ok()) return s;

@@ -16,6 +16,7 @@
 #include "replay/replay.h"
 #include "simcore/mips/cpu.h"
 #include "simcore/mips/disasm.h"
+#include "traces/mips_recorder.h"
 
 namespace citcat::replay {
 namespace {
@@ -209,6 +210,7 @@ class R4400Replayer final : public mips::Bus,
   uint64_t ring_count_ = 0;
   std::unique_ptr<mips::Disassembler> disasm_;
   std::string trace_buffer_;
+  std::unique_ptr<traces::MipsRecorder> recorder_;  // feeds options_.sink
 };
 
 absl::StatusOr<mips::CpuConfig> R4400Replayer::Config(const ims::InitialMachineState& ims) {
@@ -320,6 +322,7 @@ absl::Status R4400Replayer::Load() {
   last_record_bc_ = ims_.start().branch_count();
   if (options_.trace != nullptr) disasm_ = std::make_unique<mips::Disassembler>();
   if (observe_ && !disasm_) disasm_ = std::make_unique<mips::Disassembler>();
+  if (options_.sink != nullptr) recorder_ = std::make_unique<traces::MipsRecorder>(*options_.sink);
   return absl::OkStatus();
 }
 
@@ -405,6 +408,10 @@ absl::StatusOr<ReplaySummary> R4400Replayer::Run() {
     }
     if (!diverged() && error_.ok()) CheckEverythingUsed();
   }
+  if (recorder_) {
+    recorder_->Flush(cpu_);
+    if (!recorder_->status().ok() && error_.ok()) error_ = recorder_->status();
+  }
   FlushTrace();
   if (!error_.ok()) return error_;
   if (diverged()) return DivergenceStatus();
@@ -483,6 +490,7 @@ void R4400Replayer::ApproachAndInject(const aes::Interrupt& irq) {
 }
 
 void R4400Replayer::OnException(mips::Cpu& cpu, mips::ExcCode code, uint64_t faulting_pc) {
+  if (recorder_) recorder_->OnException(cpu, code, faulting_pc, ExceptionName(code));
   if (options_.trace != nullptr) {
     TraceEvent(absl::StrCat(ExceptionName(code), " (code ", static_cast<int>(code), ") at ",
                             Hex(faulting_pc), ", EPC ", Hex(cpu.epc()), ", Cause ",
@@ -510,6 +518,13 @@ void R4400Replayer::OnException(mips::Cpu& cpu, mips::ExcCode code, uint64_t fau
 
 void R4400Replayer::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
   ring_[ring_count_++ % kRingSize] = {cpu.retired(), pc, word};
+  if (recorder_) {
+    recorder_->OnInstruction(cpu, pc, word);
+    if (!recorder_->status().ok() && error_.ok()) {
+      error_ = recorder_->status();
+      cpu.RequestStop();
+    }
+  }
   if (options_.trace == nullptr) return;
   // "%12d %016x %08x  %s\n" by hand: printf-style formatting would cost more than the replay.
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -800,11 +815,11 @@ absl::StatusOr<ReplaySummary> Replay(const ims::InitialMachineState& ims,
   if (aes.machine() != ims::MACHINE_R4400 && aes.machine() != ims::MACHINE_UNSPECIFIED) {
     return Invalid("the AES is not an R4400 schedule");
   }
-  auto replayer =
-      std::make_unique<R4400Replayer>(ims, aes, options, options.trace != nullptr, *config);
+  const bool observe = options.trace != nullptr || options.sink != nullptr;
+  auto replayer = std::make_unique<R4400Replayer>(ims, aes, options, observe, *config);
   if (absl::Status s = replayer->Load(); !s.ok()) return s;
   absl::StatusOr<ReplaySummary> result = replayer->Run();
-  if (result.ok() || !absl::IsAborted(result.status()) || options.trace != nullptr) return result;
+  if (result.ok() || !absl::IsAborted(result.status()) || observe) return result;
   // The fast run does not look at single instructions; replay is deterministic, so a second run
   // that does reaches the same divergence and can name the instructions that led to it.
   ReplayOptions quiet;

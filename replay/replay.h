@@ -17,6 +17,7 @@
 #include "cat_parser/writer.h"
 #include "ims/ims.pb.h"
 #include "io/file.h"
+#include "traces/sink.h"
 
 namespace citcat::replay {
 
@@ -26,6 +27,9 @@ struct ReplayOptions {
   // The text instruction trace, one line per instruction (may be null: replay then runs the core
   // in large slices without looking at single instructions, which is much faster).
   io::OutputFile* trace = nullptr;
+  // Receives one record per executed instruction (docs/trace-formats.md), like `trace` on the
+  // path that looks at single instructions (may be null). Its Finish() is the caller's.
+  traces::TraceSink* sink = nullptr;
   // Also receives every regenerated record (e.g. to compare it with the original on the fly); a
   // non-OK status stops the replay and is returned.
   std::function<absl::Status(const cat::BusRecord& record)> on_record;

@@ -1,0 +1,152 @@
+// ChampSim's binary trace: one 64-byte `input_instr` per instruction (docs/trace-formats.md,
+// "champsim"). ChampSim has no delay slots and no branch-type field: it finds a branch's target
+// in the next record's ip, and the branch's type in which of its special registers the record
+// reads and writes. So a branch with a delay slot is written after its slot, and each kind of
+// branch gets the register pattern ChampSim classifies as that kind.
+#include <cstring>
+
+#include "traces/champsim.h"
+#include "traces/writers.h"
+
+namespace citcat::traces {
+namespace {
+
+// The flat register numbers, moved clear of ChampSim's special registers and of 0 ("none").
+uint8_t ChampSimRegister(uint16_t reg) {
+  if (reg == kRegFlags) return champsim::kFlags;
+  if (reg >= kRegFpr0) return static_cast<uint8_t>(reg + 2);  // 66..97
+  return static_cast<uint8_t>(reg + 32);                      // 32..65
+}
+
+class ChampSimWriter final : public BufferedWriter {
+ public:
+  using BufferedWriter::BufferedWriter;
+
+  absl::Status Consume(const Record& r) override {
+    if (has_branch_) {
+      has_branch_ = false;
+      const uint64_t slot = branch_pc_ + 4;
+      if (r.pc == slot && !r.taken_before.present) {
+        // A slot that raised an exception did not retire, and neither did its branch: both
+        // run again after the handler.
+        if (!r.raised.present) {
+          Append(Convert(r));
+          Append(branch_);
+        }
+        return MaybeFlush();
+      }
+      // An interrupt taken at the slot: the branch, too, runs again after the handler.
+      // Otherwise the slot was nullified (a branch-likely not taken) and the branch retired.
+      if (!(r.taken_before.present && r.taken_before.pc == slot)) Append(branch_);
+    }
+    if (r.raised.present) return absl::OkStatus();  // did not retire
+    if (r.branch != BranchKind::kNone && r.delay_slot) {
+      branch_ = Convert(r);
+      branch_pc_ = r.pc;
+      has_branch_ = true;
+      return absl::OkStatus();
+    }
+    Append(Convert(r));
+    return MaybeFlush();
+  }
+
+  absl::Status Finish() override {
+    if (has_branch_) Append(branch_);  // the trace ended inside its delay slot
+    has_branch_ = false;
+    return BufferedWriter::Finish();
+  }
+
+ private:
+  static champsim::InputInstr Convert(const Record& r) {
+    champsim::InputInstr in;
+    in.ip = r.pc;
+    int nsrc = 0, ndst = 0;
+    auto src = [&](uint8_t reg) {
+      for (int i = 0; i < nsrc; ++i)
+        if (in.source_registers[i] == reg) return;
+      if (nsrc < champsim::kSources) in.source_registers[nsrc++] = reg;
+    };
+    auto dst = [&](uint8_t reg) {
+      if (ndst < champsim::kDestinations) in.destination_registers[ndst++] = reg;
+    };
+    using champsim::kFlags, champsim::kInstructionPointer, champsim::kStackPointer;
+    switch (r.branch) {
+      case BranchKind::kNone:
+        for (int i = 0; i < r.num_read; ++i) src(ChampSimRegister(r.read[i]));
+        for (int i = 0; i < r.num_written; ++i) dst(ChampSimRegister(r.written[i]));
+        break;
+      case BranchKind::kConditional:
+        src(kInstructionPointer);
+        src(kFlags);
+        for (int i = 0; i < r.num_read; ++i) src(ChampSimRegister(r.read[i]));
+        dst(kInstructionPointer);
+        break;
+      case BranchKind::kDirectJump:
+        dst(kInstructionPointer);
+        break;
+      case BranchKind::kIndirectJump:
+        for (int i = 0; i < r.num_read; ++i) src(ChampSimRegister(r.read[i]));
+        dst(kInstructionPointer);
+        break;
+      case BranchKind::kDirectCall:
+      case BranchKind::kIndirectCall:
+        src(kStackPointer);
+        src(kInstructionPointer);
+        if (r.branch == BranchKind::kIndirectCall) {
+          for (int i = 0; i < r.num_read; ++i) src(ChampSimRegister(r.read[i]));
+        }
+        dst(kStackPointer);
+        dst(kInstructionPointer);
+        break;
+      case BranchKind::kConditionalCall:
+        src(kStackPointer);
+        src(kInstructionPointer);
+        src(kFlags);
+        for (int i = 0; i < r.num_read; ++i) src(ChampSimRegister(r.read[i]));
+        dst(kStackPointer);
+        dst(kInstructionPointer);
+        break;
+      case BranchKind::kReturn:
+        src(kStackPointer);
+        for (int i = 0; i < r.num_read; ++i) src(ChampSimRegister(r.read[i]));
+        dst(kStackPointer);
+        dst(kInstructionPointer);
+        break;
+      case BranchKind::kExceptionReturn:
+        src(kStackPointer);
+        src(kInstructionPointer);
+        dst(kInstructionPointer);
+        break;
+    }
+    in.is_branch = r.branch != BranchKind::kNone;
+    in.branch_taken = in.is_branch && r.taken;
+    int nload = 0, nstore = 0;
+    for (int i = 0; i < r.num_accesses; ++i) {
+      const MemoryAccess& a = r.access[i];
+      if (a.store && nstore < champsim::kDestinations) {
+        in.destination_memory[nstore++] = a.address;
+      } else if (!a.store && nload < champsim::kSources) {
+        in.source_memory[nload++] = a.address;
+      }
+    }
+    return in;
+  }
+
+  void Append(const champsim::InputInstr& in) {
+    char bytes[champsim::kRecordBytes];
+    champsim::Encode(in, bytes);
+    buffer_.append(bytes, sizeof bytes);
+  }
+
+  champsim::InputInstr branch_;
+  uint64_t branch_pc_ = 0;
+  bool has_branch_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<TraceSink> NewChampSimWriter(std::unique_ptr<ByteOutput> out) {
+  return std::make_unique<ChampSimWriter>(std::move(out));
+}
+
+}  // namespace citcat::traces

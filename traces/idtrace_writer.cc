@@ -1,0 +1,63 @@
+// IDtrace-style binary cache trace (the IDtrace manual, appendix A, "Cache Trace"): 5-byte
+// entries, a tag byte and a 4-byte little-endian address (docs/trace-formats.md, "idtrace").
+// Instruction fetches are one CLTAG entry per 16-byte line entered, data references a RDTAG or
+// WRTAG entry plus the access size code.
+#include "traces/writers.h"
+
+namespace citcat::traces {
+namespace {
+
+constexpr uint8_t kReadTag = 0x10;
+constexpr uint8_t kWriteTag = 0x20;
+constexpr uint8_t kLineTag = 0x60;
+constexpr uint64_t kLineBytes = 16;
+
+uint8_t SizeCode(uint8_t bytes) {
+  switch (bytes) {
+    case 1:
+      return 0x01;
+    case 2:
+      return 0x02;
+    case 4:
+      return 0x03;
+    default:
+      return 0x04;  // 64 bits
+  }
+}
+
+class IdtraceWriter final : public BufferedWriter {
+ public:
+  using BufferedWriter::BufferedWriter;
+
+  absl::Status Consume(const Record& r) override {
+    // A new line, or a jump back into the same line (a new basic block), is a line access.
+    const uint64_t line = r.pc & ~(kLineBytes - 1);
+    if (!started_ || line != last_line_ || r.pc != next_pc_) Entry(kLineTag, line);
+    started_ = true;
+    last_line_ = line;
+    next_pc_ = r.pc + r.size;
+    for (int i = 0; i < r.num_accesses; ++i) {
+      const MemoryAccess& a = r.access[i];
+      Entry((a.store ? kWriteTag : kReadTag) + SizeCode(a.size), a.address);
+    }
+    return MaybeFlush();
+  }
+
+ private:
+  void Entry(uint8_t tag, uint64_t address) {
+    const char e[5] = {static_cast<char>(tag), static_cast<char>(address),
+                       static_cast<char>(address >> 8), static_cast<char>(address >> 16),
+                       static_cast<char>(address >> 24)};
+    buffer_.append(e, sizeof e);
+  }
+  bool started_ = false;
+  uint64_t last_line_ = 0, next_pc_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<TraceSink> NewIdtraceWriter(std::unique_ptr<ByteOutput> out) {
+  return std::make_unique<IdtraceWriter>(std::move(out));
+}
+
+}  // namespace citcat::traces

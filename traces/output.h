@@ -1,0 +1,45 @@
+// Where a writer's bytes go: a file that appears only when complete, compressed with xz or zstd
+// when its name ends in .xz or .zst, or a string (tests, in-process use).
+#ifndef CITCAT_TRACES_OUTPUT_H_
+#define CITCAT_TRACES_OUTPUT_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace citcat::traces {
+
+class ByteOutput {
+ public:
+  virtual ~ByteOutput() = default;
+  virtual absl::Status Write(absl::string_view bytes) = 0;
+  // Flushes the compressor and makes the file appear. Without Close nothing is left behind.
+  virtual absl::Status Close() = 0;
+};
+
+// Compression by suffix: "x.xz" (liblzma, preset 6), "x.zst" (libzstd, level 3), else plain.
+absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path);
+
+class StringOutput final : public ByteOutput {
+ public:
+  explicit StringOutput(std::string* out) : out_(out) {}
+  absl::Status Write(absl::string_view bytes) override {
+    out_->append(bytes.data(), bytes.size());
+    return absl::OkStatus();
+  }
+  absl::Status Close() override { return absl::OkStatus(); }
+
+ private:
+  std::string* out_;
+};
+
+// Decompresses a whole file written by OpenOutput (by the same suffix rule), for tests and tools
+// reading back small traces.
+absl::StatusOr<std::string> ReadDecompressed(const std::string& path);
+
+}  // namespace citcat::traces
+
+#endif  // CITCAT_TRACES_OUTPUT_H_

@@ -1,0 +1,83 @@
+// The Penn instruction trace format (Milo Martin's CIS 501 traces): one line of 14
+// whitespace-separated fields per micro-operation (docs/trace-formats.md, "penn"). A MIPS
+// instruction is one operation, except that a second destination register (MULT writes HI and
+// LO) becomes a second micro-op, as the format's one Dest field requires.
+#include <cctype>
+
+#include "absl/strings/str_format.h"
+#include "traces/writers.h"
+
+namespace citcat::traces {
+namespace {
+
+const char* MicroOp(const Record& r) {
+  switch (r.branch) {
+    case BranchKind::kNone:
+      break;
+    case BranchKind::kConditional:
+      return "BRANCH";
+    case BranchKind::kDirectJump:
+      return "JMP_IMM";
+    case BranchKind::kIndirectJump:
+      return "JMP_REG";
+    case BranchKind::kDirectCall:
+    case BranchKind::kConditionalCall:
+      return "CALL_IMM";
+    case BranchKind::kIndirectCall:
+      return "CALL_REG";
+    case BranchKind::kReturn:
+      return "RET";
+    case BranchKind::kExceptionReturn:
+      return "ERET";
+  }
+  for (int i = 0; i < r.num_accesses; ++i) return r.access[i].store ? "STORE" : "LOAD";
+  return "ALU";
+}
+
+class PennWriter final : public BufferedWriter {
+ public:
+  using BufferedWriter::BufferedWriter;
+
+  absl::Status Consume(const Record& r) override {
+    // Registers other than the condition bit (which is the Flags field).
+    int src[2] = {-1, -1}, dst[Record::kMaxRegisters];
+    int nsrc = 0, ndst = 0;
+    char flags = '-';
+    for (int i = 0; i < r.num_read; ++i) {
+      if (r.read[i] == kRegFlags) {
+        flags = 'R';
+      } else if (nsrc < 2) {
+        src[nsrc++] = r.read[i];
+      }
+    }
+    for (int i = 0; i < r.num_written; ++i) {
+      if (r.written[i] == kRegFlags) {
+        flags = 'W';
+      } else {
+        dst[ndst++] = r.written[i];
+      }
+    }
+    const char branch = r.branch == BranchKind::kNone ? '-' : r.taken ? 'T' : 'N';
+    const char ldst = r.num_accesses == 0 ? '-' : r.access[0].store ? 'S' : 'L';
+    const uint64_t address = r.num_accesses == 0 ? 0 : r.access[0].address;
+    const uint64_t target = r.branch == BranchKind::kNone ? 0 : r.target;
+    std::string macro(r.mnemonic.data(), r.mnemonic.size());
+    for (char& c : macro) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const char* micro = MicroOp(r);
+    const int uops = ndst > 1 ? ndst : 1;
+    for (int u = 0; u < uops; ++u) {
+      absl::StrAppendFormat(&buffer_, "%d %x %d %d %d %c %c %c %d %x %x %x %s %s\n", u + 1, r.pc,
+                            src[0], src[1], ndst == 0 ? -1 : dst[u], flags, branch, ldst,
+                            r.immediate, address, r.fallthrough, target, macro, micro);
+    }
+    return MaybeFlush();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<TraceSink> NewPennWriter(std::unique_ptr<ByteOutput> out) {
+  return std::make_unique<PennWriter>(std::move(out));
+}
+
+}  // namespace citcat::traces
