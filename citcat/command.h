@@ -31,6 +31,9 @@ absl::Status RunExtract(const std::vector<std::string>& args);
 absl::Status RunReplay(const std::vector<std::string>& args);
 absl::Status RunVerify(const std::vector<std::string>& args);
 absl::Status RunCapture(const std::vector<std::string>& args);
+absl::Status RunPack(const std::vector<std::string>& args);
+absl::Status RunUnpack(const std::vector<std::string>& args);
+absl::Status RunStats(const std::vector<std::string>& args);
 
 // The output path from -o, or an error naming the subcommand when it is required and missing.
 absl::Status RequireOutput(const char* command, std::string& path);

@@ -57,6 +57,22 @@ constexpr Command kCommands[] = {
      "citcat assemble INPUT.txt -o OUTPUT.cat\n\n"
      "Reads the text form of docs/cat-format.md (as written by citcat dump, or by hand).",
      "citcat/assemble.cc", RunAssemble},
+    {"pack", "pack an extraction's IMS and AES into one checked, compressed archive",
+     "citcat pack DIR -o TRACE.citcat [--level N]\n\n"
+     "Reads DIR/ims.pb and DIR/aes.pb, replays them once to record the instruction count and\n"
+     "the checksums of the instruction trace and regenerated CAT in a manifest, and writes\n"
+     "all three zstd-compressed; see docs/archive-format.md.",
+     "citcat/pack.cc", RunPack},
+    {"unpack", "write an archive's IMS, AES and manifest back as files",
+     "citcat unpack TRACE.citcat -o DIR\n\n"
+     "Checks the archive and writes DIR/ims.pb, DIR/aes.pb and DIR/manifest.txt.",
+     "citcat/unpack.cc", RunUnpack},
+    {"stats", "event counts, record sizes, perturbation and the CAT/IT curve of a trace",
+     "citcat stats CAPTURE.cat|TRACE.citcat [-o STATS.txt] [--plot CURVE.svg]\n\n"
+     "Extracts (for a CAT) and replays once, then prints the records by kind, the events, the\n"
+     "raw and zstd size of each part of the IMS and AES (thesis Fig. 5) and the hooks'\n"
+     "perturbation; --plot draws cumulative bus bytes against instructions (Fig. 4) as SVG.",
+     "citcat/stats.cc", RunStats},
 };
 
 const Command* current = nullptr;

@@ -525,6 +525,7 @@ void R4400Replayer::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
       cpu.RequestStop();
     }
   }
+  if (options_.on_instruction) options_.on_instruction(pc, word);
   if (options_.trace == nullptr) return;
   // "%12d %016x %08x  %s\n" by hand: printf-style formatting would cost more than the replay.
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -603,6 +604,7 @@ void R4400Replayer::Emit(const cat::BusRecord& r) {
       cpu_.RequestStop();
     }
   }
+  if (options_.on_record_retired) options_.on_record_retired(r, cpu_.retired());
 }
 
 void R4400Replayer::ApplyDma(const aes::DmaTransfer& d) {
@@ -815,7 +817,8 @@ absl::StatusOr<ReplaySummary> Replay(const ims::InitialMachineState& ims,
   if (aes.machine() != ims::MACHINE_R4400 && aes.machine() != ims::MACHINE_UNSPECIFIED) {
     return Invalid("the AES is not an R4400 schedule");
   }
-  const bool observe = options.trace != nullptr || options.sink != nullptr;
+  const bool observe =
+      options.trace != nullptr || options.sink != nullptr || options.on_instruction != nullptr;
   auto replayer = std::make_unique<R4400Replayer>(ims, aes, options, observe, *config);
   if (absl::Status s = replayer->Load(); !s.ok()) return s;
   absl::StatusOr<ReplaySummary> result = replayer->Run();

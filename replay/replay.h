@@ -33,6 +33,13 @@ struct ReplayOptions {
   // Also receives every regenerated record (e.g. to compare it with the original on the fly); a
   // non-OK status stops the replay and is returned.
   std::function<absl::Status(const cat::BusRecord& record)> on_record;
+  // Sees every instruction the core starts, in order, as the text trace lists them: its PC and
+  // instruction word (a faulting one appears again when re-executed). Setting it makes replay
+  // look at single instructions, as a trace does.
+  std::function<void(uint64_t pc, uint32_t word)> on_instruction;
+  // With every regenerated record, the instructions retired so far (bus bytes against
+  // instructions executed); costs nothing per instruction.
+  std::function<void(const cat::BusRecord& record, uint64_t instructions)> on_record_retired;
 };
 
 struct ReplaySummary {

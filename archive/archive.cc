@@ -1,0 +1,378 @@
+#include "archive/archive.h"
+
+#include <zstd.h>
+
+#include <array>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "cat_parser/crc.h"
+
+namespace citcat::archive {
+namespace {
+
+constexpr uint8_t kMagic[8] = {0x89, 'C', 'T', 'Z', '\r', '\n', 0x1a, '\n'};
+constexpr uint16_t kMajor = 1, kMinor = 0;
+constexpr size_t kFileHeader = 20, kSectionHeader = 36;
+constexpr uint32_t kMaxSections = 64;
+constexpr uint64_t kMaxRaw = uint64_t{4} << 30;  // the IMS holds at most the memory image
+constexpr uint8_t kStored = 0, kZstd = 1;
+constexpr char kManifestType[] = "MANI", kImsType[] = "IMSP", kAesType[] = "AESP";
+constexpr char kManifestFirstLine[] = "citcat-archive-manifest 1";
+
+uint64_t Load(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = v << 8 | p[i];
+  return v;
+}
+void Store(std::string& out, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+}
+std::span<const uint8_t> Bytes(absl::string_view s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+const std::array<uint64_t, 256>& Crc64Table() {
+  static const std::array<uint64_t, 256> table = [] {
+    std::array<uint64_t, 256> t{};
+    for (uint64_t i = 0; i < 256; ++i) {
+      uint64_t c = i;
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0xC96C5795D7870F42ull : c >> 1;
+      t[i] = c;
+    }
+    return t;
+  }();
+  return table;
+}
+
+std::string Hex64(uint64_t v) { return absl::StrFormat("0x%016x", v); }
+
+absl::Status Damaged(const std::string& name, uint64_t offset, absl::string_view what) {
+  return absl::DataLossError(
+      absl::StrCat(name, ": not a valid CITCAT archive at byte offset ", offset, ": ", what));
+}
+
+}  // namespace
+
+uint64_t Crc64(std::span<const uint8_t> bytes, uint64_t crc) {
+  const std::array<uint64_t, 256>& t = Crc64Table();
+  crc = ~crc;
+  for (uint8_t b : bytes) crc = t[(crc ^ b) & 0xff] ^ (crc >> 8);
+  return ~crc;
+}
+
+// ---- manifest ----
+
+std::string Manifest::ToText() const {
+  std::string s = absl::StrCat(kManifestFirstLine, "\n");
+  auto add = [&s](absl::string_view key, const std::string& value) {
+    absl::StrAppend(&s, key, " ", value, "\n");
+  };
+  add("machine", machine);
+  add("instructions", absl::StrCat(instructions));
+  add("trace-entries", absl::StrCat(trace_entries));
+  add("start-branch-count", absl::StrCat(start_branch_count));
+  add("start-pc", Hex64(start_pc));
+  add("end-branch-count", absl::StrCat(end_branch_count));
+  add("records", absl::StrCat(records));
+  add("record-bytes", absl::StrCat(record_bytes));
+  add("instruction-crc64", Hex64(instruction_crc64));
+  add("cat-crc64", Hex64(cat_crc64));
+  add("ims-bytes", absl::StrCat(ims_bytes));
+  add("aes-bytes", absl::StrCat(aes_bytes));
+  // One line: a producer never holds a line break that could start a key of its own.
+  std::string p = producer;
+  for (char& c : p) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  add("producer", p);
+  return s;
+}
+
+absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
+  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
+  if (lines.empty() || lines[0] != kManifestFirstLine) {
+    return absl::InvalidArgumentError("the manifest does not start with its first line");
+  }
+  Manifest m;
+  struct Field {
+    const char* key;
+    uint64_t* value;
+    bool seen = false;
+  };
+  Field fields[] = {{"instructions", &m.instructions},
+                    {"trace-entries", &m.trace_entries},
+                    {"start-branch-count", &m.start_branch_count},
+                    {"start-pc", &m.start_pc},
+                    {"end-branch-count", &m.end_branch_count},
+                    {"records", &m.records},
+                    {"record-bytes", &m.record_bytes},
+                    {"instruction-crc64", &m.instruction_crc64},
+                    {"cat-crc64", &m.cat_crc64},
+                    {"ims-bytes", &m.ims_bytes},
+                    {"aes-bytes", &m.aes_bytes}};
+  bool machine_seen = false;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    absl::string_view line = lines[i];
+    if (line.empty()) continue;
+    std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
+    if (kv.first == "machine") {
+      m.machine = std::string(kv.second);
+      machine_seen = true;
+      continue;
+    }
+    if (kv.first == "producer") {
+      m.producer = std::string(kv.second);
+      continue;
+    }
+    bool known = false;
+    for (Field& f : fields) {
+      if (kv.first != f.key) continue;
+      known = true;
+      absl::string_view v = kv.second;
+      bool ok = absl::ConsumePrefix(&v, "0x") ? absl::SimpleHexAtoi(v, f.value)
+                                              : absl::SimpleAtoi(v, f.value);
+      if (!ok || f.seen) {
+        return absl::InvalidArgumentError(absl::StrCat("manifest line ", i + 1, ": bad or repeated ",
+                                                       f.key));
+      }
+      f.seen = true;
+    }
+    // Keys this reader does not know come from a newer minor version: skipped.
+    (void)known;
+  }
+  if (!machine_seen) return absl::InvalidArgumentError("the manifest names no machine");
+  for (const Field& f : fields) {
+    if (!f.seen) return absl::InvalidArgumentError(absl::StrCat("the manifest has no ", f.key));
+  }
+  if (m.machine != "r4400") {
+    return absl::InvalidArgumentError(absl::StrCat("the manifest's machine '", m.machine,
+                                                   "' is not one this version replays"));
+  }
+  return m;
+}
+
+// ---- checksums during replay ----
+
+void ReplayChecksums::Attach(replay::ReplayOptions& options) {
+  options.on_instruction = [this](uint64_t pc, uint32_t word) {
+    uint8_t entry[12];
+    for (int i = 0; i < 8; ++i) entry[i] = static_cast<uint8_t>(pc >> (8 * i));
+    for (int i = 0; i < 4; ++i) entry[8 + i] = static_cast<uint8_t>(word >> (8 * i));
+    instruction_crc_ = Crc64(entry, instruction_crc_);
+    ++entries_;
+  };
+  options.on_record_retired = [this](const cat::BusRecord& r, uint64_t) {
+    // The record as docs/cat-format.md encodes it, so a regenerated CAT file yields the same sum.
+    std::string head;
+    head.push_back(static_cast<char>(r.kind));
+    head.push_back(static_cast<char>(r.flags));
+    head.push_back(static_cast<char>(r.master));
+    head.push_back(0);
+    Store(head, r.data.size(), 4);
+    Store(head, r.address, 8);
+    Store(head, r.branch_count, 8);
+    cat_crc_ = Crc64(r.data, Crc64(Bytes(head), cat_crc_));
+    ++records_;
+    record_bytes_ += r.data.size();
+  };
+}
+
+void ReplayChecksums::Fill(const replay::ReplaySummary& summary, Manifest& m) const {
+  m.instructions = summary.instructions;
+  m.end_branch_count = summary.end_branch_count;
+  m.trace_entries = entries_;
+  m.records = records_;
+  m.record_bytes = record_bytes_;
+  m.instruction_crc64 = instruction_crc_;
+  m.cat_crc64 = cat_crc_;
+}
+
+absl::Status CompareWithManifest(const Manifest& expected, const Manifest& got) {
+  std::string diffs;
+  auto check = [&diffs](const char* key, uint64_t want, uint64_t have, bool hex) {
+    if (want == have) return;
+    absl::StrAppend(&diffs, diffs.empty() ? "" : "; ", key, " is ", hex ? Hex64(have) : absl::StrCat(have),
+                    ", the manifest says ", hex ? Hex64(want) : absl::StrCat(want));
+  };
+  check("instruction-crc64", expected.instruction_crc64, got.instruction_crc64, true);
+  check("cat-crc64", expected.cat_crc64, got.cat_crc64, true);
+  check("instructions", expected.instructions, got.instructions, false);
+  check("trace-entries", expected.trace_entries, got.trace_entries, false);
+  check("records", expected.records, got.records, false);
+  check("record-bytes", expected.record_bytes, got.record_bytes, false);
+  check("end-branch-count", expected.end_branch_count, got.end_branch_count, false);
+  if (diffs.empty()) return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat("the replay does not match the archive's manifest: ", diffs));
+}
+
+absl::StatusOr<Archive> Pack(const ims::InitialMachineState& ims, const aes::EventSchedule& aes) {
+  Archive a;
+  a.ims = ims.SerializeAsString();
+  a.aes = aes.SerializeAsString();
+  replay::ReplayOptions options;
+  ReplayChecksums sums;
+  sums.Attach(options);
+  absl::StatusOr<replay::ReplaySummary> summary = replay::Replay(ims, aes, options);
+  if (!summary.ok()) return summary.status();
+  Manifest& m = a.manifest;
+  sums.Fill(*summary, m);
+  m.start_branch_count = ims.start().branch_count();
+  m.start_pc = ims.has_mips() ? ims.mips().pc() : 0;
+  m.ims_bytes = a.ims.size();
+  m.aes_bytes = a.aes.size();
+  m.producer = ims.description().producer();
+  return a;
+}
+
+absl::Status Unpack(const Archive& a, ims::InitialMachineState& ims, aes::EventSchedule& aes) {
+  if (!ims.ParseFromString(a.ims)) {
+    return absl::InvalidArgumentError("the archive's IMS section is not an IMS message");
+  }
+  if (!aes.ParseFromString(a.aes)) {
+    return absl::InvalidArgumentError("the archive's AES section is not an AES message");
+  }
+  return absl::OkStatus();
+}
+
+// ---- the container ----
+
+absl::Status Write(const Archive& a, io::OutputFile& out, int level) {
+  std::string head(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
+  Store(head, kMajor, 2);
+  Store(head, kMinor, 2);
+  Store(head, 3, 4);
+  Store(head, cat::Crc32(Bytes(head).subspan(8)), 4);
+  if (absl::Status s = out.Write(head); !s.ok()) return s;
+  const std::string manifest = a.manifest.ToText();
+  const std::pair<const char*, const std::string*> sections[] = {
+      {kManifestType, &manifest}, {kImsType, &a.ims}, {kAesType, &a.aes}};
+  for (const auto& [type, raw] : sections) {
+    if (raw->size() > kMaxRaw) return absl::InvalidArgumentError(absl::StrCat(type, " too large"));
+    std::string packed(ZSTD_compressBound(raw->size()), '\0');
+    size_t n = ZSTD_compress(packed.data(), packed.size(), raw->data(), raw->size(), level);
+    if (ZSTD_isError(n)) {
+      return absl::InternalError(absl::StrCat("zstd: ", ZSTD_getErrorName(n)));
+    }
+    packed.resize(n);
+    std::string h(type, 4);
+    h.push_back(static_cast<char>(kZstd));
+    h.append(3, '\0');
+    Store(h, packed.size(), 8);
+    Store(h, raw->size(), 8);
+    Store(h, Crc64(Bytes(*raw)), 8);
+    Store(h, cat::Crc32(Bytes(packed), cat::Crc32(Bytes(h))), 4);
+    if (absl::Status s = out.Write(h); !s.ok()) return s;
+    if (absl::Status s = out.Write(packed); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& name) {
+  if (b.empty()) return Damaged(name, 0, "the file is empty");
+  if (b.size() < kFileHeader) return Damaged(name, b.size(), "the file header is cut short");
+  if (std::memcmp(b.data(), kMagic, sizeof kMagic) != 0) {
+    return Damaged(name, 0, "wrong magic (not a .citcat archive)");
+  }
+  if (Load(&b[8], 2) != kMajor) {
+    return Damaged(name, 8, absl::StrCat("major version ", Load(&b[8], 2),
+                                         " is not one this reader knows (1)"));
+  }
+  if (cat::Crc32(b.subspan(8, 8)) != Load(&b[16], 4)) {
+    return Damaged(name, 16, "file header checksum mismatch");
+  }
+  const uint64_t count = Load(&b[12], 4);
+  if (count == 0 || count > kMaxSections) {
+    return Damaged(name, 12, absl::StrCat("section count ", count, " outside 1..", kMaxSections));
+  }
+  Archive a;
+  bool have_manifest = false, have_ims = false, have_aes = false;
+  std::string manifest_text;
+  size_t at = kFileHeader;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (b.size() - at < kSectionHeader) return Damaged(name, b.size(), "a section header is cut short");
+    const uint8_t* h = &b[at];
+    const std::string type(reinterpret_cast<const char*>(h), 4);
+    const uint8_t codec = h[4];
+    const uint64_t stored = Load(h + 8, 8), raw = Load(h + 16, 8), raw_crc = Load(h + 24, 8);
+    if (stored > b.size() - at - kSectionHeader) {
+      return Damaged(name, at + 8, absl::StrCat("section '", type, "' of ", stored,
+                                                " bytes runs past the end of the file"));
+    }
+    std::span<const uint8_t> payload = b.subspan(at + kSectionHeader, stored);
+    if (cat::Crc32(payload, cat::Crc32({h, 32})) != Load(h + 32, 4)) {
+      return Damaged(name, at, absl::StrCat("section '", type, "' checksum mismatch"));
+    }
+    std::string* target = nullptr;
+    bool* seen = nullptr;
+    if (type == kManifestType) target = &manifest_text, seen = &have_manifest;
+    if (type == kImsType) target = &a.ims, seen = &have_ims;
+    if (type == kAesType) target = &a.aes, seen = &have_aes;
+    const uint64_t section_at = at;
+    at += kSectionHeader + stored;
+    if (target == nullptr) {
+      if (type[0] >= 'a' && type[0] <= 'z') continue;  // optional: checked, then skipped
+      return Damaged(name, section_at, absl::StrCat("unknown required section '", type, "'"));
+    }
+    if (*seen) return Damaged(name, section_at, absl::StrCat("repeated section '", type, "'"));
+    *seen = true;
+    if (raw > kMaxRaw) {
+      return Damaged(name, section_at + 16, absl::StrCat("section '", type, "' claims ", raw,
+                                                         " bytes, more than 4 GiB"));
+    }
+    if (codec == kStored) {
+      if (raw != stored) return Damaged(name, section_at + 16, "stored section size mismatch");
+      target->assign(reinterpret_cast<const char*>(payload.data()), payload.size());
+    } else if (codec == kZstd) {
+      const unsigned long long frame = ZSTD_getFrameContentSize(payload.data(), payload.size());
+      if (frame != raw) {
+        return Damaged(name, section_at + kSectionHeader,
+                       absl::StrCat("section '", type, "' is not a zstd frame of ", raw, " bytes"));
+      }
+      target->resize(raw);
+      size_t n = ZSTD_decompress(target->data(), raw, payload.data(), payload.size());
+      if (ZSTD_isError(n) || n != raw) {
+        return Damaged(name, section_at + kSectionHeader,
+                       absl::StrCat("section '", type, "' does not decompress"));
+      }
+    } else {
+      return Damaged(name, section_at + 4, absl::StrCat("unknown codec ", codec));
+    }
+    if (Crc64(Bytes(*target)) != raw_crc) {
+      return Damaged(name, section_at + 24,
+                     absl::StrCat("section '", type, "' content checksum mismatch"));
+    }
+  }
+  if (at != b.size()) return Damaged(name, at, "bytes after the last section");
+  if (!have_manifest || !have_ims || !have_aes) {
+    return Damaged(name, at, "a required section (MANI, IMSP, AESP) is missing");
+  }
+  absl::StatusOr<Manifest> m = Manifest::FromText(manifest_text);
+  if (!m.ok()) return Damaged(name, kFileHeader, m.status().message());
+  if (m->ims_bytes != a.ims.size() || m->aes_bytes != a.aes.size()) {
+    return Damaged(name, kFileHeader, "the manifest's IMS/AES sizes disagree with the sections");
+  }
+  a.manifest = *std::move(m);
+  return a;
+}
+
+absl::StatusOr<Archive> Read(const std::string& path) {
+  absl::StatusOr<std::string> bytes = io::ReadWholeFile(path, uint64_t{16} << 30);
+  if (!bytes.ok()) return bytes.status();
+  return Parse(Bytes(*bytes), path);
+}
+
+bool LooksLikeArchive(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<io::InputFile>> in = io::InputFile::Open(path);
+  if (!in.ok()) return false;
+  uint8_t magic[sizeof kMagic];
+  absl::StatusOr<size_t> n = (*in)->Read(magic);
+  return n.ok() && *n == sizeof magic && std::memcmp(magic, kMagic, sizeof magic) == 0;
+}
+
+}  // namespace citcat::archive

@@ -1,0 +1,89 @@
+// The packed trace archive (docs/archive-format.md): one file holding a manifest, the IMS and the
+// AES, each zstd-compressed and checksummed, from which replay regenerates the instruction trace
+// and the CAT and checks them against the manifest's checksums.
+#ifndef CITCAT_ARCHIVE_ARCHIVE_H_
+#define CITCAT_ARCHIVE_ARCHIVE_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "aes/aes.pb.h"
+#include "cat_parser/record.h"
+#include "ims/ims.pb.h"
+#include "io/file.h"
+#include "replay/replay.h"
+
+namespace citcat::archive {
+
+// CRC-64/XZ (ECMA-182 polynomial, reflected, initial value and final XOR all ones), the one xz
+// uses: Crc64("123456789") is 0x995DC9BBDF1939FA. Extends `crc` (0 to start).
+uint64_t Crc64(std::span<const uint8_t> bytes, uint64_t crc = 0);
+
+// What a replay of the archive must reproduce (docs/archive-format.md, "Manifest").
+struct Manifest {
+  std::string machine = "r4400";
+  uint64_t instructions = 0;       // instructions retired by the replay
+  uint64_t trace_entries = 0;      // entries of the canonical instruction stream
+  uint64_t start_branch_count = 0;
+  uint64_t start_pc = 0;
+  uint64_t end_branch_count = 0;
+  uint64_t records = 0;            // regenerated CAT records
+  uint64_t record_bytes = 0;       // their data bytes
+  uint64_t instruction_crc64 = 0;  // of the canonical instruction stream
+  uint64_t cat_crc64 = 0;          // of the regenerated records, in the CAT record encoding
+  uint64_t ims_bytes = 0;          // serialized sizes, uncompressed
+  uint64_t aes_bytes = 0;
+  std::string producer;            // of the capture, from the IMS
+
+  std::string ToText() const;
+  static absl::StatusOr<Manifest> FromText(absl::string_view text);
+};
+
+// Accumulates the manifest's checksums and counts during a replay. Attach() sets the callbacks of
+// `options` (it makes replay look at single instructions).
+class ReplayChecksums {
+ public:
+  void Attach(replay::ReplayOptions& options);
+  // The replay-derived fields of a manifest, once the replay has finished.
+  void Fill(const replay::ReplaySummary& summary, Manifest& manifest) const;
+
+ private:
+  uint64_t entries_ = 0, records_ = 0, record_bytes_ = 0;
+  uint64_t instruction_crc_ = 0, cat_crc_ = 0;
+};
+
+// The manifest's replay-derived fields against what a replay produced: OK, or one line naming
+// every field that differs.
+absl::Status CompareWithManifest(const Manifest& expected, const Manifest& replayed);
+
+struct Archive {
+  Manifest manifest;
+  std::string ims;  // serialized ims::InitialMachineState
+  std::string aes;  // serialized aes::EventSchedule
+};
+
+// Replays `ims` under `aes` once and builds the full manifest.
+absl::StatusOr<Archive> Pack(const ims::InitialMachineState& ims, const aes::EventSchedule& aes);
+
+// Writes `archive` (zstd at `level`) to `out`; the caller commits.
+absl::Status Write(const Archive& archive, io::OutputFile& out, int level = 19);
+
+// Reads and checks a whole archive: magic, version, every section's checksums, sizes and the
+// manifest. Any damage is a DataLoss (or InvalidArgument) status of one line naming the offset.
+absl::StatusOr<Archive> Parse(std::span<const uint8_t> bytes, const std::string& name);
+absl::StatusOr<Archive> Read(const std::string& path);
+
+// Whether the file starts with the archive magic (to tell archives from CATs).
+bool LooksLikeArchive(const std::string& path);
+
+// Parses the IMS and AES of an archive.
+absl::Status Unpack(const Archive& archive, ims::InitialMachineState& ims,
+                    aes::EventSchedule& aes);
+
+}  // namespace citcat::archive
+
+#endif  // CITCAT_ARCHIVE_ARCHIVE_H_

@@ -1,0 +1,49 @@
+// citcat pack: the IMS and AES of an extraction as one checked, compressed archive
+// (docs/archive-format.md).
+#include <cstdio>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "archive/archive.h"
+#include "citcat/command.h"
+
+ABSL_FLAG(int, level, 19, "zstd compression level of the archive's sections (1-22)");
+
+namespace citcat::cli {
+
+absl::Status ReadMessage(const std::string& path, google::protobuf::Message& message);
+
+absl::Status RunPack(const std::vector<std::string>& args) {
+  if (args.size() != 1) return UsageError("pack", "DIR -o TRACE.citcat");
+  std::string path;
+  if (absl::Status s = RequireOutput("pack", path); !s.ok()) return s;
+  const int level = absl::GetFlag(FLAGS_level);
+  if (level < 1 || level > 22) return absl::InvalidArgumentError("--level must be 1 to 22");
+  ims::InitialMachineState ims;
+  if (absl::Status s = ReadMessage(args[0] + "/ims.pb", ims); !s.ok()) return s;
+  aes::EventSchedule aes;
+  if (absl::Status s = ReadMessage(args[0] + "/aes.pb", aes); !s.ok()) return s;
+  // One replay fills the manifest: what a replay of the archive must reproduce.
+  absl::StatusOr<archive::Archive> a = archive::Pack(ims, aes);
+  if (!a.ok()) return a.status();
+  absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(path);
+  if (!out.ok()) return out.status();
+  if (absl::Status s = archive::Write(*a, **out, level); !s.ok()) return s;
+  const uint64_t bytes = (*out)->bytes_written();
+  if (absl::Status s = (*out)->Commit(); !s.ok()) return s;
+  if (!absl::GetFlag(FLAGS_quiet)) {
+    const archive::Manifest& m = a->manifest;
+    std::fprintf(stderr,
+                 "citcat pack: %s: %llu bytes for %llu instructions (%.1f:1 against 10 bytes per "
+                 "instruction), %llu records; instruction-crc64 %016llx, cat-crc64 %016llx\n",
+                 path.c_str(), static_cast<unsigned long long>(bytes),
+                 static_cast<unsigned long long>(m.instructions),
+                 bytes ? 10.0 * m.instructions / bytes : 0.0,
+                 static_cast<unsigned long long>(m.records),
+                 static_cast<unsigned long long>(m.instruction_crc64),
+                 static_cast<unsigned long long>(m.cat_crc64));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace citcat::cli
