@@ -45,7 +45,9 @@ constexpr Command kCommands[] = {
      "citcat replay --ims DIR/ims.pb --aes DIR/aes.pb [-o TRACE.txt] [--cat REGENERATED.cat]\n\n"
      "Runs the processor from the initial machine state under the event schedule (no CAT\n"
      "needed) and writes a text instruction trace (-o) and the regenerated CAT (--cat). Any\n"
-     "disagreement with the schedule stops it with the first divergence; see docs/replay.md.",
+     "disagreement with the schedule stops it with the first divergence; see docs/replay.md.\n"
+     "`citcat replay TRACE.citcat` replays an archive (citcat pack) instead and checks its\n"
+     "manifest's checksums at the end; see docs/archive-format.md.",
      "citcat/replay.cc", RunReplay},
     {"verify", "check that replay regenerates a CAT exactly",
      "citcat verify CAPTURE.cat [REGENERATED.cat]\n\n"

@@ -1,13 +1,17 @@
 #include "replay/replay.h"
 
 #include <cstdio>
+#include <optional>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "archive/archive.h"
 #include "citcat/command.h"
 #include "citcat/progress.h"
+#include "machine/elf_loader.h"
 #include "traces/writers.h"
 
 ABSL_FLAG(std::string, ims, "", "the initial machine state (ims.pb from citcat extract)");
@@ -16,7 +20,12 @@ ABSL_FLAG(std::string, cat, "", "also write the regenerated CAT here");
 ABSL_FLAG(std::string, format, "",
           "the instruction trace format for -o: text, champsim, penn, din or idtrace (.xz and "
           ".zst suffixes compress; without --format, the plain text trace)");
-ABSL_FLAG(std::string, mode, "", "with --format: only instructions run in this mode (user, kernel)");
+ABSL_FLAG(std::string, mode, "",
+          "with --format: only instructions run in this mode (user, kernel)");
+ABSL_FLAG(bool, filter_idle, false,
+          "with --format: leave out the kernel idle loop, found by its symbols citcat_idle_begin "
+          "and citcat_idle_end in the kernel ELF (--kernel)");
+ABSL_DECLARE_FLAG(std::string, kernel);  // citcat capture's: the guest kernel ELF
 ABSL_FLAG(std::string, idle_range, "",
           "with --format: leave out instructions at START <= PC < END (hex, START:END), e.g. the "
           "kernel idle loop between citcat_idle_begin and citcat_idle_end");
@@ -58,8 +67,9 @@ absl::StatusOr<TraceOutput> OpenTraceOutput() {
   const std::string format = absl::GetFlag(FLAGS_format), path = absl::GetFlag(FLAGS_o);
   const std::string mode = absl::GetFlag(FLAGS_mode), idle = absl::GetFlag(FLAGS_idle_range);
   if (format.empty()) {
-    if (!mode.empty() || !idle.empty()) {
-      return absl::InvalidArgumentError("--mode and --idle-range need --format and -o");
+    if (!mode.empty() || !idle.empty() || absl::GetFlag(FLAGS_filter_idle)) {
+      return absl::InvalidArgumentError(
+          "--mode, --idle-range and --filter-idle need --format and -o");
     }
     return t;
   }
@@ -82,6 +92,22 @@ absl::StatusOr<TraceOutput> OpenTraceOutput() {
           absl::StrCat("--idle-range ", idle, ": expected START:END in hex, START < END"));
     }
   }
+  if (absl::GetFlag(FLAGS_filter_idle)) {
+    if (!idle.empty()) return absl::InvalidArgumentError("--filter-idle or --idle-range, not both");
+    const std::string elf_path = absl::GetFlag(FLAGS_kernel);
+    absl::StatusOr<machine::ElfImage> elf = machine::LoadElfFile(elf_path);
+    if (!elf.ok()) return elf.status();
+    const machine::ElfSymbol* begin = elf->FindSymbol("citcat_idle_begin");
+    const machine::ElfSymbol* end = elf->FindSymbol("citcat_idle_end");
+    if (begin == nullptr || end == nullptr || begin->value >= end->value) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          elf_path, ": no citcat_idle_begin/citcat_idle_end symbols around the idle loop"));
+    }
+    // Traced PCs are 64-bit; a 32-bit kernel's addresses are their sign extensions.
+    auto pc = [&](uint64_t v) { return elf->is64 ? v : uint64_t(int64_t(int32_t(uint32_t(v)))); };
+    filter.idle_begin = pc(begin->value);
+    filter.idle_end = pc(end->value);
+  }
   absl::StatusOr<std::unique_ptr<traces::TraceSink>> writer = traces::OpenWriter(*f, path);
   if (!writer.ok()) return writer.status();
   t.writer = *std::move(writer);
@@ -93,14 +119,28 @@ absl::StatusOr<TraceOutput> OpenTraceOutput() {
 
 absl::Status RunReplay(const std::vector<std::string>& args) {
   const char* synopsis =
-      "--ims IMS.pb --aes AES.pb [-o TRACE [--format text|champsim|penn|din|idtrace] "
-      "[--mode user|kernel] [--idle-range START:END]] [--cat REGENERATED.cat]";
+      "--ims IMS.pb --aes AES.pb | TRACE.citcat [-o TRACE [--format "
+      "text|champsim|penn|din|idtrace] "
+      "[--mode user|kernel] [--filter-idle | --idle-range START:END]] [--cat REGENERATED.cat]";
   const std::string ims_path = absl::GetFlag(FLAGS_ims), aes_path = absl::GetFlag(FLAGS_aes);
-  if (!args.empty() || ims_path.empty() || aes_path.empty()) return UsageError("replay", synopsis);
+  // An archive (docs/archive-format.md) stands for --ims and --aes; its manifest is checked at
+  // the end.
+  const bool from_archive = args.size() == 1 && ims_path.empty() && aes_path.empty();
+  if (!from_archive && (!args.empty() || ims_path.empty() || aes_path.empty())) {
+    return UsageError("replay", synopsis);
+  }
   ims::InitialMachineState ims;
-  if (absl::Status s = ReadMessage(ims_path, ims); !s.ok()) return s;
   aes::EventSchedule aes;
-  if (absl::Status s = ReadMessage(aes_path, aes); !s.ok()) return s;
+  std::optional<archive::Manifest> manifest;
+  if (from_archive) {
+    absl::StatusOr<archive::Archive> packed = archive::Read(args[0]);
+    if (!packed.ok()) return packed.status();
+    if (absl::Status s = archive::Unpack(*packed, ims, aes); !s.ok()) return s;
+    manifest = packed->manifest;
+  } else {
+    if (absl::Status s = ReadMessage(ims_path, ims); !s.ok()) return s;
+    if (absl::Status s = ReadMessage(aes_path, aes); !s.ok()) return s;
+  }
 
   replay::ReplayOptions options;
   absl::StatusOr<TraceOutput> formatted = OpenTraceOutput();
@@ -127,9 +167,16 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
     progress.Update(++records);
     return absl::OkStatus();
   };
+  archive::ReplayChecksums checksums;
+  if (manifest) checksums.Attach(options);
   absl::StatusOr<replay::ReplaySummary> summary = replay::Replay(ims, aes, options);
   progress.Finish();
   if (!summary.ok()) return summary.status();  // the outputs are dropped, never left half-written
+  if (manifest) {
+    archive::Manifest replayed;
+    checksums.Fill(*summary, replayed);
+    if (absl::Status s = archive::CompareWithManifest(*manifest, replayed); !s.ok()) return s;
+  }
   if (trace) {
     if (absl::Status s = trace->Commit(); !s.ok()) return s;
   }
