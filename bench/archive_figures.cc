@@ -1,0 +1,124 @@
+// Compression figures of the packed archive (docs/archive-format.md) for every R4400 workload and
+// the default mix: the archive's bytes against
+//   (a) a raw trace of 10 bytes per instruction (the thesis's yardstick: PC, word, a flag byte),
+//   (b) the CAT itself, zstd-compressed (level 19, as the archive's sections),
+//   (c) a ChampSim trace (traces/, 64-byte input_instr records) compressed with xz, with
+//       --champsim only: writing and xz-compressing 64 bytes per instruction takes minutes.
+// Output is a Markdown table.
+//   build/bench/archive_figures [--seed=N] [--champsim] [--workloads=a,b,...]
+#include <zstd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
+#include "archive/archive.h"
+#include "cat_parser/reader.h"
+#include "extract/extract.h"
+#include "guest/r4400/guest_paths.h"
+#include "guest/r4400/tools/guest_info.h"
+#include "io/file.h"
+#include "machine/r4400/capture.h"
+#include "replay/replay.h"
+#include "traces/writers.h"
+
+namespace {
+
+using namespace citcat;  // NOLINT
+
+[[noreturn]] void Fail(const std::string& what, const absl::Status& s) {
+  std::fprintf(stderr, "%s: %s\n", what.c_str(), std::string(s.message()).c_str());
+  std::exit(1);
+}
+
+uint64_t ZstdFileSize(const std::string& path) {
+  auto bytes = io::ReadWholeFile(path, uint64_t{16} << 30);
+  if (!bytes.ok()) Fail(path, bytes.status());
+  std::string out(ZSTD_compressBound(bytes->size()), '\0');
+  size_t n = ZSTD_compress(out.data(), out.size(), bytes->data(), bytes->size(), 19);
+  return ZSTD_isError(n) ? bytes->size() : n;
+}
+
+// The hook for (c): the ChampSim writer of traces/ fed by a replay, xz by the file's suffix.
+uint64_t ChampSimXzSize(const ims::InitialMachineState& ims, const aes::EventSchedule& aes,
+                        const std::string& path) {
+  auto sink = traces::OpenWriter(traces::Format::kChampSim, path);
+  if (!sink.ok()) Fail(path, sink.status());
+  replay::ReplayOptions options;
+  options.sink = sink->get();
+  auto r = replay::Replay(ims, aes, options);
+  if (!r.ok()) Fail(path, r.status());
+  if (absl::Status s = (*sink)->Finish(); !s.ok()) Fail(path, s);
+  return std::filesystem::file_size(path);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  uint64_t seed = 1;
+  bool champsim = false;
+  std::vector<std::string> names;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--seed=", 0) == 0) seed = std::stoull(a.substr(7));
+    if (a == "--champsim") champsim = true;
+    if (a.rfind("--workloads=", 0) == 0) names = absl::StrSplit(a.substr(12), ';');
+  }
+  if (names.empty()) {
+    for (const guest::WorkloadInfo& w : guest::kWorkloads) names.emplace_back(w.name);
+    names.emplace_back(guest::kDefaultMix);
+  }
+  const std::string dir = std::filesystem::temp_directory_path() / "citcat-archive-figures";
+  std::filesystem::create_directories(dir);
+  auto disk = io::ReadWholeFile(CITCAT_R4400_DISK_IMAGE, 1ull << 30);
+  if (!disk.ok()) Fail("disk image", disk.status());
+
+  std::printf(
+      "| workload | instructions | archive bytes | (a) raw 10 B/instr | ratio (a) | CAT bytes | "
+      "(b) CAT zstd | ratio (b) | (c) ChampSim .xz | ratio (c) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const std::string& name : names) {
+    const std::string cat_path = dir + "/capture.cat", archive_path = dir + "/trace.citcat";
+    machine::CaptureSettings s;
+    s.kernel_path = CITCAT_R4400_KERNEL_ELF;
+    s.disk.assign(disk->begin(), disk->end());
+    s.workloads = name;
+    s.seed = seed;
+    s.max_traced = ~uint64_t{0} >> 1;
+    auto c = machine::CaptureR4400(s, cat_path);
+    if (!c.ok()) Fail(name, c.status());
+    auto reader = cat::CatReader::Open(cat_path);
+    if (!reader.ok()) Fail(name, reader.status());
+    auto x = extract::Extract(**reader);
+    if (!x.ok()) Fail(name, x.status());
+    auto packed = archive::Pack(x->ims, x->aes);
+    if (!packed.ok()) Fail(name, packed.status());
+    auto out = io::OutputFile::Create(archive_path);
+    if (!out.ok()) Fail(name, out.status());
+    if (absl::Status st = archive::Write(*packed, **out); !st.ok()) Fail(name, st);
+    const uint64_t archive_bytes = (*out)->bytes_written();
+    if (absl::Status st = (*out)->Commit(); !st.ok()) Fail(name, st);
+
+    const uint64_t n = packed->manifest.instructions;
+    const uint64_t raw = 10 * n, cat_bytes = std::filesystem::file_size(cat_path);
+    const uint64_t cat_zstd = ZstdFileSize(cat_path);
+    std::printf("| %s | %.2f M | %llu | %llu | %.0f:1 | %llu | %llu | %.1f:1 |", name.c_str(),
+                n / 1e6, static_cast<unsigned long long>(archive_bytes),
+                static_cast<unsigned long long>(raw), static_cast<double>(raw) / archive_bytes,
+                static_cast<unsigned long long>(cat_bytes),
+                static_cast<unsigned long long>(cat_zstd),
+                static_cast<double>(cat_zstd) / archive_bytes);
+    if (champsim) {
+      const uint64_t xz = ChampSimXzSize(x->ims, x->aes, dir + "/trace.champsim.xz");
+      std::printf(" %llu | %.1f:1 |\n", static_cast<unsigned long long>(xz),
+                  static_cast<double>(xz) / archive_bytes);
+    } else {
+      std::printf(" (--champsim) | |\n");
+    }
+    std::fflush(stdout);
+  }
+  std::filesystem::remove_all(dir);
+  return 0;
+}
