@@ -20,7 +20,7 @@ class ByteOutput {
   virtual absl::Status Close() = 0;
 };
 
-// Compression by suffix: "x.xz" (liblzma, preset 6), "x.zst" (libzstd, level 3), else plain.
+// Compression by suffix: "x.xz" (liblzma, preset 3), "x.zst" (libzstd, level 3), else plain.
 absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path);
 
 class StringOutput final : public ByteOutput {
