@@ -1,0 +1,152 @@
+// citcat pack, unpack, replay TRACE.citcat and stats as a user runs them: the round trip
+// reproducing the manifest's checksums, one-line errors for damaged archives, no partial outputs.
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "archive/archive.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/replay/r4400_guest.h"
+#include "tests/support/run_citcat.h"
+
+namespace citcat {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+using Result = testing::CommandResult;
+using testing::ReadFile;
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+class ArchiveCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(testing::FreshTestDir("archive-cli"));
+    replay_test::CaptureGuest(6, {}, Path("capture.cat"));
+    ASSERT_EQ(Run(absl::StrCat("extract ", Path("capture.cat"), " -o ", Path("x"), " --quiet"))
+                  .exit_code,
+              0);
+    Result r = Run(absl::StrCat("pack ", Path("x"), " -o ", Path("trace.citcat")));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_THAT(r.err, HasSubstr("against 10 bytes per instruction"));
+  }
+
+  static Result Run(const std::string& args) { return testing::RunCitcat(*dir_, args); }
+  static std::string Path(const std::string& name) { return (*dir_ / name).string(); }
+
+  static fs::path* dir_;
+};
+
+fs::path* ArchiveCli::dir_ = nullptr;
+
+TEST_F(ArchiveCli, UnpackGivesBackTheExtractionAndTheManifest) {
+  Result r = Run(absl::StrCat("unpack ", Path("trace.citcat"), " -o ", Path("u")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFile(Path("u/ims.pb")), ReadFile(Path("x/ims.pb")));
+  EXPECT_EQ(ReadFile(Path("u/aes.pb")), ReadFile(Path("x/aes.pb")));
+  EXPECT_THAT(ReadFile(Path("u/manifest.txt")), StartsWith("citcat-archive-manifest 1\n"));
+  // Packing the unpacked files again gives the same archive, byte for byte.
+  r = Run(absl::StrCat("pack ", Path("u"), " -o ", Path("again.citcat"), " --quiet"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFile(Path("again.citcat")), ReadFile(Path("trace.citcat")));
+}
+
+TEST_F(ArchiveCli, ReplayFromTheArchiveAloneRegeneratesTheCaptureAndTheTrace) {
+  Result r = Run(absl::StrCat("replay ", Path("trace.citcat"), " -o ", Path("a.txt"), " --cat ",
+                              Path("a.cat")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("instructions replayed"));
+  r = Run(absl::StrCat("verify ", Path("capture.cat"), " ", Path("a.cat")));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // The same trace as from the extraction's files.
+  r = Run(absl::StrCat("replay --ims ", Path("x/ims.pb"), " --aes ", Path("x/aes.pb"), " -o ",
+                       Path("b.txt"), " --quiet"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFile(Path("a.txt")), ReadFile(Path("b.txt")));
+}
+
+TEST_F(ArchiveCli, DamagedArchivesAreRefusedWithOneLineAndNoOutput) {
+  const std::string good = ReadFile(Path("trace.citcat"));
+  const std::pair<const char*, std::string> damaged[] = {
+      {"empty", ""},
+      {"truncated", good.substr(0, good.size() / 2)},
+      {"flipped", [&] {
+         std::string b = good;
+         b[b.size() - 5] ^= 0x40;
+         return b;
+       }()},
+      {"text", "hello, world\n"},
+  };
+  for (const auto& [name, bytes] : damaged) {
+    const std::string path = Path(absl::StrCat("damaged-", name, ".citcat"));
+    WriteFile(path, bytes);
+    for (const std::string& command :
+         {absl::StrCat("replay ", path, " -o ", Path("never.txt")),
+          absl::StrCat("unpack ", path, " -o ", Path("never")),
+          absl::StrCat("stats ", path)}) {
+      Result r = Run(command);
+      EXPECT_EQ(r.exit_code, 1) << name << ": " << command << "\n" << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << name << ": " << r.err;
+      // stats reads whatever does not start with the archive magic as a CAT, which refuses it.
+      if (command.rfind("stats", 0) != 0) {
+        EXPECT_THAT(r.err, HasSubstr("byte offset")) << name;
+      }
+    }
+    EXPECT_FALSE(fs::exists(Path("never.txt")));
+    EXPECT_FALSE(fs::exists(Path("never/ims.pb")));
+  }
+}
+
+TEST_F(ArchiveCli, AnArchiveWhoseReplayDiffersFromItsManifestIsAnError) {
+  // A sound container whose manifest promises another CAT checksum: only the replay can tell.
+  auto packed = archive::Read(Path("trace.citcat"));
+  ASSERT_TRUE(packed.ok()) << packed.status();
+  packed->manifest.cat_crc64 ^= 0x100;
+  auto out = io::OutputFile::Create(Path("tampered.citcat"));
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE(archive::Write(*packed, **out).ok());
+  ASSERT_TRUE((*out)->Commit().ok());
+  Result r = Run(absl::StrCat("replay ", Path("tampered.citcat"), " -o ", Path("tampered.txt"),
+                              " --cat ", Path("tampered.cat")));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("does not match the archive's manifest: cat-crc64 is 0x"));
+  EXPECT_FALSE(fs::exists(Path("tampered.txt")));
+  EXPECT_FALSE(fs::exists(Path("tampered.cat")));
+}
+
+TEST_F(ArchiveCli, StatsOfACaptureAndOfItsArchiveAgreeAndDrawTheCurve) {
+  Result cat = Run(absl::StrCat("stats ", Path("capture.cat"), " --plot ", Path("curve.svg")));
+  ASSERT_EQ(cat.exit_code, 0) << cat.err;
+  EXPECT_THAT(cat.out, HasSubstr("records by kind"));
+  EXPECT_THAT(cat.out, HasSubstr("record sizes (Fig. 5)"));
+  EXPECT_THAT(cat.out, HasSubstr("perturbation"));
+  const std::string svg = ReadFile(Path("curve.svg"));
+  EXPECT_THAT(svg, StartsWith("<svg"));
+  EXPECT_THAT(svg, HasSubstr("<polyline"));
+  Result packed = Run(absl::StrCat("stats ", Path("trace.citcat"), " -o ", Path("stats.txt")));
+  ASSERT_EQ(packed.exit_code, 0) << packed.err;
+  // Everything after the first line (which names the input) is the same.
+  const std::string from_archive = ReadFile(Path("stats.txt"));
+  EXPECT_EQ(cat.out.substr(cat.out.find('\n')), from_archive.substr(from_archive.find('\n')));
+}
+
+TEST_F(ArchiveCli, UsageErrors) {
+  EXPECT_EQ(Run("pack").exit_code, 2);
+  EXPECT_EQ(Run(absl::StrCat("pack ", Path("x"))).exit_code, 1);  // -o missing
+  EXPECT_EQ(Run("unpack").exit_code, 2);
+  EXPECT_EQ(Run("stats").exit_code, 2);
+  Result r = Run(absl::StrCat("pack ", Path("missing"), " -o ", Path("m.citcat")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_FALSE(fs::exists(Path("m.citcat")));
+}
+
+}  // namespace
+}  // namespace citcat

@@ -1,0 +1,344 @@
+// The archive library on a real small capture: the manifest's checksums against independent
+// computations (the text trace and the regenerated CAT file), the container round trip, every
+// damage of docs/archive-format.md refused with one line, and the statistics and their plot.
+#include "archive/archive.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "archive/stats.h"
+#include "cat_parser/crc.h"
+#include "cat_parser/reader.h"
+#include "extract/extract.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "replay/verify.h"
+#include "tests/replay/r4400_guest.h"
+
+namespace citcat::archive {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::span<const uint8_t> Bytes(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+class ArchiveTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::path(::testing::TempDir()) / absl::StrCat("archive-", getpid()));
+    fs::create_directories(*dir_);
+    capture_ = new std::string((*dir_ / "capture.cat").string());
+    replay_test::CaptureGuest(5, {}, *capture_);
+    auto reader = cat::CatReader::Open(*capture_);
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    auto x = extract::Extract(**reader);
+    ASSERT_TRUE(x.ok()) << x.status();
+    extraction_ = new extract::Extraction(*std::move(x));
+    auto a = Pack(extraction_->ims, extraction_->aes);
+    ASSERT_TRUE(a.ok()) << a.status();
+    archive_ = new Archive(*std::move(a));
+    auto out = io::OutputFile::Create((*dir_ / "trace.citcat").string());
+    ASSERT_TRUE(out.ok());
+    ASSERT_TRUE(Write(*archive_, **out).ok());
+    ASSERT_TRUE((*out)->Commit().ok());
+    bytes_ = new std::string(ReadFile((*dir_ / "trace.citcat").string()));
+  }
+  static void TearDownTestSuite() { fs::remove_all(*dir_); }
+
+  static fs::path* dir_;
+  static std::string* capture_;
+  static extract::Extraction* extraction_;
+  static Archive* archive_;
+  static std::string* bytes_;  // the archive file
+};
+
+fs::path* ArchiveTest::dir_ = nullptr;
+std::string* ArchiveTest::capture_ = nullptr;
+extract::Extraction* ArchiveTest::extraction_ = nullptr;
+Archive* ArchiveTest::archive_ = nullptr;
+std::string* ArchiveTest::bytes_ = nullptr;
+
+TEST(Crc64, CheckValue) {
+  const std::string check = "123456789";
+  EXPECT_EQ(Crc64(Bytes(check)), 0x995DC9BBDF1939FAull);
+  // Extending in pieces is the same as one go.
+  EXPECT_EQ(Crc64(Bytes(check.substr(4)), Crc64(Bytes(check.substr(0, 4)))), 0x995DC9BBDF1939FAull);
+}
+
+TEST_F(ArchiveTest, ManifestChecksumsMatchTheTextTraceAndTheRegeneratedCat) {
+  // Replay again with a text trace and a regenerated CAT file, then recompute both checksums
+  // from those files alone, as a user of another tool would.
+  const std::string trace_path = (*dir_ / "trace.txt").string();
+  const std::string regen_path = (*dir_ / "regenerated.cat").string();
+  auto trace = io::OutputFile::Create(trace_path);
+  ASSERT_TRUE(trace.ok());
+  auto writer = cat::CatWriter::Create(regen_path, replay::R4400Header(extraction_->ims));
+  ASSERT_TRUE(writer.ok());
+  replay::ReplayOptions options;
+  options.trace = trace->get();
+  options.regenerated = writer->get();
+  auto summary = replay::Replay(extraction_->ims, extraction_->aes, options);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_TRUE((*trace)->Commit().ok());
+  ASSERT_TRUE((*writer)->Finish().ok());
+
+  uint64_t crc = 0, entries = 0;
+  for (absl::string_view line : absl::StrSplit(ReadFile(trace_path), '\n')) {
+    std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (f.size() < 3 || f[0] == "-") continue;  // events, not instructions
+    uint64_t pc = 0;
+    uint32_t word = 0;
+    ASSERT_TRUE(absl::SimpleHexAtoi(f[1], &pc) && absl::SimpleHexAtoi(f[2], &word)) << line;
+    uint8_t entry[12];
+    for (int i = 0; i < 8; ++i) entry[i] = static_cast<uint8_t>(pc >> (8 * i));
+    for (int i = 0; i < 4; ++i) entry[8 + i] = static_cast<uint8_t>(word >> (8 * i));
+    crc = Crc64(entry, crc);
+    ++entries;
+  }
+  const Manifest& m = archive_->manifest;
+  EXPECT_EQ(entries, m.trace_entries);
+  EXPECT_EQ(crc, m.instruction_crc64);
+  EXPECT_EQ(summary->instructions, m.instructions);
+  EXPECT_GT(m.instructions, 10000u);
+
+  auto reader = cat::CatReader::Open(regen_path);
+  ASSERT_TRUE(reader.ok());
+  cat::BusRecord r;
+  uint64_t cat_crc = 0, records = 0;
+  while (true) {
+    auto more = (*reader)->Next(r);
+    ASSERT_TRUE(more.ok()) << more.status();
+    if (!*more) break;
+    uint8_t h[24] = {static_cast<uint8_t>(r.kind), r.flags, r.master, 0};
+    for (int i = 0; i < 4; ++i) h[4 + i] = static_cast<uint8_t>(r.data.size() >> (8 * i));
+    for (int i = 0; i < 8; ++i) h[8 + i] = static_cast<uint8_t>(r.address >> (8 * i));
+    for (int i = 0; i < 8; ++i) h[16 + i] = static_cast<uint8_t>(r.branch_count >> (8 * i));
+    cat_crc = Crc64(r.data, Crc64(h, cat_crc));
+    ++records;
+  }
+  EXPECT_EQ(records, m.records);
+  EXPECT_EQ(cat_crc, m.cat_crc64);
+  // And the regenerated CAT is the capture's, so the checksum speaks for the original too.
+  auto same = replay::CompareCats(*capture_, regen_path);
+  ASSERT_TRUE(same.ok());
+  EXPECT_TRUE(same->identical) << same->report;
+}
+
+TEST_F(ArchiveTest, RoundTripKeepsEverything) {
+  auto back = Parse(Bytes(*bytes_), "trace.citcat");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->ims, archive_->ims);
+  EXPECT_EQ(back->aes, archive_->aes);
+  EXPECT_EQ(back->manifest.ToText(), archive_->manifest.ToText());
+  EXPECT_THAT(archive_->manifest.ToText(), StartsWith("citcat-archive-manifest 1\nmachine r4400\n"));
+  ims::InitialMachineState ims;
+  aes::EventSchedule aes;
+  ASSERT_TRUE(Unpack(*back, ims, aes).ok());
+  EXPECT_GT(aes.dma_size(), 0);  // the guest reads its disk: every AES part is exercised
+  EXPECT_GT(aes.interrupts_size(), 0);
+  // Smaller than the IMS and AES alone.
+  EXPECT_LT(bytes_->size(), archive_->ims.size() + archive_->aes.size());
+}
+
+TEST_F(ArchiveTest, ReplayChecksumsMatchTheManifestAndAMismatchIsNamed) {
+  replay::ReplayOptions options;
+  ReplayChecksums sums;
+  sums.Attach(options);
+  auto summary = replay::Replay(extraction_->ims, extraction_->aes, options);
+  ASSERT_TRUE(summary.ok());
+  Manifest replayed;
+  sums.Fill(*summary, replayed);
+  EXPECT_TRUE(CompareWithManifest(archive_->manifest, replayed).ok());
+  Manifest wrong = archive_->manifest;
+  wrong.cat_crc64 ^= 1;
+  wrong.instructions += 1;
+  absl::Status s = CompareWithManifest(wrong, replayed);
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("cat-crc64"));
+  EXPECT_THAT(s.message(), HasSubstr("instructions"));
+  EXPECT_THAT(s.message(), Not(HasSubstr("instruction-crc64")));
+  EXPECT_THAT(std::string(s.message()), Not(HasSubstr("\n")));
+}
+
+// Sets a little-endian field and, for the file header, its CRC again, so that the check under
+// test is the one that fires.
+void Put(std::string& b, size_t at, uint64_t v, int n) {
+  for (int i = 0; i < n; ++i) b[at + i] = static_cast<char>(v >> (8 * i));
+}
+void FixHeaderCrc(std::string& b) {
+  Put(b, 16, cat::Crc32(Bytes(b).subspan(8, 8)), 4);
+}
+void FixSectionCrc(std::string& b, size_t at) {
+  uint64_t stored = 0;
+  for (int i = 7; i >= 0; --i) stored = stored << 8 | static_cast<uint8_t>(b[at + 8 + i]);
+  if (at + 36 + stored > b.size()) return;
+  Put(b, at + 32, cat::Crc32(Bytes(b).subspan(at + 36, stored), cat::Crc32(Bytes(b).subspan(at, 32))),
+      4);
+}
+
+TEST_F(ArchiveTest, DamagedArchivesAreRefusedWithOneLine) {
+  const std::string& good = *bytes_;
+  // Section offsets, from the headers.
+  std::vector<size_t> sections;
+  for (size_t at = 20; at < good.size();) {
+    sections.push_back(at);
+    uint64_t stored = 0;
+    for (int i = 7; i >= 0; --i) stored = stored << 8 | static_cast<uint8_t>(good[at + 8 + i]);
+    at += 36 + stored;
+  }
+  ASSERT_EQ(sections.size(), 3u);
+
+  struct Case {
+    std::string name;
+    std::string bytes;
+    std::string expected;  // part of the message
+  };
+  std::vector<Case> cases;
+  auto add = [&](std::string name, auto change, std::string expected) {
+    std::string b = good;
+    change(b);
+    cases.push_back({std::move(name), std::move(b), std::move(expected)});
+  };
+  add("empty", [](std::string& b) { b.clear(); }, "empty");
+  for (size_t n : {size_t{1}, size_t{19}, size_t{20}, size_t{40}, sections[1] + 10,
+                   sections[2] + 36, good.size() - 1}) {
+    add(absl::StrCat("truncated to ", n), [n](std::string& b) { b.resize(n); }, "offset");
+  }
+  add("wrong magic", [](std::string& b) { b[1] = 'X'; }, "wrong magic");
+  add("text-mode transfer", [](std::string& b) { b.erase(4, 1); }, "wrong magic");
+  add("unknown major version", [](std::string& b) { Put(b, 8, 2, 2); }, "major version 2");
+  add("header checksum", [](std::string& b) { b[10] ^= 1; }, "header checksum");
+  add("no sections", [](std::string& b) { Put(b, 12, 0, 4), FixHeaderCrc(b); }, "section count");
+  add("absurd section count", [](std::string& b) { Put(b, 12, 1u << 30, 4), FixHeaderCrc(b); },
+      "section count");
+  add("fewer sections than stored",
+      [](std::string& b) { Put(b, 12, 2, 4), FixHeaderCrc(b); }, "bytes after the last section");
+  add("bytes after the end", [](std::string& b) { b += "x"; }, "bytes after the last section");
+  for (size_t i = 0; i < sections.size(); ++i) {
+    const size_t at = sections[i];
+    const std::string tag = absl::StrCat(" in section ", i);
+    add("flipped type" + tag, [at](std::string& b) { b[at] ^= 0x20; }, "checksum mismatch");
+    add("flipped stored byte" + tag, [at](std::string& b) { b[at + 40] ^= 0x10; },
+        "checksum mismatch");
+    add("flipped last byte" + tag,
+        [&, i](std::string& b) {
+          size_t end = i + 1 < sections.size() ? sections[i + 1] : b.size();
+          b[end - 1] ^= 0x01;
+        },
+        "checksum mismatch");
+    add("absurd stored length" + tag, [at](std::string& b) { Put(b, at + 8, ~0ull >> 1, 8); },
+        "runs past the end");
+    add("absurd content length" + tag,
+        [at](std::string& b) { Put(b, at + 16, 1ull << 40, 8), FixSectionCrc(b, at); },
+        "more than 4 GiB");
+    add("wrong content length" + tag,
+        [at](std::string& b) { Put(b, at + 16, 7, 8), FixSectionCrc(b, at); }, "zstd frame");
+    add("wrong content checksum" + tag,
+        [at](std::string& b) { b[at + 24] ^= 1, FixSectionCrc(b, at); }, "content checksum");
+    add("unknown codec" + tag, [at](std::string& b) { b[at + 4] = 9, FixSectionCrc(b, at); },
+        "unknown codec");
+    add("unknown required type" + tag,
+        [at](std::string& b) { b[at] = 'Q', FixSectionCrc(b, at); }, "unknown required section");
+  }
+  add("repeated section",
+      [&](std::string& b) { std::memcpy(&b[sections[1]], "AESP", 4), FixSectionCrc(b, sections[1]); },
+      "repeated section");
+
+  for (const Case& c : cases) {
+    auto a = Parse(Bytes(c.bytes), "t.citcat");
+    ASSERT_FALSE(a.ok()) << c.name;
+    const std::string message(a.status().message());
+    EXPECT_THAT(message, HasSubstr(c.expected)) << c.name;
+    EXPECT_THAT(message, HasSubstr("t.citcat: not a valid CITCAT archive at byte offset "))
+        << c.name;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << c.name;
+  }
+}
+
+TEST_F(ArchiveTest, OptionalSectionsAreSkippedAndManifestKeysFromLaterVersionsIgnored) {
+  // An optional section appended (lower-case type), and the count raised to match.
+  std::string b = *bytes_;
+  std::string extra = "note";
+  extra += std::string(1, '\0') + std::string(3, '\0');
+  std::string payload = "a later minor version's note";
+  for (int i = 0; i < 8; ++i) extra.push_back(static_cast<char>(payload.size() >> (8 * i)));
+  for (int i = 0; i < 8; ++i) extra.push_back(static_cast<char>(payload.size() >> (8 * i)));
+  const uint64_t crc = Crc64(Bytes(payload));
+  for (int i = 0; i < 8; ++i) extra.push_back(static_cast<char>(crc >> (8 * i)));
+  const uint32_t section_crc = cat::Crc32(Bytes(payload), cat::Crc32(Bytes(extra)));
+  for (int i = 0; i < 4; ++i) extra.push_back(static_cast<char>(section_crc >> (8 * i)));
+  b += extra + payload;
+  Put(b, 12, 4, 4);
+  FixHeaderCrc(b);
+  EXPECT_TRUE(Parse(Bytes(b), "t").ok());
+
+  auto m = Manifest::FromText(archive_->manifest.ToText() + "future-key 12\n");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->cat_crc64, archive_->manifest.cat_crc64);
+  EXPECT_FALSE(Manifest::FromText("citcat-archive-manifest 1\nmachine r4400\n").ok());
+  std::string other = archive_->manifest.ToText();
+  other.replace(other.find("r4400"), 5, "i486");
+  EXPECT_FALSE(Manifest::FromText(other).ok());
+}
+
+TEST_F(ArchiveTest, StatsCountTheReplayAndPlotTheCurve) {
+  auto stats = ComputeStats(extraction_->ims, extraction_->aes, 64);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  const Manifest& m = archive_->manifest;
+  EXPECT_EQ(stats->records, m.records);
+  EXPECT_EQ(stats->bus_bytes, m.record_bytes);
+  EXPECT_EQ(stats->instructions, m.instructions);
+  EXPECT_EQ(stats->dma, static_cast<uint64_t>(extraction_->aes.dma_size()));
+  // The curve: bounded, rising, ending at the totals.
+  ASSERT_GE(stats->curve.size(), 64u);
+  EXPECT_LE(stats->curve.size(), 2 * 64u + 2);
+  for (size_t i = 1; i < stats->curve.size(); ++i) {
+    EXPECT_GE(stats->curve[i].instructions, stats->curve[i - 1].instructions);
+    EXPECT_GE(stats->curve[i].bus_bytes, stats->curve[i - 1].bus_bytes);
+  }
+  EXPECT_EQ(stats->curve.back().instructions, m.instructions);
+  EXPECT_EQ(stats->curve.back().bus_bytes, m.record_bytes);
+
+  const std::string text = FormatStats(*stats, "capture.cat");
+  EXPECT_THAT(text, HasSubstr("record sizes (Fig. 5)"));
+  for (const char* part : {"Count/Cause echoes", "DMA", "interrupts", "device I/O", "IMS + AES"}) {
+    EXPECT_THAT(text, HasSubstr(part));
+  }
+  EXPECT_THAT(text, HasSubstr("fill"));
+
+  const std::string svg = CurveSvg(stats->curve, "a <title> & more");
+  EXPECT_THAT(svg, StartsWith("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+  EXPECT_THAT(svg, HasSubstr("a &lt;title&gt; &amp; more"));
+  EXPECT_THAT(svg, HasSubstr("</svg>\n"));
+  const size_t p = svg.find("<polyline");
+  ASSERT_NE(p, std::string::npos);
+  const size_t q = svg.find("points=\"", p) + 8;
+  const std::string points = svg.substr(q, svg.find('"', q) - q);
+  std::vector<std::string> pairs = absl::StrSplit(points, ' ');
+  EXPECT_EQ(pairs.size(), stats->curve.size());
+  for (const std::string& pair : pairs) {
+    std::vector<std::string> xy = absl::StrSplit(pair, ',');
+    ASSERT_EQ(xy.size(), 2u) << pair;
+    double x = 0, y = 0;
+    EXPECT_TRUE(absl::SimpleAtod(xy[0], &x) && absl::SimpleAtod(xy[1], &y)) << pair;
+    EXPECT_TRUE(x >= 0 && x <= 800 && y >= 0 && y <= 500) << pair;
+  }
+}
+
+}  // namespace
+}  // namespace citcat::archive
