@@ -1,0 +1,133 @@
+// The trace records of a replay of the real guest kernel running workloads: user and kernel
+// mode, TLB refills, syscalls, interrupts, FP, DMA. Checked against where execution went and
+// against themselves (a kernel word loaded after a store holds what was stored), and the idle
+// filter against the kernel's own symbols.
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "cat_parser/reader.h"
+#include "extract/extract.h"
+#include "gtest/gtest.h"
+#include "guest/r4400/guest_paths.h"
+#include "machine/elf_loader.h"
+#include "machine/r4400/capture.h"
+#include "replay/replay.h"
+#include "traces/sink.h"
+
+namespace citcat::traces {
+namespace {
+
+extract::Extraction Capture(const std::string& workloads, uint64_t seed) {
+  machine::CaptureSettings settings;
+  settings.max_traced = 3'000'000;
+  settings.kernel_path = CITCAT_R4400_KERNEL_ELF;
+  std::ifstream disk(CITCAT_R4400_DISK_IMAGE, std::ios::binary);
+  settings.disk.assign(std::istreambuf_iterator<char>(disk), std::istreambuf_iterator<char>());
+  settings.workloads = workloads;
+  settings.seed = seed;
+  const std::string path =
+      absl::StrCat(::testing::TempDir(), "/trace-kernel-", getpid(), "-", seed, ".cat");
+  auto result = machine::CaptureR4400(settings, path);
+  EXPECT_TRUE(result.ok()) << result.status();
+  auto reader = cat::CatReader::Open(path);
+  EXPECT_TRUE(reader.ok()) << reader.status();
+  auto x = extract::Extract(**reader);
+  EXPECT_TRUE(x.ok()) << x.status();
+  std::remove(path.c_str());
+  return *std::move(x);
+}
+
+bool Kseg0(uint64_t a) { return a >= 0xFFFFFFFF80000000 && a < 0xFFFFFFFFA0000000; }
+
+// Checks each record against the ones before it, as they stream past.
+class Checker : public TraceSink {
+ public:
+  absl::Status Consume(const Record& r) override {
+    ++records_;
+    users_ += r.mode == Mode::kUser;
+    raised_ += r.raised.present;
+    idle_ += r.pc >= idle_begin && r.pc < idle_end;
+    // Where the last branch said execution would go (after its slot).
+    if (expect_after_slot_ && slot_seen_) {
+      if (!r.taken_before.present && r.pc != expected_pc_) ++wrong_branches_;
+      ++checked_branches_;
+      expect_after_slot_ = false;
+    } else if (expect_after_slot_) {
+      if (r.pc == branch_pc_ + 4 && !r.taken_before.present && !r.raised.present) {
+        slot_seen_ = true;
+      } else {
+        expect_after_slot_ = false;  // nullified, interrupted or faulted
+      }
+    }
+    if (r.branch != BranchKind::kNone && r.delay_slot && !r.raised.present) {
+      expect_after_slot_ = true;
+      slot_seen_ = false;
+      branch_pc_ = r.pc;
+      expected_pc_ = r.taken ? r.target : r.pc + 8;
+    }
+    // Kernel words: a load sees the last store to the same address (the kernel's own data; no
+    // DMA in these workloads).
+    for (int i = 0; i < r.num_accesses; ++i) {
+      const MemoryAccess& a = r.access[i];
+      const bool partial = r.mnemonic.size() == 3 && (r.mnemonic[2] == 'l' || r.mnemonic[2] == 'r');
+      if (a.store && (a.size != 4 || partial || !a.value_known)) {
+        // Changes part of a word, or words, this check does not follow: forget them.
+        for (uint64_t w = a.address & ~uint64_t{3}; w < a.address + a.size; w += 4) words_.erase(w);
+        continue;
+      }
+      if (a.size != 4 || partial || !a.value_known || !Kseg0(a.address)) continue;
+      if (a.store) {
+        words_[a.address] = static_cast<uint32_t>(a.value);
+      } else if (auto it = words_.find(a.address); it != words_.end()) {
+        ++checked_loads_;
+        wrong_loads_ += it->second != static_cast<uint32_t>(a.value);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  uint64_t idle_begin = 0, idle_end = 0;
+  uint64_t records_ = 0, users_ = 0, raised_ = 0, idle_ = 0;
+  uint64_t checked_branches_ = 0, wrong_branches_ = 0, checked_loads_ = 0, wrong_loads_ = 0;
+
+ private:
+  bool expect_after_slot_ = false, slot_seen_ = false;
+  uint64_t branch_pc_ = 0, expected_pc_ = 0;
+  absl::flat_hash_map<uint64_t, uint32_t> words_;
+};
+
+TEST(TraceKernel, RecordsAgreeWithExecution) {
+  extract::Extraction x = Capture("sort,fp,hash", 5);
+  auto elf = machine::LoadElfFile(CITCAT_R4400_KERNEL_ELF);
+  ASSERT_TRUE(elf.ok()) << elf.status();
+  Checker checker;
+  checker.idle_begin = 0xFFFFFFFF00000000 | elf->FindSymbol("citcat_idle_begin")->value;
+  checker.idle_end = 0xFFFFFFFF00000000 | elf->FindSymbol("citcat_idle_end")->value;
+  replay::ReplayOptions options;
+  options.sink = &checker;
+  auto summary = replay::Replay(x.ims, x.aes, options);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(checker.records_ - checker.raised_, summary->instructions);
+  EXPECT_GT(checker.users_, checker.records_ / 2);
+  EXPECT_GT(checker.raised_, 0u);  // TLB refills and syscalls
+  EXPECT_GT(checker.checked_branches_, 100'000u);
+  EXPECT_EQ(checker.wrong_branches_, 0u);
+  EXPECT_GT(checker.checked_loads_, 1000u);
+  EXPECT_EQ(checker.wrong_loads_, 0u);
+
+  // The idle filter drops exactly the idle loop.
+  Checker after;
+  Filter f;
+  f.idle_begin = checker.idle_begin;
+  f.idle_end = checker.idle_end;
+  FilterSink filter(f, after);
+  options.sink = &filter;
+  ASSERT_TRUE(replay::Replay(x.ims, x.aes, options).ok());
+  EXPECT_EQ(after.records_, checker.records_ - checker.idle_);
+}
+
+}  // namespace
+}  // namespace citcat::traces
