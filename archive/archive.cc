@@ -2,7 +2,9 @@
 
 #include <zstd.h>
 
+#include <algorithm>
 #include <array>
+#include <memory>
 #include <cstring>
 #include <vector>
 
@@ -55,6 +57,25 @@ std::string Hex64(uint64_t v) { return absl::StrFormat("0x%016x", v); }
 absl::Status Damaged(const std::string& name, uint64_t offset, absl::string_view what) {
   return absl::DataLossError(
       absl::StrCat(name, ": not a valid CITCAT archive at byte offset ", offset, ": ", what));
+}
+
+// Decodes one zstd frame of exactly `raw` bytes. Streaming, so that memory grows with what the
+// frame really holds, never with what a damaged header claims.
+bool Decompress(std::span<const uint8_t> payload, uint64_t raw, std::string& out) {
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> d(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (d == nullptr) return false;
+  ZSTD_inBuffer in{payload.data(), payload.size(), 0};
+  std::vector<char> buffer(ZSTD_DStreamOutSize());
+  out.clear();
+  while (true) {
+    ZSTD_outBuffer o{buffer.data(), buffer.size(), 0};
+    const size_t left = ZSTD_decompressStream(d.get(), &o, &in);
+    if (ZSTD_isError(left) || out.size() + o.pos > raw) return false;
+    out.append(buffer.data(), o.pos);
+    if (left == 0) break;                                     // the frame is complete
+    if (in.pos == in.size && o.pos < o.size) return false;  // cut short
+  }
+  return in.pos == in.size && out.size() == raw;  // one frame, nothing after it
 }
 
 }  // namespace
@@ -273,7 +294,9 @@ absl::Status Write(const Archive& a, io::OutputFile& out, int level) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& name) {
+absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& name,
+                              uint64_t max_content) {
+  max_content = std::min(max_content, kMaxRaw);
   if (b.empty()) return Damaged(name, 0, "the file is empty");
   if (b.size() < kFileHeader) return Damaged(name, b.size(), "the file header is cut short");
   if (std::memcmp(b.data(), kMagic, sizeof kMagic) != 0) {
@@ -321,9 +344,9 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
     }
     if (*seen) return Damaged(name, section_at, absl::StrCat("repeated section '", type, "'"));
     *seen = true;
-    if (raw > kMaxRaw) {
+    if (raw > max_content) {
       return Damaged(name, section_at + 16, absl::StrCat("section '", type, "' claims ", raw,
-                                                         " bytes, more than 4 GiB"));
+                                                         " bytes, more than the ", max_content, " allowed"));
     }
     if (codec == kStored) {
       if (raw != stored) return Damaged(name, section_at + 16, "stored section size mismatch");
@@ -334,11 +357,9 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
         return Damaged(name, section_at + kSectionHeader,
                        absl::StrCat("section '", type, "' is not a zstd frame of ", raw, " bytes"));
       }
-      target->resize(raw);
-      size_t n = ZSTD_decompress(target->data(), raw, payload.data(), payload.size());
-      if (ZSTD_isError(n) || n != raw) {
+      if (!Decompress(payload, raw, *target)) {
         return Damaged(name, section_at + kSectionHeader,
-                       absl::StrCat("section '", type, "' does not decompress"));
+                       absl::StrCat("section '", type, "' does not decompress to ", raw, " bytes"));
       }
     } else {
       return Damaged(name, section_at + 4, absl::StrCat("unknown codec ", codec));

@@ -74,7 +74,9 @@ absl::Status Write(const Archive& archive, io::OutputFile& out, int level = 19);
 
 // Reads and checks a whole archive: magic, version, every section's checksums, sizes and the
 // manifest. Any damage is a DataLoss (or InvalidArgument) status of one line naming the offset.
-absl::StatusOr<Archive> Parse(std::span<const uint8_t> bytes, const std::string& name);
+// `max_content` bounds each section's decoded size (4 GiB at most; lower for fuzzing).
+absl::StatusOr<Archive> Parse(std::span<const uint8_t> bytes, const std::string& name,
+                              uint64_t max_content = uint64_t{4} << 30);
 absl::StatusOr<Archive> Read(const std::string& path);
 
 // Whether the file starts with the archive magic (to tell archives from CATs).
