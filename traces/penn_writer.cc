@@ -61,7 +61,13 @@ class PennWriter final : public BufferedWriter {
     const char ldst = r.num_accesses == 0 ? '-' : r.access[0].store ? 'S' : 'L';
     const uint64_t address = r.num_accesses == 0 ? 0 : r.access[0].address;
     const uint64_t target = r.branch == BranchKind::kNone ? 0 : r.target;
-    std::string macro(r.mnemonic.data(), r.mnemonic.size());
+    absl::string_view name = r.mnemonic;
+    if (name == "cop1arith") {
+      // The decoder groups FP arithmetic; the disassembly names it ("add.d").
+      absl::string_view text = r.Disassembly();
+      if (!text.empty()) name = text.substr(0, text.find(' '));
+    }
+    std::string macro(name.data(), name.size());
     for (char& c : macro) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     const char* micro = MicroOp(r);
     const int uops = ndst > 1 ? ndst : 1;

@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "cat_parser/reader.h"
 #include "extract/extract.h"
 #include "gtest/gtest.h"
@@ -15,6 +16,7 @@
 #include "machine/elf_loader.h"
 #include "machine/r4400/capture.h"
 #include "replay/replay.h"
+#include "tests/support/run_citcat.h"
 #include "traces/sink.h"
 
 namespace citcat::traces {
@@ -127,6 +129,34 @@ TEST(TraceKernel, RecordsAgreeWithExecution) {
   options.sink = &filter;
   ASSERT_TRUE(replay::Replay(x.ims, x.aes, options).ok());
   EXPECT_EQ(after.records_, checker.records_ - checker.idle_);
+}
+
+// `citcat replay --filter-idle` finds the idle loop in the kernel ELF: the same as naming its
+// range.
+TEST(TraceKernel, FilterIdleOnTheCommandLine) {
+  const std::filesystem::path dir = citcat::testing::FreshTestDir("trace-kernel-cli");
+  auto run = [&](const std::string& args) { return citcat::testing::RunCitcat(dir, args); };
+  const std::string d = dir.string();
+  auto r = run(absl::StrCat("capture --quiet --workload io --seed 3 --instructions 2000000 -o ", d,
+                            "/c.cat"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(run(absl::StrCat("extract --quiet ", d, "/c.cat -o ", d, "/x")).exit_code, 0);
+  auto elf = machine::LoadElfFile(CITCAT_R4400_KERNEL_ELF);
+  ASSERT_TRUE(elf.ok());
+  const std::string range =
+      absl::StrFormat("ffffffff%08x:ffffffff%08x", elf->FindSymbol("citcat_idle_begin")->value,
+                      elf->FindSymbol("citcat_idle_end")->value);
+  const std::string replay =
+      absl::StrCat("replay --quiet --ims ", d, "/x/ims.pb --aes ", d, "/x/aes.pb --format din ");
+  ASSERT_EQ(run(absl::StrCat(replay, "-o ", d, "/all.din")).exit_code, 0);
+  r = run(absl::StrCat(replay, "--filter-idle -o ", d, "/filtered.din"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(run(absl::StrCat(replay, "--idle-range ", range, " -o ", d, "/range.din")).exit_code,
+            0);
+  const std::string filtered = citcat::testing::ReadFile(dir / "filtered.din");
+  EXPECT_EQ(filtered, citcat::testing::ReadFile(dir / "range.din"));
+  // The io workload waits for its disk: the idle loop is a good part of the trace.
+  EXPECT_LT(filtered.size(), citcat::testing::ReadFile(dir / "all.din").size() * 9 / 10);
 }
 
 }  // namespace
