@@ -1,7 +1,8 @@
 // IDtrace-style binary cache trace (the IDtrace manual, appendix A, "Cache Trace"): 5-byte
 // entries, a tag byte and a 4-byte little-endian address (docs/trace-formats.md, "idtrace").
 // Instruction fetches are one CLTAG entry per 16-byte line entered, data references a RDTAG or
-// WRTAG entry plus the access size code.
+// WRTAG entry plus the access size code. The execution-trace variant ("idtrace-exec") marks
+// basic blocks and control targets instead of cache lines.
 #include "traces/writers.h"
 
 namespace citcat::traces {
@@ -10,6 +11,8 @@ namespace {
 constexpr uint8_t kReadTag = 0x10;
 constexpr uint8_t kWriteTag = 0x20;
 constexpr uint8_t kLineTag = 0x60;
+constexpr uint8_t kBlockTag = 0x70;   // BBADTAG: a basic block begins at this address
+constexpr uint8_t kTargetTag = 0x90;  // TARGTAG: a control instruction went here
 constexpr uint64_t kLineBytes = 16;
 
 uint8_t SizeCode(uint8_t bytes) {
@@ -23,6 +26,14 @@ uint8_t SizeCode(uint8_t bytes) {
     default:
       return 0x04;  // 64 bits
   }
+}
+
+// One 5-byte entry: the tag, then the low 32 bits of the address, little-endian.
+void AppendEntry(std::string& out, uint8_t tag, uint64_t address) {
+  const char e[5] = {static_cast<char>(tag), static_cast<char>(address),
+                     static_cast<char>(address >> 8), static_cast<char>(address >> 16),
+                     static_cast<char>(address >> 24)};
+  out.append(e, sizeof e);
 }
 
 class IdtraceWriter final : public BufferedWriter {
@@ -44,17 +55,40 @@ class IdtraceWriter final : public BufferedWriter {
   }
 
  private:
-  void Entry(uint8_t tag, uint64_t address) {
-    const char e[5] = {static_cast<char>(tag), static_cast<char>(address),
-                       static_cast<char>(address >> 8), static_cast<char>(address >> 16),
-                       static_cast<char>(address >> 24)};
-    buffer_.append(e, sizeof e);
-  }
+  void Entry(uint8_t tag, uint64_t address) { AppendEntry(buffer_, tag, address); }
   bool started_ = false;
   uint64_t last_line_ = 0, next_pc_ = 0;
 };
 
+// The execution-trace variant: basic-block entries, data references and control targets, from
+// which a reader holding the program's code can rebuild the exact instruction stream.
+class IdtraceExecWriter final : public BufferedWriter {
+ public:
+  using BufferedWriter::BufferedWriter;
+
+  absl::Status Consume(const Record& r) override {
+    if (!started_ || r.pc != next_pc_) Entry(kBlockTag, r.pc);
+    started_ = true;
+    next_pc_ = r.pc + r.size;
+    for (int i = 0; i < r.num_accesses; ++i) {
+      const MemoryAccess& a = r.access[i];
+      Entry((a.store ? kWriteTag : kReadTag) + SizeCode(a.size), a.address);
+    }
+    if (r.branch != BranchKind::kNone && r.taken && !r.raised.present) Entry(kTargetTag, r.target);
+    return MaybeFlush();
+  }
+
+ private:
+  void Entry(uint8_t tag, uint64_t address) { AppendEntry(buffer_, tag, address); }
+  bool started_ = false;
+  uint64_t next_pc_ = 0;
+};
+
 }  // namespace
+
+std::unique_ptr<TraceSink> NewIdtraceExecWriter(std::unique_ptr<ByteOutput> out) {
+  return std::make_unique<IdtraceExecWriter>(std::move(out));
+}
 
 std::unique_ptr<TraceSink> NewIdtraceWriter(std::unique_ptr<ByteOutput> out) {
   return std::make_unique<IdtraceWriter>(std::move(out));

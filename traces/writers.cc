@@ -10,8 +10,9 @@ absl::StatusOr<Format> ParseFormat(absl::string_view name) {
   if (name == "penn") return Format::kPenn;
   if (name == "din") return Format::kDin;
   if (name == "idtrace") return Format::kIdtrace;
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown trace format \"", name, "\" (text, champsim, penn, din or idtrace)"));
+  if (name == "idtrace-exec") return Format::kIdtraceExec;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown trace format \"", name, "\" (text, champsim, penn, din, idtrace or idtrace-exec)"));
 }
 
 std::unique_ptr<TraceSink> NewWriter(Format format, std::unique_ptr<ByteOutput> out) {
@@ -26,6 +27,8 @@ std::unique_ptr<TraceSink> NewWriter(Format format, std::unique_ptr<ByteOutput> 
       return NewDinWriter(std::move(out));
     case Format::kIdtrace:
       return NewIdtraceWriter(std::move(out));
+    case Format::kIdtraceExec:
+      return NewIdtraceExecWriter(std::move(out));
   }
   return nullptr;
 }

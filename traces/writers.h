@@ -14,9 +14,9 @@
 
 namespace citcat::traces {
 
-enum class Format { kText, kChampSim, kPenn, kDin, kIdtrace };
+enum class Format { kText, kChampSim, kPenn, kDin, kIdtrace, kIdtraceExec };
 
-// "text", "champsim", "penn", "din", "idtrace".
+// "text", "champsim", "penn", "din", "idtrace", "idtrace-exec".
 absl::StatusOr<Format> ParseFormat(absl::string_view name);
 
 std::unique_ptr<TraceSink> NewTextWriter(std::unique_ptr<ByteOutput> out);
@@ -24,6 +24,7 @@ std::unique_ptr<TraceSink> NewChampSimWriter(std::unique_ptr<ByteOutput> out);
 std::unique_ptr<TraceSink> NewPennWriter(std::unique_ptr<ByteOutput> out);
 std::unique_ptr<TraceSink> NewDinWriter(std::unique_ptr<ByteOutput> out);
 std::unique_ptr<TraceSink> NewIdtraceWriter(std::unique_ptr<ByteOutput> out);
+std::unique_ptr<TraceSink> NewIdtraceExecWriter(std::unique_ptr<ByteOutput> out);
 
 std::unique_ptr<TraceSink> NewWriter(Format format, std::unique_ptr<ByteOutput> out);
 

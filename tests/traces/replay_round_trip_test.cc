@@ -78,7 +78,7 @@ class Tee : public TraceSink {
 struct Replayed {
   std::vector<Kept> records;
   replay::ReplaySummary summary;
-  std::string champsim, penn, din, idtrace, text;
+  std::string champsim, penn, din, idtrace, text, idtrace_exec;
 };
 
 std::string Temp(const std::string& name) {
@@ -101,7 +101,8 @@ const Replayed& ReplayOnce() {
         {Format::kPenn, Temp("t.penn.zst")},
         {Format::kDin, Temp("t.din")},
         {Format::kIdtrace, Temp("t.idt")},
-        {Format::kText, Temp("t.txt")}};
+        {Format::kText, Temp("t.txt")},
+        {Format::kIdtraceExec, Temp("t.idx")}};
     std::vector<TraceSink*> sinks = {&keep};
     for (const auto& [format, path] : files) {
       auto w = OpenWriter(format, path);
@@ -117,7 +118,8 @@ const Replayed& ReplayOnce() {
     EXPECT_TRUE(tee.Finish().ok());
     out->summary = *summary;
     out->records = std::move(keep.kept);
-    std::string* texts[] = {&out->champsim, &out->penn, &out->din, &out->idtrace, &out->text};
+    std::string* texts[] = {&out->champsim, &out->penn, &out->din,
+                            &out->idtrace,  &out->text, &out->idtrace_exec};
     for (size_t i = 0; i < files.size(); ++i) {
       auto bytes = ReadDecompressed(files[i].second);
       EXPECT_TRUE(bytes.ok()) << bytes.status();
@@ -299,6 +301,46 @@ TEST(TraceRoundTrip, IdtraceEntries) {
   }
   EXPECT_EQ(data, want_data);
   EXPECT_GT(lines, r.records.size() / 8);
+}
+
+TEST(TraceRoundTrip, IdtraceExecEntries) {
+  const Replayed& r = ReplayOnce();
+  ASSERT_EQ(r.idtrace_exec.size() % 5, 0u);
+  size_t blocks = 0, data = 0, targets = 0;
+  size_t want_blocks = 0, want_data = 0, want_targets = 0;
+  for (size_t i = 0; i < r.records.size(); ++i) {
+    const Kept& k = r.records[i];
+    want_blocks += i == 0 || k.pc != r.records[i - 1].pc + 4;
+    want_data += k.accesses.size();
+    want_targets += k.branch != BranchKind::kNone && k.taken && !k.raised;
+  }
+  uint64_t expected_block = 0;
+  size_t record = 0;
+  for (size_t i = 0; i < r.idtrace_exec.size(); i += 5) {
+    const uint8_t tag = static_cast<uint8_t>(r.idtrace_exec[i]);
+    uint32_t address;
+    std::memcpy(&address, &r.idtrace_exec[i + 1], 4);
+    if (tag == 0x70) {
+      ++blocks;
+      // Walk the records to the block's start: it must be a non-sequential one.
+      while (record < r.records.size() &&
+             (record > 0 && r.records[record].pc == r.records[record - 1].pc + 4)) {
+        ++record;
+      }
+      ASSERT_LT(record, r.records.size());
+      expected_block = static_cast<uint32_t>(r.records[record].pc);
+      EXPECT_EQ(address, expected_block);
+      ++record;
+    } else if (tag == 0x90) {
+      ++targets;
+    } else {
+      ASSERT_TRUE((tag & 0xF0) == 0x10 || (tag & 0xF0) == 0x20) << int{tag};
+      ++data;
+    }
+  }
+  EXPECT_EQ(blocks, want_blocks);
+  EXPECT_EQ(data, want_data);
+  EXPECT_EQ(targets, want_targets);
 }
 
 TEST(TraceRoundTrip, TextHasEveryInstructionAndEvent) {

@@ -40,7 +40,7 @@ class TraceCli : public ::testing::Test {
 fs::path* TraceCli::dir_ = nullptr;
 
 TEST_F(TraceCli, EveryFormat) {
-  for (const char* f : {"text", "champsim", "penn", "din", "idtrace"}) {
+  for (const char* f : {"text", "champsim", "penn", "din", "idtrace", "idtrace-exec"}) {
     const std::string out = Path(absl::StrCat("t.", f));
     Result r = Run(Replay(absl::StrCat("--format ", f, " -o ", out)));
     ASSERT_EQ(r.exit_code, 0) << f << ": " << r.err;

@@ -186,6 +186,23 @@ TEST(TraceWriters, Idtrace) {
   EXPECT_EQ(Write(Format::kIdtrace, Snippet()), expected);
 }
 
+TEST(TraceWriters, IdtraceExec) {
+  const std::string expected = std::string(
+      // block at 0x80001000; lw's lword read; beq's target
+      "\x70\x00\x10\x00\x80"
+      "\x13\xf0\xff\x00\x80"
+      "\x90\x20\x10\x00\x80"
+      // sw in the slot
+      "\x23\x00\x40\x00\x80"
+      // block at the target: jal and its target (mult in the slot has no entry)
+      "\x70\x20\x10\x00\x80"
+      "\x90\x00\x20\x00\x80"
+      // block at 0x80002000: the syscall
+      "\x70\x00\x20\x00\x80",
+      35);
+  EXPECT_EQ(Write(Format::kIdtraceExec, Snippet()), expected);
+}
+
 // The 64-byte record, by the offsets of the documented layout.
 std::string ChampSim(uint64_t ip, uint8_t is_branch, uint8_t taken, std::vector<uint8_t> dst,
                      std::vector<uint8_t> src, std::vector<uint64_t> dst_mem,
