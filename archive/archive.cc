@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <array>
-#include <memory>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -72,7 +72,7 @@ bool Decompress(std::span<const uint8_t> payload, uint64_t raw, std::string& out
     const size_t left = ZSTD_decompressStream(d.get(), &o, &in);
     if (ZSTD_isError(left) || out.size() + o.pos > raw) return false;
     out.append(buffer.data(), o.pos);
-    if (left == 0) break;                                     // the frame is complete
+    if (left == 0) break;                                   // the frame is complete
     if (in.pos == in.size && o.pos < o.size) return false;  // cut short
   }
   return in.pos == in.size && out.size() == raw;  // one frame, nothing after it
@@ -141,7 +141,8 @@ absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
   for (size_t i = 1; i < lines.size(); ++i) {
     absl::string_view line = lines[i];
     if (line.empty()) continue;
-    std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(line, absl::MaxSplits(' ', 1));
+    std::pair<absl::string_view, absl::string_view> kv =
+        absl::StrSplit(line, absl::MaxSplits(' ', 1));
     if (kv.first == "machine") {
       m.machine = std::string(kv.second);
       machine_seen = true;
@@ -159,8 +160,8 @@ absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
       bool ok = absl::ConsumePrefix(&v, "0x") ? absl::SimpleHexAtoi(v, f.value)
                                               : absl::SimpleAtoi(v, f.value);
       if (!ok || f.seen) {
-        return absl::InvalidArgumentError(absl::StrCat("manifest line ", i + 1, ": bad or repeated ",
-                                                       f.key));
+        return absl::InvalidArgumentError(
+            absl::StrCat("manifest line ", i + 1, ": bad or repeated ", f.key));
       }
       f.seen = true;
     }
@@ -172,8 +173,8 @@ absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
     if (!f.seen) return absl::InvalidArgumentError(absl::StrCat("the manifest has no ", f.key));
   }
   if (m.machine != "r4400") {
-    return absl::InvalidArgumentError(absl::StrCat("the manifest's machine '", m.machine,
-                                                   "' is not one this version replays"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the manifest's machine '", m.machine, "' is not one this version replays"));
   }
   return m;
 }
@@ -218,8 +219,9 @@ absl::Status CompareWithManifest(const Manifest& expected, const Manifest& got) 
   std::string diffs;
   auto check = [&diffs](const char* key, uint64_t want, uint64_t have, bool hex) {
     if (want == have) return;
-    absl::StrAppend(&diffs, diffs.empty() ? "" : "; ", key, " is ", hex ? Hex64(have) : absl::StrCat(have),
-                    ", the manifest says ", hex ? Hex64(want) : absl::StrCat(want));
+    absl::StrAppend(&diffs, diffs.empty() ? "" : "; ", key, " is ",
+                    hex ? Hex64(have) : absl::StrCat(have), ", the manifest says ",
+                    hex ? Hex64(want) : absl::StrCat(want));
   };
   check("instruction-crc64", expected.instruction_crc64, got.instruction_crc64, true);
   check("cat-crc64", expected.cat_crc64, got.cat_crc64, true);
@@ -229,7 +231,8 @@ absl::Status CompareWithManifest(const Manifest& expected, const Manifest& got) 
   check("record-bytes", expected.record_bytes, got.record_bytes, false);
   check("end-branch-count", expected.end_branch_count, got.end_branch_count, false);
   if (diffs.empty()) return absl::OkStatus();
-  return absl::DataLossError(absl::StrCat("the replay does not match the archive's manifest: ", diffs));
+  return absl::DataLossError(
+      absl::StrCat("the replay does not match the archive's manifest: ", diffs));
 }
 
 absl::StatusOr<Archive> Pack(const ims::InitialMachineState& ims, const aes::EventSchedule& aes) {
@@ -303,8 +306,9 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
     return Damaged(name, 0, "wrong magic (not a .citcat archive)");
   }
   if (Load(&b[8], 2) != kMajor) {
-    return Damaged(name, 8, absl::StrCat("major version ", Load(&b[8], 2),
-                                         " is not one this reader knows (1)"));
+    return Damaged(
+        name, 8,
+        absl::StrCat("major version ", Load(&b[8], 2), " is not one this reader knows (1)"));
   }
   if (cat::Crc32(b.subspan(8, 8)) != Load(&b[16], 4)) {
     return Damaged(name, 16, "file header checksum mismatch");
@@ -318,14 +322,16 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
   std::string manifest_text;
   size_t at = kFileHeader;
   for (uint64_t i = 0; i < count; ++i) {
-    if (b.size() - at < kSectionHeader) return Damaged(name, b.size(), "a section header is cut short");
+    if (b.size() - at < kSectionHeader)
+      return Damaged(name, b.size(), "a section header is cut short");
     const uint8_t* h = &b[at];
     const std::string type(reinterpret_cast<const char*>(h), 4);
     const uint8_t codec = h[4];
     const uint64_t stored = Load(h + 8, 8), raw = Load(h + 16, 8), raw_crc = Load(h + 24, 8);
     if (stored > b.size() - at - kSectionHeader) {
-      return Damaged(name, at + 8, absl::StrCat("section '", type, "' of ", stored,
-                                                " bytes runs past the end of the file"));
+      return Damaged(
+          name, at + 8,
+          absl::StrCat("section '", type, "' of ", stored, " bytes runs past the end of the file"));
     }
     std::span<const uint8_t> payload = b.subspan(at + kSectionHeader, stored);
     if (cat::Crc32(payload, cat::Crc32({h, 32})) != Load(h + 32, 4)) {
@@ -345,8 +351,9 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
     if (*seen) return Damaged(name, section_at, absl::StrCat("repeated section '", type, "'"));
     *seen = true;
     if (raw > max_content) {
-      return Damaged(name, section_at + 16, absl::StrCat("section '", type, "' claims ", raw,
-                                                         " bytes, more than the ", max_content, " allowed"));
+      return Damaged(name, section_at + 16,
+                     absl::StrCat("section '", type, "' claims ", raw, " bytes, more than the ",
+                                  max_content, " allowed"));
     }
     if (codec == kStored) {
       if (raw != stored) return Damaged(name, section_at + 16, "stored section size mismatch");

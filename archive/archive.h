@@ -26,8 +26,8 @@ uint64_t Crc64(std::span<const uint8_t> bytes, uint64_t crc = 0);
 // What a replay of the archive must reproduce (docs/archive-format.md, "Manifest").
 struct Manifest {
   std::string machine = "r4400";
-  uint64_t instructions = 0;       // instructions retired by the replay
-  uint64_t trace_entries = 0;      // entries of the canonical instruction stream
+  uint64_t instructions = 0;   // instructions retired by the replay
+  uint64_t trace_entries = 0;  // entries of the canonical instruction stream
   uint64_t start_branch_count = 0;
   uint64_t start_pc = 0;
   uint64_t end_branch_count = 0;
@@ -37,7 +37,7 @@ struct Manifest {
   uint64_t cat_crc64 = 0;          // of the regenerated records, in the CAT record encoding
   uint64_t ims_bytes = 0;          // serialized sizes, uncompressed
   uint64_t aes_bytes = 0;
-  std::string producer;            // of the capture, from the IMS
+  std::string producer;  // of the capture, from the IMS
 
   std::string ToText() const;
   static absl::StatusOr<Manifest> FromText(absl::string_view text);
@@ -83,8 +83,7 @@ absl::StatusOr<Archive> Read(const std::string& path);
 bool LooksLikeArchive(const std::string& path);
 
 // Parses the IMS and AES of an archive.
-absl::Status Unpack(const Archive& archive, ims::InitialMachineState& ims,
-                    aes::EventSchedule& aes);
+absl::Status Unpack(const Archive& archive, ims::InitialMachineState& ims, aes::EventSchedule& aes);
 
 }  // namespace citcat::archive
 

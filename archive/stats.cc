@@ -146,8 +146,9 @@ std::string FormatStats(const Stats& s, const std::string& source) {
                           "CITCAT hooks, %.3f%% of the instructions\n",
                           s.hook_instructions, 100.0 * s.hook_instructions / s.instructions);
   } else {
-    absl::StrAppend(&out, "\nperturbation: not available (the events do not follow the guest "
-                          "kernel's hooks)\n");
+    absl::StrAppend(&out,
+                    "\nperturbation: not available (the events do not follow the guest "
+                    "kernel's hooks)\n");
   }
   return out;
 }
@@ -168,8 +169,7 @@ std::string CurveSvg(const std::vector<CurvePoint>& curve, const std::string& ti
       "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
       "<text x=\"%g\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">%s</text>\n",
       kWidth, kHeight, kWidth, kHeight, kWidth / 2, XmlEscape(title));
-  absl::StrAppendFormat(&svg,
-                        "<path d=\"M%g %g V%g H%g\" fill=\"none\" stroke=\"black\"/>\n",
+  absl::StrAppendFormat(&svg, "<path d=\"M%g %g V%g H%g\" fill=\"none\" stroke=\"black\"/>\n",
                         kLeft, kTop, kTop + plot_h, kLeft + plot_w);
   for (int t = 0; t <= 4; ++t) {
     const double fx = max_x * t / 4, fy = max_y * t / 4;
@@ -177,8 +177,8 @@ std::string CurveSvg(const std::vector<CurvePoint>& curve, const std::string& ti
                           "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"#ddd\"/>\n"
                           "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">%s</text>\n"
                           "<text x=\"%g\" y=\"%g\" text-anchor=\"end\">%s</text>\n",
-                          kLeft, y(fy), kLeft + plot_w, y(fy), x(fx), kTop + plot_h + 18,
-                          Short(fx), kLeft - 6, y(fy) + 4, Short(fy));
+                          kLeft, y(fy), kLeft + plot_w, y(fy), x(fx), kTop + plot_h + 18, Short(fx),
+                          kLeft - 6, y(fy) + 4, Short(fy));
   }
   absl::StrAppendFormat(
       &svg,

@@ -104,12 +104,11 @@ int main(int argc, char** argv) {
     const uint64_t n = packed->manifest.instructions;
     const uint64_t raw = 10 * n, cat_bytes = std::filesystem::file_size(cat_path);
     const uint64_t cat_zstd = ZstdFileSize(cat_path);
-    std::printf("| %s | %.2f M | %llu | %llu | %.0f:1 | %llu | %llu | %.1f:1 |", name.c_str(),
-                n / 1e6, static_cast<unsigned long long>(archive_bytes),
-                static_cast<unsigned long long>(raw), static_cast<double>(raw) / archive_bytes,
-                static_cast<unsigned long long>(cat_bytes),
-                static_cast<unsigned long long>(cat_zstd),
-                static_cast<double>(cat_zstd) / archive_bytes);
+    std::printf(
+        "| %s | %.2f M | %llu | %llu | %.0f:1 | %llu | %llu | %.1f:1 |", name.c_str(), n / 1e6,
+        static_cast<unsigned long long>(archive_bytes), static_cast<unsigned long long>(raw),
+        static_cast<double>(raw) / archive_bytes, static_cast<unsigned long long>(cat_bytes),
+        static_cast<unsigned long long>(cat_zstd), static_cast<double>(cat_zstd) / archive_bytes);
     if (champsim) {
       const uint64_t xz = ChampSimXzSize(x->ims, x->aes, dir + "/trace.champsim.xz");
       std::printf(" %llu | %.1f:1 |\n", static_cast<unsigned long long>(xz),

@@ -11,8 +11,9 @@
 #include "citcat/progress.h"
 #include "extract/extract.h"
 
-ABSL_FLAG(std::string, plot, "", "also draw the CAT/IT curve (bus bytes against instructions) "
-                                 "as an SVG file here");
+ABSL_FLAG(std::string, plot, "",
+          "also draw the CAT/IT curve (bus bytes against instructions) "
+          "as an SVG file here");
 
 namespace citcat::cli {
 

@@ -29,7 +29,8 @@ absl::Status RunUnpack(const std::vector<std::string>& args) {
     if (absl::Status s = (*out)->Commit(); !s.ok()) return s;
   }
   if (!absl::GetFlag(FLAGS_quiet)) {
-    std::fprintf(stderr, "citcat unpack: %s/ims.pb (%zu bytes), %s/aes.pb (%zu bytes), %s/manifest.txt\n",
+    std::fprintf(stderr,
+                 "citcat unpack: %s/ims.pb (%zu bytes), %s/aes.pb (%zu bytes), %s/manifest.txt\n",
                  dir.c_str(), a->ims.size(), dir.c_str(), a->aes.size(), dir.c_str());
   }
   return absl::OkStatus();

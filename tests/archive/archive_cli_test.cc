@@ -30,9 +30,9 @@ class ArchiveCli : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new fs::path(testing::FreshTestDir("archive-cli"));
     replay_test::CaptureGuest(6, {}, Path("capture.cat"));
-    ASSERT_EQ(Run(absl::StrCat("extract ", Path("capture.cat"), " -o ", Path("x"), " --quiet"))
-                  .exit_code,
-              0);
+    ASSERT_EQ(
+        Run(absl::StrCat("extract ", Path("capture.cat"), " -o ", Path("x"), " --quiet")).exit_code,
+        0);
     Result r = Run(absl::StrCat("pack ", Path("x"), " -o ", Path("trace.citcat")));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ASSERT_THAT(r.err, HasSubstr("against 10 bytes per instruction"));
@@ -77,7 +77,8 @@ TEST_F(ArchiveCli, DamagedArchivesAreRefusedWithOneLineAndNoOutput) {
   const std::pair<const char*, std::string> damaged[] = {
       {"empty", ""},
       {"truncated", good.substr(0, good.size() / 2)},
-      {"flipped", [&] {
+      {"flipped",
+       [&] {
          std::string b = good;
          b[b.size() - 5] ^= 0x40;
          return b;
@@ -89,8 +90,7 @@ TEST_F(ArchiveCli, DamagedArchivesAreRefusedWithOneLineAndNoOutput) {
     WriteFile(path, bytes);
     for (const std::string& command :
          {absl::StrCat("replay ", path, " -o ", Path("never.txt")),
-          absl::StrCat("unpack ", path, " -o ", Path("never")),
-          absl::StrCat("stats ", path)}) {
+          absl::StrCat("unpack ", path, " -o ", Path("never")), absl::StrCat("stats ", path)}) {
       Result r = Run(command);
       EXPECT_EQ(r.exit_code, 1) << name << ": " << command << "\n" << r.err;
       EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << name << ": " << r.err;

@@ -145,7 +145,8 @@ TEST_F(ArchiveTest, RoundTripKeepsEverything) {
   EXPECT_EQ(back->ims, archive_->ims);
   EXPECT_EQ(back->aes, archive_->aes);
   EXPECT_EQ(back->manifest.ToText(), archive_->manifest.ToText());
-  EXPECT_THAT(archive_->manifest.ToText(), StartsWith("citcat-archive-manifest 1\nmachine r4400\n"));
+  EXPECT_THAT(archive_->manifest.ToText(),
+              StartsWith("citcat-archive-manifest 1\nmachine r4400\n"));
   ims::InitialMachineState ims;
   aes::EventSchedule aes;
   ASSERT_TRUE(Unpack(*back, ims, aes).ok());
@@ -180,15 +181,13 @@ TEST_F(ArchiveTest, ReplayChecksumsMatchTheManifestAndAMismatchIsNamed) {
 void Put(std::string& b, size_t at, uint64_t v, int n) {
   for (int i = 0; i < n; ++i) b[at + i] = static_cast<char>(v >> (8 * i));
 }
-void FixHeaderCrc(std::string& b) {
-  Put(b, 16, cat::Crc32(Bytes(b).subspan(8, 8)), 4);
-}
+void FixHeaderCrc(std::string& b) { Put(b, 16, cat::Crc32(Bytes(b).subspan(8, 8)), 4); }
 void FixSectionCrc(std::string& b, size_t at) {
   uint64_t stored = 0;
   for (int i = 7; i >= 0; --i) stored = stored << 8 | static_cast<uint8_t>(b[at + 8 + i]);
   if (at + 36 + stored > b.size()) return;
-  Put(b, at + 32, cat::Crc32(Bytes(b).subspan(at + 36, stored), cat::Crc32(Bytes(b).subspan(at, 32))),
-      4);
+  Put(b, at + 32,
+      cat::Crc32(Bytes(b).subspan(at + 36, stored), cat::Crc32(Bytes(b).subspan(at, 32))), 4);
 }
 
 TEST_F(ArchiveTest, DamagedArchivesAreRefusedWithOneLine) {
@@ -214,49 +213,71 @@ TEST_F(ArchiveTest, DamagedArchivesAreRefusedWithOneLine) {
     change(b);
     cases.push_back({std::move(name), std::move(b), std::move(expected)});
   };
-  add("empty", [](std::string& b) { b.clear(); }, "empty");
+  add(
+      "empty", [](std::string& b) { b.clear(); }, "empty");
   for (size_t n : {size_t{1}, size_t{19}, size_t{20}, size_t{40}, sections[1] + 10,
                    sections[2] + 36, good.size() - 1}) {
-    add(absl::StrCat("truncated to ", n), [n](std::string& b) { b.resize(n); }, "offset");
+    add(
+        absl::StrCat("truncated to ", n), [n](std::string& b) { b.resize(n); }, "offset");
   }
-  add("wrong magic", [](std::string& b) { b[1] = 'X'; }, "wrong magic");
-  add("text-mode transfer", [](std::string& b) { b.erase(4, 1); }, "wrong magic");
-  add("unknown major version", [](std::string& b) { Put(b, 8, 2, 2); }, "major version 2");
-  add("header checksum", [](std::string& b) { b[10] ^= 1; }, "header checksum");
-  add("no sections", [](std::string& b) { Put(b, 12, 0, 4), FixHeaderCrc(b); }, "section count");
-  add("absurd section count", [](std::string& b) { Put(b, 12, 1u << 30, 4), FixHeaderCrc(b); },
+  add(
+      "wrong magic", [](std::string& b) { b[1] = 'X'; }, "wrong magic");
+  add(
+      "text-mode transfer", [](std::string& b) { b.erase(4, 1); }, "wrong magic");
+  add(
+      "unknown major version", [](std::string& b) { Put(b, 8, 2, 2); }, "major version 2");
+  add(
+      "header checksum", [](std::string& b) { b[10] ^= 1; }, "header checksum");
+  add(
+      "no sections", [](std::string& b) { Put(b, 12, 0, 4), FixHeaderCrc(b); }, "section count");
+  add(
+      "absurd section count", [](std::string& b) { Put(b, 12, 1u << 30, 4), FixHeaderCrc(b); },
       "section count");
-  add("fewer sections than stored",
-      [](std::string& b) { Put(b, 12, 2, 4), FixHeaderCrc(b); }, "bytes after the last section");
-  add("bytes after the end", [](std::string& b) { b += "x"; }, "bytes after the last section");
+  add(
+      "fewer sections than stored", [](std::string& b) { Put(b, 12, 2, 4), FixHeaderCrc(b); },
+      "bytes after the last section");
+  add(
+      "bytes after the end", [](std::string& b) { b += "x"; }, "bytes after the last section");
   for (size_t i = 0; i < sections.size(); ++i) {
     const size_t at = sections[i];
     const std::string tag = absl::StrCat(" in section ", i);
-    add("flipped type" + tag, [at](std::string& b) { b[at] ^= 0x20; }, "checksum mismatch");
-    add("flipped stored byte" + tag, [at](std::string& b) { b[at + 40] ^= 0x10; },
+    add(
+        "flipped type" + tag, [at](std::string& b) { b[at] ^= 0x20; }, "checksum mismatch");
+    add(
+        "flipped stored byte" + tag, [at](std::string& b) { b[at + 40] ^= 0x10; },
         "checksum mismatch");
-    add("flipped last byte" + tag,
+    add(
+        "flipped last byte" + tag,
         [&, i](std::string& b) {
           size_t end = i + 1 < sections.size() ? sections[i + 1] : b.size();
           b[end - 1] ^= 0x01;
         },
         "checksum mismatch");
-    add("absurd stored length" + tag, [at](std::string& b) { Put(b, at + 8, ~0ull >> 1, 8); },
+    add(
+        "absurd stored length" + tag, [at](std::string& b) { Put(b, at + 8, ~0ull >> 1, 8); },
         "runs past the end");
-    add("absurd content length" + tag,
+    add(
+        "absurd content length" + tag,
         [at](std::string& b) { Put(b, at + 16, 1ull << 40, 8), FixSectionCrc(b, at); },
         "claims 1099511627776 bytes");
-    add("wrong content length" + tag,
+    add(
+        "wrong content length" + tag,
         [at](std::string& b) { Put(b, at + 16, 7, 8), FixSectionCrc(b, at); }, "zstd frame");
-    add("wrong content checksum" + tag,
+    add(
+        "wrong content checksum" + tag,
         [at](std::string& b) { b[at + 24] ^= 1, FixSectionCrc(b, at); }, "content checksum");
-    add("unknown codec" + tag, [at](std::string& b) { b[at + 4] = 9, FixSectionCrc(b, at); },
+    add(
+        "unknown codec" + tag, [at](std::string& b) { b[at + 4] = 9, FixSectionCrc(b, at); },
         "unknown codec");
-    add("unknown required type" + tag,
-        [at](std::string& b) { b[at] = 'Q', FixSectionCrc(b, at); }, "unknown required section");
+    add(
+        "unknown required type" + tag, [at](std::string& b) { b[at] = 'Q', FixSectionCrc(b, at); },
+        "unknown required section");
   }
-  add("repeated section",
-      [&](std::string& b) { std::memcpy(&b[sections[1]], "AESP", 4), FixSectionCrc(b, sections[1]); },
+  add(
+      "repeated section",
+      [&](std::string& b) {
+        std::memcpy(&b[sections[1]], "AESP", 4), FixSectionCrc(b, sections[1]);
+      },
       "repeated section");
 
   for (const Case& c : cases) {

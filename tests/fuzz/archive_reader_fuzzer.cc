@@ -38,7 +38,8 @@ void RepairChecksums(std::vector<uint8_t>& b) {
     uint64_t stored = 0;
     for (int i = 7; i >= 0; --i) stored = stored << 8 | b[at + 8 + i];
     if (stored > b.size() - at - 36) return;
-    Put32(b, at + 32, Crc32(std::span(b).subspan(at + 36, stored), Crc32(std::span(b).subspan(at, 32))));
+    Put32(b, at + 32,
+          Crc32(std::span(b).subspan(at + 36, stored), Crc32(std::span(b).subspan(at, 32))));
     at += 36 + stored;
   }
 }
