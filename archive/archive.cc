@@ -152,10 +152,9 @@ absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
       m.producer = std::string(kv.second);
       continue;
     }
-    bool known = false;
+    // Keys this reader does not know come from a newer minor version: skipped.
     for (Field& f : fields) {
       if (kv.first != f.key) continue;
-      known = true;
       absl::string_view v = kv.second;
       bool ok = absl::ConsumePrefix(&v, "0x") ? absl::SimpleHexAtoi(v, f.value)
                                               : absl::SimpleAtoi(v, f.value);
@@ -165,8 +164,6 @@ absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
       }
       f.seen = true;
     }
-    // Keys this reader does not know come from a newer minor version: skipped.
-    (void)known;
   }
   if (!machine_seen) return absl::InvalidArgumentError("the manifest names no machine");
   for (const Field& f : fields) {
@@ -396,6 +393,7 @@ absl::StatusOr<Archive> Read(const std::string& path) {
 }
 
 bool LooksLikeArchive(const std::string& path) {
+  if (path == "-") return false;  // standard input cannot be read twice: taken as a CAT
   absl::StatusOr<std::unique_ptr<io::InputFile>> in = io::InputFile::Open(path);
   if (!in.ok()) return false;
   uint8_t magic[sizeof kMagic];

@@ -79,7 +79,7 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> bytes, const std::string&
                               uint64_t max_content = uint64_t{4} << 30);
 absl::StatusOr<Archive> Read(const std::string& path);
 
-// Whether the file starts with the archive magic (to tell archives from CATs).
+// Whether the file starts with the archive magic (to tell archives from CATs); false for "-".
 bool LooksLikeArchive(const std::string& path);
 
 // Parses the IMS and AES of an archive.
