@@ -175,6 +175,7 @@ void MipsRecorder::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
   if (info.fpu) AddFpuOperands(info.op, word, r);
 
   load_gpr_ = -1;
+  load_fpr_ = -1;
   load_partial_ = info.mem_partial;
   store_conditional_ = info.op == Op::kSc || info.op == Op::kScd;
   if (info.mem == mips::MemAccess::kLoad || info.mem == mips::MemAccess::kStore) {
@@ -183,14 +184,17 @@ void MipsRecorder::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
     a.address = cpu.gpr(mips::Rs(word)) + static_cast<uint64_t>(int64_t{mips::Simm(word)});
     if (info.mem_partial) a.address &= ~uint64_t{a.size - 1u};
     a.store = info.mem == mips::MemAccess::kStore;
-    // FP values depend on the FR mode's register pairing: left out rather than guessed.
-    if (!info.fpu) {
-      if (a.store) {
-        a.value = cpu.gpr(mips::Rt(word)) & (info.mem_partial ? ~uint64_t{0} : Mask(a.size));
-        a.value_known = true;
-      } else {
-        load_gpr_ = mips::Rt(word);
-      }
+    if (a.store) {
+      // FP registers through the FPU's own word and doubleword views (FR-mode pairing).
+      a.value = !info.fpu
+                    ? cpu.gpr(mips::Rt(word)) & (info.mem_partial ? ~uint64_t{0} : Mask(a.size))
+                : a.size == 8 ? cpu.fpu().ReadDouble(mips::Rt(word))
+                              : cpu.fpu().ReadWord(mips::Rt(word));
+      a.value_known = true;
+    } else if (info.fpu) {
+      load_fpr_ = mips::Rt(word);
+    } else {
+      load_gpr_ = mips::Rt(word);
     }
   }
 
@@ -240,6 +244,10 @@ void MipsRecorder::Complete(mips::Cpu& cpu) {
     if (load_gpr_ >= 0) {
       MemoryAccess& a = r.access[0];
       a.value = cpu.gpr(load_gpr_) & (load_partial_ ? ~uint64_t{0} : Mask(a.size));
+      a.value_known = true;
+    } else if (load_fpr_ >= 0) {
+      MemoryAccess& a = r.access[0];
+      a.value = a.size == 8 ? cpu.fpu().ReadDouble(load_fpr_) : cpu.fpu().ReadWord(load_fpr_);
       a.value_known = true;
     }
     // A failed SC stores nothing; its register then holds 0.

@@ -70,30 +70,45 @@ class Checker : public TraceSink {
       branch_pc_ = r.pc;
       expected_pc_ = r.taken ? r.target : r.pc + 8;
     }
-    // Kernel words: a load sees the last store to the same address (the kernel's own data; no
-    // DMA in these workloads).
+    // Kernel words and doublewords (FP context switches use LDC1/SDC1): a load sees the last
+    // store to the same bytes (the kernel's own data; no DMA in these workloads).
+    const bool partial = r.mnemonic.size() == 3 && (r.mnemonic[2] == 'l' || r.mnemonic[2] == 'r');
     for (int i = 0; i < r.num_accesses; ++i) {
       const MemoryAccess& a = r.access[i];
-      const bool partial = r.mnemonic.size() == 3 && (r.mnemonic[2] == 'l' || r.mnemonic[2] == 'r');
-      if (a.store && (a.size != 4 || partial || !a.value_known)) {
-        // Changes part of a word, or words, this check does not follow: forget them.
+      const bool whole = (a.size == 4 || a.size == 8) && !partial && a.value_known;
+      if (a.store) {
         for (uint64_t w = a.address & ~uint64_t{3}; w < a.address + a.size; w += 4) words_.erase(w);
+        if (!whole || !Kseg0(a.address)) continue;
+        if (a.size == 4) {
+          words_[a.address] = static_cast<uint32_t>(a.value);
+        } else {
+          words_[a.address] = static_cast<uint32_t>(big_endian ? a.value >> 32 : a.value);
+          words_[a.address + 4] = static_cast<uint32_t>(big_endian ? a.value : a.value >> 32);
+        }
         continue;
       }
-      if (a.size != 4 || partial || !a.value_known || !Kseg0(a.address)) continue;
-      if (a.store) {
-        words_[a.address] = static_cast<uint32_t>(a.value);
-      } else if (auto it = words_.find(a.address); it != words_.end()) {
-        ++checked_loads_;
-        wrong_loads_ += it->second != static_cast<uint32_t>(a.value);
+      if (!whole || !Kseg0(a.address)) continue;
+      auto first = words_.find(a.address);
+      if (first == words_.end()) continue;
+      uint64_t stored = first->second;
+      if (a.size == 8) {
+        auto second = words_.find(a.address + 4);
+        if (second == words_.end()) continue;
+        stored =
+            big_endian ? stored << 32 | second->second : uint64_t{second->second} << 32 | stored;
+        ++checked_doubles_;
       }
+      ++checked_loads_;
+      wrong_loads_ += stored != (a.size == 8 ? a.value : static_cast<uint32_t>(a.value));
     }
     return absl::OkStatus();
   }
 
   uint64_t idle_begin = 0, idle_end = 0;
   uint64_t records_ = 0, users_ = 0, raised_ = 0, idle_ = 0;
+  bool big_endian = true;
   uint64_t checked_branches_ = 0, wrong_branches_ = 0, checked_loads_ = 0, wrong_loads_ = 0;
+  uint64_t checked_doubles_ = 0;
 
  private:
   bool expect_after_slot_ = false, slot_seen_ = false;
@@ -106,6 +121,7 @@ TEST(TraceKernel, RecordsAgreeWithExecution) {
   auto elf = machine::LoadElfFile(CITCAT_R4400_KERNEL_ELF);
   ASSERT_TRUE(elf.ok()) << elf.status();
   Checker checker;
+  checker.big_endian = x.ims.description().byte_order() == ims::BYTE_ORDER_BIG;
   checker.idle_begin = 0xFFFFFFFF00000000 | elf->FindSymbol("citcat_idle_begin")->value;
   checker.idle_end = 0xFFFFFFFF00000000 | elf->FindSymbol("citcat_idle_end")->value;
   replay::ReplayOptions options;
@@ -118,6 +134,7 @@ TEST(TraceKernel, RecordsAgreeWithExecution) {
   EXPECT_GT(checker.checked_branches_, 100'000u);
   EXPECT_EQ(checker.wrong_branches_, 0u);
   EXPECT_GT(checker.checked_loads_, 1000u);
+  EXPECT_GT(checker.checked_doubles_, 100u);
   EXPECT_EQ(checker.wrong_loads_, 0u);
 
   // The idle filter drops exactly the idle loop.
