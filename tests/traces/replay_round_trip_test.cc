@@ -141,6 +141,7 @@ TEST(TraceRoundTrip, OneRecordPerInstruction) {
   }
   EXPECT_EQ(completed, r.summary.instructions);
   EXPECT_GT(before, 0u);  // the guest takes timer interrupts
+  EXPECT_GT(raised, 0u);  // and TLB refills: the faulting instruction has a record too
   // Every instruction's index is the count retired before it.
   uint64_t expected = r.records.front().index;
   for (const Kept& k : r.records) {
