@@ -1,8 +1,8 @@
 #include "machine/r4400/capture.h"
 
-#include <algorithm>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>

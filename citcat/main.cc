@@ -11,8 +11,8 @@
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "citcat/command.h"
 
 namespace citcat::cli {
@@ -112,17 +112,16 @@ void PrintCommandHelp(const Command& c) {
   for (const auto& [name, flag] : absl::GetAllFlags()) {
     if (IsCommandFlagFile(flag->Filename())) flags.push_back(flag);
   }
-  std::sort(flags.begin(), flags.end(),
-            [](auto* a, auto* b) { return a->Name() < b->Name(); });
+  std::sort(flags.begin(), flags.end(), [](auto* a, auto* b) { return a->Name() < b->Name(); });
   std::printf("\noptions:\n");
   for (const absl::CommandLineFlag* f : flags) {
-    std::string name = f->Name().size() == 1 ? absl::StrCat("-", f->Name())
-                                             : absl::StrCat("--", f->Name());
+    std::string name =
+        f->Name().size() == 1 ? absl::StrCat("-", f->Name()) : absl::StrCat("--", f->Name());
     std::replace(name.begin(), name.end(), '_', '-');
     std::string value = f->DefaultValue();
-    std::printf("  %-18s %s%s\n", name.c_str(), f->Help().c_str(),
-                value.empty() || value == "false" ? ""
-                                                  : absl::StrCat(" (default ", value, ")").c_str());
+    std::printf(
+        "  %-18s %s%s\n", name.c_str(), f->Help().c_str(),
+        value.empty() || value == "false" ? "" : absl::StrCat(" (default ", value, ")").c_str());
   }
 }
 
@@ -185,7 +184,8 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
     return 2;
   }
-  std::vector<char*> positional = absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
+  std::vector<char*> positional =
+      absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
   std::vector<std::string> operands(positional.begin() + 1, positional.end());
   absl::Status status = current->run(operands);
   if (!status.ok()) {

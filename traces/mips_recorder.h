@@ -38,7 +38,7 @@ class MipsRecorder final : public Disassembler {
   Record pending_;
   bool has_pending_ = false;
   int load_gpr_ = -1;          // the register a pending load writes
-  int load_fpr_ = -1;  // the FP register a pending LWC1/LDC1 writes
+  int load_fpr_ = -1;          // the FP register a pending LWC1/LDC1 writes
   bool load_partial_ = false;  // LWL/LWR/LDL/LDR: the merged register is the value
   bool store_conditional_ = false;
   Event next_before_;  // an interrupt or fetch exception to attach to the next record

@@ -25,7 +25,7 @@ class TraceSink {
 // Which records to pass on: by privilege mode, and without an address range (the kernel idle
 // loop: the thesis left it out of its counts).
 struct Filter {
-  std::optional<Mode> mode;  // keep only records run in this mode
+  std::optional<Mode> mode;               // keep only records run in this mode
   uint64_t idle_begin = 0, idle_end = 0;  // drop records with idle_begin <= pc < idle_end
 };
 
