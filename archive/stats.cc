@@ -11,14 +11,14 @@
 #include "replay/replay.h"
 
 namespace citcat::archive {
-namespace {
-
 uint64_t ZstdSize(const std::string& bytes) {
-  if (bytes.empty()) return 0;  // not the 9 bytes of an empty zstd frame
+  if (bytes.empty()) return 0;
   std::string out(ZSTD_compressBound(bytes.size()), '\0');
   size_t n = ZSTD_compress(out.data(), out.size(), bytes.data(), bytes.size(), 19);
   return ZSTD_isError(n) ? bytes.size() : n;
 }
+
+namespace {
 
 PartSize Size(std::string part, uint64_t count, const std::string& bytes) {
   return {std::move(part), count, bytes.size(), ZstdSize(bytes)};

@@ -46,6 +46,9 @@ absl::StatusOr<Stats> ComputeStats(const ims::InitialMachineState& ims,
 // The statistics as text for a person, `source` naming what they are of.
 std::string FormatStats(const Stats& stats, const std::string& source);
 
+// Bytes of `bytes` compressed with zstd at level 19 (0 for nothing, not an empty frame's 9).
+uint64_t ZstdSize(const std::string& bytes);
+
 // The CAT/IT curve as a standalone SVG document: one polyline with one point per curve point.
 std::string CurveSvg(const std::vector<CurvePoint>& curve, const std::string& title);
 

@@ -6,7 +6,6 @@
 //       --champsim only: writing and xz-compressing 64 bytes per instruction takes minutes.
 // Output is a Markdown table.
 //   build/bench/archive_figures [--seed=N] [--champsim] [--workloads=a,b,...]
-#include <zstd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +14,7 @@
 
 #include "absl/strings/str_split.h"
 #include "archive/archive.h"
+#include "archive/stats.h"
 #include "cat_parser/reader.h"
 #include "extract/extract.h"
 #include "guest/r4400/guest_paths.h"
@@ -36,9 +36,7 @@ using namespace citcat;  // NOLINT
 uint64_t ZstdFileSize(const std::string& path) {
   auto bytes = io::ReadWholeFile(path, uint64_t{16} << 30);
   if (!bytes.ok()) Fail(path, bytes.status());
-  std::string out(ZSTD_compressBound(bytes->size()), '\0');
-  size_t n = ZSTD_compress(out.data(), out.size(), bytes->data(), bytes->size(), 19);
-  return ZSTD_isError(n) ? bytes->size() : n;
+  return archive::ZstdSize(*bytes);
 }
 
 // The hook for (c): the ChampSim writer of traces/ fed by a replay, xz by the file's suffix.

@@ -4,14 +4,12 @@
 // sizes raw and zstd-compressed, the AES by part, the hooks' perturbation, and the speed of
 // capture (boot included, CAT written) and of replay.
 //   build/bench/r4400_figures [--seed=N]
-#include <zstd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
-#include "absl/strings/str_split.h"
+#include "archive/stats.h"
 #include "cat_parser/reader.h"
 #include "extract/extract.h"
 #include "guest/r4400/guest_paths.h"
@@ -23,21 +21,6 @@
 namespace {
 
 using namespace citcat;  // NOLINT
-
-size_t Zstd(const std::string& bytes) {
-  std::string out(ZSTD_compressBound(bytes.size()), '\0');
-  size_t n = ZSTD_compress(out.data(), out.size(), bytes.data(), bytes.size(), 19);
-  return ZSTD_isError(n) ? bytes.size() : n;
-}
-
-std::string Part(const aes::EventSchedule& all, int which) {
-  aes::EventSchedule part;
-  if (which == 0) *part.mutable_register_reads() = all.register_reads();
-  if (which == 1) *part.mutable_dma() = all.dma();
-  if (which == 2) *part.mutable_interrupts() = all.interrupts();
-  if (which == 3) *part.mutable_device_io() = all.device_io();
-  return part.SerializeAsString();
-}
 
 struct Run {
   machine::CaptureResult capture;
@@ -98,7 +81,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", std::string(x.status().message()).c_str());
       return 1;
     }
-    std::string ims = x->ims.SerializeAsString(), aes = x->aes.SerializeAsString();
+    // Fig. 5: Count/Cause echoes, DMA, interrupts, device I/O, the AES, the IMS.
+    auto stats = archive::ComputeStats(x->ims, x->aes);
+    if (!stats.ok()) {
+      std::fprintf(stderr, "%s\n", std::string(stats.status().message()).c_str());
+      return 1;
+    }
+    const std::vector<archive::PartSize>& sizes = stats->sizes;
     auto replayed = replay::Replay(x->ims, x->aes, {});
     if (!replayed.ok()) {
       std::fprintf(stderr, "%s: %s\n", name.c_str(),
@@ -106,13 +95,12 @@ int main(int argc, char** argv) {
       return 1;
     }
     uint64_t hooks = guest::HookInstructions(r.interrupt_reports, r.cause_echoes, r.count_echoes);
-    std::printf("| %s | %.2f M | %.1f | %.2f | %.2f | %zu / %zu | %zu / %zu |", name.c_str(),
-                r.traced_instructions / 1e6, full.cat_bytes / 1e6,
-                static_cast<double>(r.bus_bytes) / r.traced_instructions, warm, ims.size(),
-                Zstd(ims), aes.size(), Zstd(aes));
-    for (int part = 0; part < 4; ++part) {
-      std::string p = Part(x->aes, part);
-      std::printf(" %zu / %zu |", p.size(), Zstd(p));
+    std::printf("| %s | %.2f M | %.1f | %.2f | %.2f |", name.c_str(), r.traced_instructions / 1e6,
+                full.cat_bytes / 1e6, static_cast<double>(r.bus_bytes) / r.traced_instructions,
+                warm);
+    for (int part : {5, 4, 0, 1, 2, 3}) {
+      std::printf(" %llu / %llu |", static_cast<unsigned long long>(sizes[part].raw),
+                  static_cast<unsigned long long>(sizes[part].zstd));
     }
     std::printf(" %.3f%% | %.1f | %.1f |\n",
                 100.0 * hooks / (r.traced_instructions - r.driver_instructions),

@@ -2,13 +2,13 @@
 // extract the IMS and AES from the CAT alone, replay them, and check that the regenerated bus
 // traffic is the captured CAT, record for record.
 #include <unistd.h>
-#include <zstd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "archive/stats.h"
 #include "cat_parser/reader.h"
 #include "citcat/command.h"
 #include "extract/extract.h"
@@ -24,12 +24,6 @@ constexpr uint64_t kSeed = 1;
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-size_t ZstdSize(const std::string& bytes) {
-  std::string out(ZSTD_compressBound(bytes.size()), '\0');
-  size_t n = ZSTD_compress(out.data(), out.size(), bytes.data(), bytes.size(), 19);
-  return ZSTD_isError(n) ? bytes.size() : n;
 }
 
 }  // namespace
@@ -97,11 +91,12 @@ absl::Status RunDemo(const std::vector<std::string>& args) {
       static_cast<unsigned long long>(r.interrupts),
       static_cast<unsigned long long>(r.dma_transfers),
       static_cast<unsigned long long>(r.device_reads),
-      static_cast<unsigned long long>(r.count_reads), extract_seconds, ims.size(), ZstdSize(ims),
-      x->ims.memory_size(), aes.size(), ZstdSize(aes), x->aes.interrupts_size(), x->aes.dma_size(),
-      x->aes.device_io_size(), x->aes.register_reads_size(),
-      static_cast<double>(cat_bytes) / (ZstdSize(ims) + ZstdSize(aes)),
-      10.0 * r.traced_instructions / (ZstdSize(ims) + ZstdSize(aes)),
+      static_cast<unsigned long long>(r.count_reads), extract_seconds, ims.size(),
+      archive::ZstdSize(ims), x->ims.memory_size(), aes.size(), archive::ZstdSize(aes),
+      x->aes.interrupts_size(), x->aes.dma_size(), x->aes.device_io_size(),
+      x->aes.register_reads_size(),
+      static_cast<double>(cat_bytes) / (archive::ZstdSize(ims) + archive::ZstdSize(aes)),
+      10.0 * r.traced_instructions / (archive::ZstdSize(ims) + archive::ZstdSize(aes)),
       static_cast<unsigned long long>(replayed.instructions), replayed.seconds,
       replayed.instructions / replayed.seconds / 1e6,
       static_cast<unsigned long long>(replayed.records));
