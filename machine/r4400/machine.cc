@@ -31,8 +31,11 @@ constexpr int kTimerLine = 7;
 constexpr uint64_t kBeginMarker = 0x4349544341540001ull;
 constexpr uint64_t kMaxSlice = 20000;  // instructions between looks at the outside world
 
-uint32_t LoadBE32(const uint8_t* p) {
-  return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+// A big-endian value of up to 8 bytes.
+uint64_t LoadBE(std::span<const uint8_t> bytes) {
+  uint64_t v = 0;
+  for (uint8_t b : bytes) v = v << 8 | b;
+  return v;
 }
 void StoreBE32(uint8_t* p, uint32_t v) {
   p[0] = v >> 24;
@@ -86,15 +89,13 @@ struct R4400Machine::Impl : public mips::Bus,
       std::memcpy(&magic[a - kMagicBase], d.data(), d.size());
       CountHookStore(a - kMagicBase);
       if (a == kMagicBase && d.size() == 8 && !began) {
-        uint64_t v = 0;
-        for (uint8_t b : d) v = v << 8 | b;
-        if (v == kBeginMarker) {
+        if (LoadBE(d) == kBeginMarker) {
           began = true;
           began_at_retired = cpu.retired();
         }
       }
     } else if (d.size() == 4) {
-      WriteDevice(a, LoadBE32(d.data()));
+      WriteDevice(a, static_cast<uint32_t>(LoadBE(d)));
     }
     Monitor(record);
   }
