@@ -58,7 +58,12 @@ Cpu::Cpu(Bus& bus, const CpuConfig& config, int)
       data_big_(config.big_endian),
       icache_(config.icache_bytes, config.icache_line, true),
       dcache_(config.dcache_bytes, config.dcache_line, false),
-      decoded_(config.icache_bytes / 4, Predecode(0)) {
+      decoded_(config.icache_bytes / config.icache_line * (config.icache_line / 4 + 1),
+               Predecode(0)) {
+  icache_line_shift_ = std::countr_zero(config.icache_line);
+  const uint32_t words = config.icache_line / 4;
+  for (size_t j = words; j < decoded_.size(); j += words + 1) decoded_[j].op = kLineEnd;
+  uncached_inst_[1].op = kLineEnd;
   if (scache_) {
     scache_->set_branch_count(&branch_count_);
     scache_->set_evict_callback([this](uint64_t pa, uint32_t n) { PurgePrimaries(pa, n); });
@@ -112,29 +117,31 @@ uint64_t Cpu::Run(uint64_t n, InstructionObserver& observer) { return RunLoop<tr
 template <bool kObserved>
 uint64_t Cpu::RunLoop(uint64_t n, InstructionObserver* observer) {
   stop_ = false;
-  uint64_t i = 0;
-  for (; i < n && !stop_; ++i) {
+  uint64_t done = 0;
+  while (done < n && !stop_) {
     const uint64_t pc = pc_;
     if (irq_pending_) [[unlikely]] {
       Exception(kExcInt);
-    } else if (const Inst* inst = Fetch()) [[likely]] {
-      if constexpr (kObserved) observer->OnInstruction(*this, pc, inst->word);
-      inst->fn(*this, *inst);
-      gpr_[0] = 0;
-    }
-    if (flow_ == kSequential) [[likely]] {
-      pc_ = pc + 4;
-      ++retired_;
-    } else {
       FinishFlow(pc);
+      ++done;
+    } else if (const Inst* inst = Fetch()) [[likely]] {
+      done += RunStraight<kObserved>(inst, n - done, observer);
+    } else {  // a fetch exception
+      FinishFlow(pc);
+      ++done;
     }
   }
-  return i;
+  return done;
 }
 
 void Cpu::FinishFlow(uint64_t pc) {
-  retired_ += flow_ != kRedirected;
-  switch (flow_) {
+  const uint8_t flow = flow_ & ~kRecheck;
+  flow_ = kSequential;
+  retired_ += flow != kRedirected;
+  switch (flow) {
+    case kSequential:
+      pc_ = pc + 4;
+      return;
     case kBranch:  // the delay slot comes next
       pc_ = pc + 4;
       in_delay_ = true;
@@ -152,7 +159,6 @@ void Cpu::FinishFlow(uint64_t pc) {
       in_delay_ = false;
       break;
   }
-  flow_ = kSequential;
   if (branch_count_ >= stop_branch_count_) [[unlikely]]
     stop_ = true;
 }
@@ -174,19 +180,17 @@ const Inst* Cpu::FetchSlow() {
   if (cached) {
     const uint32_t index = icache_.Index(pc_);
     if (!icache_.Hit(pc_, pa)) RefillILine(index, pa);
-    fetch_line_words_ = icache_.line_bytes() / 4;
-    fetch_line_va_ = pc_ & ~uint64_t{icache_.line_bytes() - 1};
-    fetch_line_ = &decoded_[index * fetch_line_words_];
-    return &decoded_[(pc_ & (icache_.size() - 1)) >> 2];
+    OpenFetchWindow(pc_, pa & ~uint64_t{0xFFF});
+    return InstAt(index, pc_);
   }
   uint32_t word;
   UncachedRead(pa, reinterpret_cast<uint8_t*>(&word), 4, cat::kFlagCode);
-  uncached_inst_ = Predecode(ToHost(word, big_endian_));
-  return &uncached_inst_;
+  uncached_inst_[0] = Predecode(ToHost(word, big_endian_));
+  return &uncached_inst_[0];
 }
 
 void Cpu::RefillILine(uint32_t index, uint64_t paddr) {
-  InvalidateFetchWindow();
+  // The fetch window needs no closing: it compares the line's tag on every entry to a line.
   icache_.Refill(index, paddr, *line_bus_, branch_count_);
   DecodeILine(index);
 }
@@ -218,7 +222,7 @@ void Cpu::DecodeILine(uint32_t index) {
   for (uint32_t j = 0; j < words; ++j) {
     uint32_t w;
     std::memcpy(&w, bytes + 4 * j, 4);
-    decoded_[index * words + j] = Predecode(ToHost(w, big_endian_));
+    LineInsts(index)[j] = Predecode(ToHost(w, big_endian_));
   }
 }
 
@@ -252,6 +256,7 @@ void Cpu::FlushTranslations() {
 void Cpu::UpdateInterruptPending() {
   const uint32_t pending = cause_ & status_ & 0xFF00;
   irq_pending_ = pending && (status_ & (kStatusIe | kStatusExl | kStatusErl)) == kStatusIe;
+  if (irq_pending_) flow_ |= kRecheck;
 }
 
 void Cpu::SetInterruptLine(int line, bool asserted) {

@@ -5,7 +5,9 @@
 // Run loop invariants (see docs/machines/r4400-core.md):
 //   pc_   the instruction about to execute; in_delay_ says it is a delay slot.
 //   flow_ kSequential for most instructions (pc_ += 4 afterwards); branches, exceptions and ERET
-//         set it to say what happens instead, so the common path stores nothing but pc_.
+//         set it to say what happens instead. The loop runs straight through the current I-cache
+//         line while it stays kSequential; kRecheck sends it back to look at interrupts, stop
+//         requests and the fetch window.
 //   branch_count_ counts retired branches/jumps (after their delay slot), exception entries and
 //         ERETs, so (branch_count, pc) names each instruction boundary once.
 #ifndef CITCAT_SIMCORE_MIPS_CPU_H_
@@ -30,12 +32,12 @@ namespace citcat::mips {
 
 class Cpu;
 
-// One predecoded instruction.
-struct Inst;
-using Handler = void (*)(Cpu&, const Inst&);
+// One predecoded instruction. Op::kCount never comes from a word: the run loop uses it as the
+// sentinel after the last word of each I-cache line.
+inline constexpr Op kLineEnd = Op::kCount;
 struct Inst {
-  Handler fn;
   uint32_t word;
+  Op op;
   uint8_t rs, rt, rd, sa;
   int32_t imm;  // sign-extended immediate, or zero-extended for ANDI/ORI/XORI
 };
@@ -186,7 +188,10 @@ class Cpu {
   // The same, telling `observer` of each instruction fetched.
   uint64_t Run(uint64_t n, InstructionObserver& observer);
   void Step() { Run(1); }
-  void RequestStop() { stop_ = true; }
+  void RequestStop() {
+    stop_ = true;
+    flow_ |= kRecheck;
+  }
   // Run also stops after the step that brings branch_count() to `count` or beyond (replay's
   // approach to an event boundary). The check costs nothing on sequential instructions: the
   // counter only changes on the non-sequential path.
@@ -289,39 +294,65 @@ class Cpu {
   static constexpr int kMicroTlbSize = 256;
 
   // ---- run loop pieces (cpu.cc) ----
-  // The predecoded instruction at pc_, or nullptr after raising a fetch exception. The fast path
-  // is a "fetch window": the I-cache line the last fetch hit, valid until the I-cache or the
-  // translation changes (InvalidateFetchWindow).
+  // The predecoded instruction at pc_, or nullptr after raising a fetch exception.
   const Inst* Fetch() {
-    const uint64_t off = pc_ - fetch_line_va_;
-    // Rotating keeps a misaligned PC (low bits set) out of the window.
-    if (((off >> 2) | (off << 62)) < fetch_line_words_) [[likely]] {
-      return fetch_line_ + (off >> 2);
-    }
-    return FetchLine();
+    if (const Inst* inst = FetchFast(pc_)) [[likely]]
+      return inst;
+    return FetchSlow();
   }
-  // Second level: a micro-TLB hit and an I-cache hit move the window to another line.
-  const Inst* FetchLine() {
-    const uint64_t pc = pc_;
+  // The fast path: the "fetch window" is the 4 KB page of the last cached fetch with its
+  // translation, valid until a translation, the mode or the I-cache changes behind the lines'
+  // backs (InvalidateFetchWindow); inside it an instruction is one line-tag compare away. Then
+  // the micro-TLB, which moves the window. nullptr if only the slow path (an I-cache miss,
+  // uncached space, an exception) can tell.
+  [[gnu::always_inline]] const Inst* FetchFast(uint64_t pc) {
+    const uint64_t off = pc - fetch_page_va_;
+    // Rotating keeps a misaligned PC (low bits set) out of the window.
+    if (((off >> 2) | (off << 62)) < fetch_page_words_) [[likely]] {
+      const uint64_t line = off >> icache_line_shift_;
+      if (fetch_page_lines_[line].tag == fetch_page_tag_ + (line << icache_line_shift_)) [[likely]] {
+        return fetch_page_insts_ + (off >> 2) + line;  // each line's words, then its kLineEnd
+      }
+      return nullptr;
+    }
     const MicroTlbEntry& e = utlb_cur_[(pc >> 12) & (kMicroTlbSize - 1)];
     if (e.vpage == (pc >> 12) && e.cached && (pc & 3) == 0) [[likely]] {
+      OpenFetchWindow(pc, e.pbase);
       const uint32_t index = icache_.Index(pc);
       if (icache_.line(index).tag == icache_.TagFor(e.pbase | (pc & 0xFFF))) [[likely]] {
-        const uint32_t words = icache_.line_bytes() / 4;
-        fetch_line_words_ = words;
-        fetch_line_va_ = pc & ~uint64_t{icache_.line_bytes() - 1};
-        fetch_line_ = &decoded_[index * words];
-        return &decoded_[(pc & (icache_.size() - 1)) >> 2];
+        return InstAt(index, pc);
       }
     }
-    return FetchSlow();
+    return nullptr;
+  }
+  // Makes the cached page at `pc`, physical page `pbase`, the fetch window. A 4 KB page is a run
+  // of consecutive lines in the I-cache (which is at least 4 KB).
+  void OpenFetchWindow(uint64_t pc, uint64_t pbase) {
+    fetch_page_va_ = pc & ~uint64_t{0xFFF};
+    const uint32_t first = icache_.Index(fetch_page_va_);
+    fetch_page_lines_ = &icache_.line(first);
+    fetch_page_insts_ = LineInsts(first);
+    fetch_page_tag_ = pbase | 1;  // Cache::TagFor of the page's first line
+    fetch_page_words_ = 0x1000 / 4;
+  }
+  // The predecoded instruction at `pc` in I-cache line `index`.
+  const Inst* InstAt(uint32_t index, uint64_t pc) {
+    return LineInsts(index) + ((pc >> 2) & (icache_.line_bytes() / 4 - 1));
   }
   const Inst* FetchSlow();
   void FinishFlow(uint64_t pc);  // the non-sequential part of advancing past an instruction
   template <bool kObserved>
   uint64_t RunLoop(uint64_t n, InstructionObserver* observer);
-  // An empty window (no word is below zero) never matches, whatever the PC.
-  void InvalidateFetchWindow() { fetch_line_words_ = 0; }
+  template <bool kObserved>
+  uint64_t RunStraight(const Inst* inst, uint64_t n, InstructionObserver* observer);
+  // The predecoded words of I-cache line `index`, followed by a kLineEnd sentinel.
+  Inst* LineInsts(uint32_t index) { return &decoded_[index * (icache_.line_bytes() / 4 + 1)]; }
+  // An empty window (no word is below zero) never matches, whatever the PC. The run loop
+  // executes whole stretches of the window without looking at it again, so it is told to.
+  void InvalidateFetchWindow() {
+    fetch_page_words_ = 0;
+    flow_ |= kRecheck;
+  }
   void RefillILine(uint32_t index, uint64_t paddr);
   // Secondary-cache inclusion: write back and drop primary lines inside [paddr, paddr + bytes).
   void PurgePrimaries(uint64_t paddr, uint32_t bytes);
@@ -358,7 +389,7 @@ class Cpu {
   // Full translation; raises the exception and returns false on failure.
   bool Translate(uint64_t vaddr, Access access, uint64_t* paddr, bool* cached);
   // The D-cache byte for an access, refilling the line on a miss.
-  uint8_t* DataLine(uint64_t vaddr, uint64_t paddr, bool write) {
+  [[gnu::always_inline]] uint8_t* DataLine(uint64_t vaddr, uint64_t paddr, bool write) {
     Cache::Line& l = dcache_.line(dcache_.Index(vaddr));
     if (l.tag != dcache_.TagFor(paddr)) [[unlikely]] {
       dcache_.Refill(dcache_.Index(vaddr), paddr, *line_bus_, branch_count_);
@@ -385,7 +416,8 @@ class Cpu {
   }
 
   // Translation for a data access, fast path first. Returns false after raising the exception.
-  bool TranslateData(uint64_t vaddr, Access access, uint64_t* paddr, bool* cached) {
+  [[gnu::always_inline]] bool TranslateData(uint64_t vaddr, Access access, uint64_t* paddr,
+                                            bool* cached) {
     const MicroTlbEntry& e = utlb_cur_[(vaddr >> 12) & (kMicroTlbSize - 1)];
     if (e.vpage == (vaddr >> 12) && (access != Access::kStore || e.writable)) [[likely]] {
       *paddr = e.pbase | (vaddr & 0xFFF);
@@ -398,7 +430,7 @@ class Cpu {
  public:
   // Memory access as the running instruction performs it (used by the handlers).
   template <typename T>
-  bool Load(uint64_t vaddr, T* out) {
+  [[gnu::always_inline]] bool Load(uint64_t vaddr, T* out) {
     if (vaddr & (sizeof(T) - 1)) [[unlikely]] {
       AddressError(vaddr, Access::kLoad);
       return false;
@@ -417,7 +449,7 @@ class Cpu {
   }
 
   template <typename T>
-  bool Store(uint64_t vaddr, T value) {
+  [[gnu::always_inline]] bool Store(uint64_t vaddr, T value) {
     if (vaddr & (sizeof(T) - 1)) [[unlikely]] {
       AddressError(vaddr, Access::kStore);
       return false;
@@ -478,6 +510,9 @@ class Cpu {
     kSkipSlot,        // an untaken branch-likely: pc_ + 8
     kRedirected,      // exception entry: pc_ already holds the vector
     kReturned,        // ERET: pc_ already holds EPC or ErrorEPC
+    // Added to any of the above: the fetch window, a pending interrupt or a stop request changed,
+    // so the run loop must look before the next instruction.
+    kRecheck = 0x80,
   };
   uint64_t pc_ = 0;
   uint64_t target_ = 0;  // where a branch goes after its delay slot (pc + 8 if not taken)
@@ -513,11 +548,14 @@ class Cpu {
 
   Cache icache_;
   Cache dcache_;
-  std::vector<Inst> decoded_;                   // one per I-cache word, valid while its line is
-  Inst uncached_inst_{};                        // an instruction fetched from uncached space
-  uint64_t fetch_line_va_ = ~uint64_t{0} << 8;  // virtual address of the fetch window's line
-  const Inst* fetch_line_ = nullptr;            // its predecoded instructions
-  uint64_t fetch_line_words_ = 0;               // words per I-cache line
+  std::vector<Inst> decoded_;  // per I-cache line: its words, valid while it is, and kLineEnd
+  std::array<Inst, 2> uncached_inst_{};  // an instruction fetched from uncached space, kLineEnd
+  uint64_t fetch_page_va_ = 0;     // the fetch window: virtual page,
+  uint64_t fetch_page_tag_ = 0;    // the I-cache tag of its first line,
+  uint64_t fetch_page_words_ = 0;  // its size in words (0: closed),
+  const Cache::Line* fetch_page_lines_ = nullptr;  // its I-cache lines
+  const Inst* fetch_page_insts_ = nullptr;         // and their predecoded instructions
+  uint32_t icache_line_shift_ = 5;                 // log2(I-cache line bytes)
   std::array<std::array<MicroTlbEntry, kMicroTlbSize>, 3> utlb_{};
   MicroTlbEntry* utlb_cur_ = nullptr;
 

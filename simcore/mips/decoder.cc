@@ -7,12 +7,12 @@ namespace citcat::mips {
 namespace {
 
 constexpr std::array<std::string_view, static_cast<size_t>(Op::kCount)> kEnumNames = {
-#define CITCAT_MIPS_OP_NAME(name) std::string_view(#name).substr(1),
+#define CITCAT_MIPS_OP_NAME(name) std::string_view(#name),
     CITCAT_MIPS_OPS(CITCAT_MIPS_OP_NAME)
 #undef CITCAT_MIPS_OP_NAME
 };
 
-// Lower-case mnemonics from the enumerator names ("kBgezall" -> "bgezall"), built once.
+// Lower-case mnemonics from the operation names ("Bgezall" -> "bgezall"), built once.
 const std::array<std::string, static_cast<size_t>(Op::kCount)>& OpNames() {
   static const auto* names = [] {
     auto* n = new std::array<std::string, static_cast<size_t>(Op::kCount)>;

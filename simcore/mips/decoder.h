@@ -9,30 +9,31 @@
 
 namespace citcat::mips {
 
-// Every operation the R4400 integer core knows, plus the coprocessor groups.
+// Every operation the R4400 integer core knows, plus the coprocessor groups. The names are
+// also the interpreter's handler names (Op::kSll is run by Exec::Sll).
 // clang-format off
 #define CITCAT_MIPS_OPS(X) \
-  X(kReserved) X(kSll) X(kSrl) X(kSra) X(kSllv) X(kSrlv) X(kSrav) X(kJr) \
-  X(kJalr) X(kSyscall) X(kBreak) X(kSync) X(kMfhi) X(kMthi) X(kMflo) X(kMtlo) X(kDsllv) \
-  X(kDsrlv) X(kDsrav) X(kMult) X(kMultu) X(kDiv) X(kDivu) X(kDmult) X(kDmultu) \
-  X(kDdiv) X(kDdivu) X(kAdd) X(kAddu) X(kSub) X(kSubu) X(kAnd) X(kOr) \
-  X(kXor) X(kNor) X(kSlt) X(kSltu) X(kDadd) X(kDaddu) X(kDsub) X(kDsubu) \
-  X(kTge) X(kTgeu) X(kTlt) X(kTltu) X(kTeq) X(kTne) X(kDsll) X(kDsrl) \
-  X(kDsra) X(kDsll32) X(kDsrl32) X(kDsra32) X(kBltz) X(kBgez) X(kBltzl) X(kBgezl) X(kTgei) \
-  X(kTgeiu) X(kTlti) X(kTltiu) X(kTeqi) X(kTnei) X(kBltzal) X(kBgezal) X(kBltzall) \
-  X(kBgezall) X(kJ) X(kJal) X(kBeq) X(kBne) X(kBlez) X(kBgtz) X(kAddi) \
-  X(kAddiu) X(kSlti) X(kSltiu) X(kAndi) X(kOri) X(kXori) X(kLui) X(kBeql) \
-  X(kBnel) X(kBlezl) X(kBgtzl) X(kDaddi) X(kDaddiu) X(kLdl) X(kLdr) X(kLb) \
-  X(kLh) X(kLwl) X(kLw) X(kLbu) X(kLhu) X(kLwr) X(kLwu) X(kSb) \
-  X(kSh) X(kSwl) X(kSw) X(kSdl) X(kSdr) X(kSwr) X(kCache) X(kLl) \
-  X(kLld) X(kLd) X(kSc) X(kScd) X(kSd) X(kMfc0) X(kDmfc0) X(kMtc0) \
-  X(kDmtc0) X(kTlbr) X(kTlbwi) X(kTlbwr) X(kTlbp) X(kEret) X(kMfc1) X(kDmfc1) \
-  X(kCfc1) X(kMtc1) X(kDmtc1) X(kCtc1) X(kBc1f) X(kBc1t) X(kBc1fl) X(kBc1tl) \
-  X(kCop1Arith) X(kLwc1) X(kLdc1) X(kSwc1) X(kSdc1) X(kCop2) X(kCop3)
+  X(Reserved) X(Sll) X(Srl) X(Sra) X(Sllv) X(Srlv) X(Srav) X(Jr) \
+  X(Jalr) X(Syscall) X(Break) X(Sync) X(Mfhi) X(Mthi) X(Mflo) X(Mtlo) X(Dsllv) \
+  X(Dsrlv) X(Dsrav) X(Mult) X(Multu) X(Div) X(Divu) X(Dmult) X(Dmultu) \
+  X(Ddiv) X(Ddivu) X(Add) X(Addu) X(Sub) X(Subu) X(And) X(Or) \
+  X(Xor) X(Nor) X(Slt) X(Sltu) X(Dadd) X(Daddu) X(Dsub) X(Dsubu) \
+  X(Tge) X(Tgeu) X(Tlt) X(Tltu) X(Teq) X(Tne) X(Dsll) X(Dsrl) \
+  X(Dsra) X(Dsll32) X(Dsrl32) X(Dsra32) X(Bltz) X(Bgez) X(Bltzl) X(Bgezl) X(Tgei) \
+  X(Tgeiu) X(Tlti) X(Tltiu) X(Teqi) X(Tnei) X(Bltzal) X(Bgezal) X(Bltzall) \
+  X(Bgezall) X(J) X(Jal) X(Beq) X(Bne) X(Blez) X(Bgtz) X(Addi) \
+  X(Addiu) X(Slti) X(Sltiu) X(Andi) X(Ori) X(Xori) X(Lui) X(Beql) \
+  X(Bnel) X(Blezl) X(Bgtzl) X(Daddi) X(Daddiu) X(Ldl) X(Ldr) X(Lb) \
+  X(Lh) X(Lwl) X(Lw) X(Lbu) X(Lhu) X(Lwr) X(Lwu) X(Sb) \
+  X(Sh) X(Swl) X(Sw) X(Sdl) X(Sdr) X(Swr) X(Cache) X(Ll) \
+  X(Lld) X(Ld) X(Sc) X(Scd) X(Sd) X(Mfc0) X(Dmfc0) X(Mtc0) \
+  X(Dmtc0) X(Tlbr) X(Tlbwi) X(Tlbwr) X(Tlbp) X(Eret) X(Mfc1) X(Dmfc1) \
+  X(Cfc1) X(Mtc1) X(Dmtc1) X(Ctc1) X(Bc1f) X(Bc1t) X(Bc1fl) X(Bc1tl) \
+  X(Cop1Arith) X(Lwc1) X(Ldc1) X(Swc1) X(Sdc1) X(Cop2) X(Cop3)
 // clang-format on
 
 enum class Op : uint16_t {
-#define CITCAT_MIPS_OP_ENUM(name) name,
+#define CITCAT_MIPS_OP_ENUM(name) k##name,
   CITCAT_MIPS_OPS(CITCAT_MIPS_OP_ENUM)
 #undef CITCAT_MIPS_OP_ENUM
       kCount

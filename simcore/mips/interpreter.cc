@@ -330,31 +330,31 @@ struct Exec {
 
   // ---- loads and stores ----
   template <typename T, typename R>
-  static void LoadAs(Cpu& c, const Inst& i) {
+  [[gnu::always_inline]] static void LoadAs(Cpu& c, const Inst& i) {
     T v;
     if (c.Load<T>(Addr(c, i), &v)) Rt(c, i) = static_cast<uint64_t>(static_cast<R>(v));
   }
-  static void Lb(Cpu& c, const Inst& i) { LoadAs<uint8_t, int8_t>(c, i); }
-  static void Lbu(Cpu& c, const Inst& i) { LoadAs<uint8_t, uint8_t>(c, i); }
-  static void Lh(Cpu& c, const Inst& i) { LoadAs<uint16_t, int16_t>(c, i); }
-  static void Lhu(Cpu& c, const Inst& i) { LoadAs<uint16_t, uint16_t>(c, i); }
-  static void Lw(Cpu& c, const Inst& i) { LoadAs<uint32_t, int32_t>(c, i); }
-  static void Lwu(Cpu& c, const Inst& i) {
+  [[gnu::always_inline]] static void Lb(Cpu& c, const Inst& i) { LoadAs<uint8_t, int8_t>(c, i); }
+  [[gnu::always_inline]] static void Lbu(Cpu& c, const Inst& i) { LoadAs<uint8_t, uint8_t>(c, i); }
+  [[gnu::always_inline]] static void Lh(Cpu& c, const Inst& i) { LoadAs<uint16_t, int16_t>(c, i); }
+  [[gnu::always_inline]] static void Lhu(Cpu& c, const Inst& i) { LoadAs<uint16_t, uint16_t>(c, i); }
+  [[gnu::always_inline]] static void Lw(Cpu& c, const Inst& i) { LoadAs<uint32_t, int32_t>(c, i); }
+  [[gnu::always_inline]] static void Lwu(Cpu& c, const Inst& i) {
     if (Need64(c)) LoadAs<uint32_t, uint32_t>(c, i);
   }
-  static void Ld(Cpu& c, const Inst& i) {
+  [[gnu::always_inline]] static void Ld(Cpu& c, const Inst& i) {
     if (Need64(c)) LoadAs<uint64_t, uint64_t>(c, i);
   }
-  static void Sb(Cpu& c, const Inst& i) {
+  [[gnu::always_inline]] static void Sb(Cpu& c, const Inst& i) {
     c.Store<uint8_t>(Addr(c, i), static_cast<uint8_t>(Rt(c, i)));
   }
-  static void Sh(Cpu& c, const Inst& i) {
+  [[gnu::always_inline]] static void Sh(Cpu& c, const Inst& i) {
     c.Store<uint16_t>(Addr(c, i), static_cast<uint16_t>(Rt(c, i)));
   }
-  static void Sw(Cpu& c, const Inst& i) {
+  [[gnu::always_inline]] static void Sw(Cpu& c, const Inst& i) {
     c.Store<uint32_t>(Addr(c, i), static_cast<uint32_t>(Rt(c, i)));
   }
-  static void Sd(Cpu& c, const Inst& i) {
+  [[gnu::always_inline]] static void Sd(Cpu& c, const Inst& i) {
     if (Need64(c)) c.Store<uint64_t>(Addr(c, i), Rt(c, i));
   }
 
@@ -552,297 +552,14 @@ struct Exec {
       c.ReservedInstruction();
     }
   }
+  static void Cop3(Cpu& c, const Inst& i) { Cop2(c, i); }
   static void Reserved(Cpu& c, const Inst&) { c.ReservedInstruction(); }
 };
-
-namespace {
-
-Handler HandlerFor(Op op) {
-  switch (op) {
-    case Op::kSll:
-      return &Exec::Sll;
-    case Op::kSrl:
-      return &Exec::Srl;
-    case Op::kSra:
-      return &Exec::Sra;
-    case Op::kSllv:
-      return &Exec::Sllv;
-    case Op::kSrlv:
-      return &Exec::Srlv;
-    case Op::kSrav:
-      return &Exec::Srav;
-    case Op::kJr:
-      return &Exec::Jr;
-    case Op::kJalr:
-      return &Exec::Jalr;
-    case Op::kSyscall:
-      return &Exec::Syscall;
-    case Op::kBreak:
-      return &Exec::Break;
-    case Op::kSync:
-      return &Exec::Sync;
-    case Op::kMfhi:
-      return &Exec::Mfhi;
-    case Op::kMthi:
-      return &Exec::Mthi;
-    case Op::kMflo:
-      return &Exec::Mflo;
-    case Op::kMtlo:
-      return &Exec::Mtlo;
-    case Op::kDsllv:
-      return &Exec::Dsllv;
-    case Op::kDsrlv:
-      return &Exec::Dsrlv;
-    case Op::kDsrav:
-      return &Exec::Dsrav;
-    case Op::kMult:
-      return &Exec::Mult;
-    case Op::kMultu:
-      return &Exec::Multu;
-    case Op::kDiv:
-      return &Exec::Div;
-    case Op::kDivu:
-      return &Exec::Divu;
-    case Op::kDmult:
-      return &Exec::Dmult;
-    case Op::kDmultu:
-      return &Exec::Dmultu;
-    case Op::kDdiv:
-      return &Exec::Ddiv;
-    case Op::kDdivu:
-      return &Exec::Ddivu;
-    case Op::kAdd:
-      return &Exec::Add;
-    case Op::kAddu:
-      return &Exec::Addu;
-    case Op::kSub:
-      return &Exec::Sub;
-    case Op::kSubu:
-      return &Exec::Subu;
-    case Op::kAnd:
-      return &Exec::And;
-    case Op::kOr:
-      return &Exec::Or;
-    case Op::kXor:
-      return &Exec::Xor;
-    case Op::kNor:
-      return &Exec::Nor;
-    case Op::kSlt:
-      return &Exec::Slt;
-    case Op::kSltu:
-      return &Exec::Sltu;
-    case Op::kDadd:
-      return &Exec::Dadd;
-    case Op::kDaddu:
-      return &Exec::Daddu;
-    case Op::kDsub:
-      return &Exec::Dsub;
-    case Op::kDsubu:
-      return &Exec::Dsubu;
-    case Op::kTge:
-      return &Exec::Tge;
-    case Op::kTgeu:
-      return &Exec::Tgeu;
-    case Op::kTlt:
-      return &Exec::Tlt;
-    case Op::kTltu:
-      return &Exec::Tltu;
-    case Op::kTeq:
-      return &Exec::Teq;
-    case Op::kTne:
-      return &Exec::Tne;
-    case Op::kDsll:
-      return &Exec::Dsll;
-    case Op::kDsrl:
-      return &Exec::Dsrl;
-    case Op::kDsra:
-      return &Exec::Dsra;
-    case Op::kDsll32:
-      return &Exec::Dsll32;
-    case Op::kDsrl32:
-      return &Exec::Dsrl32;
-    case Op::kDsra32:
-      return &Exec::Dsra32;
-    case Op::kBltz:
-      return &Exec::Bltz;
-    case Op::kBgez:
-      return &Exec::Bgez;
-    case Op::kBltzl:
-      return &Exec::Bltzl;
-    case Op::kBgezl:
-      return &Exec::Bgezl;
-    case Op::kTgei:
-      return &Exec::Tgei;
-    case Op::kTgeiu:
-      return &Exec::Tgeiu;
-    case Op::kTlti:
-      return &Exec::Tlti;
-    case Op::kTltiu:
-      return &Exec::Tltiu;
-    case Op::kTeqi:
-      return &Exec::Teqi;
-    case Op::kTnei:
-      return &Exec::Tnei;
-    case Op::kBltzal:
-      return &Exec::Bltzal;
-    case Op::kBgezal:
-      return &Exec::Bgezal;
-    case Op::kBltzall:
-      return &Exec::Bltzall;
-    case Op::kBgezall:
-      return &Exec::Bgezall;
-    case Op::kJ:
-      return &Exec::J;
-    case Op::kJal:
-      return &Exec::Jal;
-    case Op::kBeq:
-      return &Exec::Beq;
-    case Op::kBne:
-      return &Exec::Bne;
-    case Op::kBlez:
-      return &Exec::Blez;
-    case Op::kBgtz:
-      return &Exec::Bgtz;
-    case Op::kAddi:
-      return &Exec::Addi;
-    case Op::kAddiu:
-      return &Exec::Addiu;
-    case Op::kSlti:
-      return &Exec::Slti;
-    case Op::kSltiu:
-      return &Exec::Sltiu;
-    case Op::kAndi:
-      return &Exec::Andi;
-    case Op::kOri:
-      return &Exec::Ori;
-    case Op::kXori:
-      return &Exec::Xori;
-    case Op::kLui:
-      return &Exec::Lui;
-    case Op::kBeql:
-      return &Exec::Beql;
-    case Op::kBnel:
-      return &Exec::Bnel;
-    case Op::kBlezl:
-      return &Exec::Blezl;
-    case Op::kBgtzl:
-      return &Exec::Bgtzl;
-    case Op::kDaddi:
-      return &Exec::Daddi;
-    case Op::kDaddiu:
-      return &Exec::Daddiu;
-    case Op::kLdl:
-      return &Exec::Ldl;
-    case Op::kLdr:
-      return &Exec::Ldr;
-    case Op::kLb:
-      return &Exec::Lb;
-    case Op::kLh:
-      return &Exec::Lh;
-    case Op::kLwl:
-      return &Exec::Lwl;
-    case Op::kLw:
-      return &Exec::Lw;
-    case Op::kLbu:
-      return &Exec::Lbu;
-    case Op::kLhu:
-      return &Exec::Lhu;
-    case Op::kLwr:
-      return &Exec::Lwr;
-    case Op::kLwu:
-      return &Exec::Lwu;
-    case Op::kSb:
-      return &Exec::Sb;
-    case Op::kSh:
-      return &Exec::Sh;
-    case Op::kSwl:
-      return &Exec::Swl;
-    case Op::kSw:
-      return &Exec::Sw;
-    case Op::kSdl:
-      return &Exec::Sdl;
-    case Op::kSdr:
-      return &Exec::Sdr;
-    case Op::kSwr:
-      return &Exec::Swr;
-    case Op::kCache:
-      return &Exec::Cache;
-    case Op::kLl:
-      return &Exec::Ll;
-    case Op::kLld:
-      return &Exec::Lld;
-    case Op::kLd:
-      return &Exec::Ld;
-    case Op::kSc:
-      return &Exec::Sc;
-    case Op::kScd:
-      return &Exec::Scd;
-    case Op::kSd:
-      return &Exec::Sd;
-    case Op::kMfc0:
-      return &Exec::Mfc0;
-    case Op::kDmfc0:
-      return &Exec::Dmfc0;
-    case Op::kMtc0:
-      return &Exec::Mtc0;
-    case Op::kDmtc0:
-      return &Exec::Dmtc0;
-    case Op::kTlbr:
-      return &Exec::Tlbr;
-    case Op::kTlbwi:
-      return &Exec::Tlbwi;
-    case Op::kTlbwr:
-      return &Exec::Tlbwr;
-    case Op::kTlbp:
-      return &Exec::Tlbp;
-    case Op::kEret:
-      return &Exec::Eret;
-    case Op::kMfc1:
-      return &Exec::Mfc1;
-    case Op::kDmfc1:
-      return &Exec::Dmfc1;
-    case Op::kCfc1:
-      return &Exec::Cfc1;
-    case Op::kMtc1:
-      return &Exec::Mtc1;
-    case Op::kDmtc1:
-      return &Exec::Dmtc1;
-    case Op::kCtc1:
-      return &Exec::Ctc1;
-    case Op::kBc1f:
-      return &Exec::Bc1f;
-    case Op::kBc1t:
-      return &Exec::Bc1t;
-    case Op::kBc1fl:
-      return &Exec::Bc1fl;
-    case Op::kBc1tl:
-      return &Exec::Bc1tl;
-    case Op::kCop1Arith:
-      return &Exec::Cop1Arith;
-    case Op::kLwc1:
-      return &Exec::Lwc1;
-    case Op::kLdc1:
-      return &Exec::Ldc1;
-    case Op::kSwc1:
-      return &Exec::Swc1;
-    case Op::kSdc1:
-      return &Exec::Sdc1;
-    case Op::kCop2:
-    case Op::kCop3:
-      return &Exec::Cop2;
-    case Op::kReserved:
-    case Op::kCount:
-      break;
-  }
-  return &Exec::Reserved;
-}
-
-}  // namespace
 
 Inst Predecode(uint32_t word) {
   const Op op = DecodeOp(word);
   Inst in;
-  in.fn = HandlerFor(op);
+  in.op = op;
   in.word = word;
   in.rs = static_cast<uint8_t>(Rs(word));
   in.rt = static_cast<uint8_t>(Rt(word));
@@ -863,5 +580,178 @@ Inst Predecode(uint32_t word) {
   }
   return in;
 }
+
+namespace {
+
+// Operations that cannot raise an exception, change the flow or look at pc_ and retired_: the
+// run loop neither stores those before them nor looks at the flow after them.
+constexpr bool IsPlain(Op op) {
+  switch (op) {
+    case Op::kSll:
+    case Op::kSrl:
+    case Op::kSra:
+    case Op::kSllv:
+    case Op::kSrlv:
+    case Op::kSrav:
+    case Op::kSync:
+    case Op::kMfhi:
+    case Op::kMthi:
+    case Op::kMflo:
+    case Op::kMtlo:
+    case Op::kMult:
+    case Op::kMultu:
+    case Op::kDiv:
+    case Op::kDivu:
+    case Op::kAddu:
+    case Op::kSubu:
+    case Op::kAnd:
+    case Op::kOr:
+    case Op::kXor:
+    case Op::kNor:
+    case Op::kSlt:
+    case Op::kSltu:
+    case Op::kAddiu:
+    case Op::kSlti:
+    case Op::kSltiu:
+    case Op::kAndi:
+    case Op::kOri:
+    case Op::kXori:
+    case Op::kLui:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+// The hot loop: runs from `inst` (fetched at pc_) for at most `n` steps while nothing needs the
+// outer loop's attention (Cpu::RunLoop), following branches through I-cache lines already
+// present. Each handler is inlined under its own label and ends in its own indirect jump to the
+// next one, so the host predicts "what follows Lbu" per handler rather than one jump for all.
+// Running off the end of a line reaches its kLineEnd sentinel. The PC and the retired count live
+// in registers and are stored to pc_ and retired_ only where someone may look: before anything
+// but a plain operation, before an observer, and on the way out. Returns the steps done (at
+// least one).
+template <bool kObserved>
+uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* observer) {
+  static constexpr const void* kLabels[] = {
+#define CITCAT_MIPS_LABEL(name) &&op_##name,
+      CITCAT_MIPS_OPS(CITCAT_MIPS_LABEL)
+#undef CITCAT_MIPS_LABEL
+      &&line_end,
+  };
+  static_assert(std::size(kLabels) == static_cast<size_t>(kLineEnd) + 1);
+  // The same handlers again, for instructions that run alone (see `alone` below).
+  static constexpr const void* kAloneLabels[] = {
+#define CITCAT_MIPS_LABEL(name) &&alone_##name,
+      CITCAT_MIPS_OPS(CITCAT_MIPS_LABEL)
+#undef CITCAT_MIPS_LABEL
+  };
+  uint64_t pc = pc_, retired = retired_, left = n;
+
+#define CITCAT_MIPS_DISPATCH()                                \
+  do {                                                       \
+    if constexpr (kObserved) {                               \
+      if (inst->op != kLineEnd) {                            \
+        pc_ = pc;                                            \
+        retired_ = retired;                                  \
+        observer->OnInstruction(*this, pc, inst->word);      \
+      }                                                      \
+    }                                                        \
+    goto* kLabels[static_cast<size_t>(inst->op)];            \
+  } while (0)
+
+  if (flow_ != kSequential) [[unlikely]]
+    goto alone;
+  CITCAT_MIPS_DISPATCH();
+
+#define CITCAT_MIPS_CASE(name)                                  \
+  op_##name : if constexpr (!IsPlain(Op::k##name)) {            \
+    pc_ = pc;                                                   \
+    retired_ = retired;                                         \
+  }                                                             \
+  Exec::name(*this, *inst);                                     \
+  gpr_[0] = 0;                                                  \
+  --left;                                                       \
+  if constexpr (!IsPlain(Op::k##name)) {                        \
+    if (flow_ != kSequential) [[unlikely]]                      \
+      goto changed_flow;                                        \
+  }                                                             \
+  pc += 4;                                                      \
+  ++retired;                                                    \
+  if (left == 0) [[unlikely]]                                   \
+    goto out;                                                   \
+  ++inst;                                                       \
+  CITCAT_MIPS_DISPATCH();
+  CITCAT_MIPS_OPS(CITCAT_MIPS_CASE)
+#undef CITCAT_MIPS_CASE
+
+changed_flow:
+  // Branches and their delay slots stay here (as Cpu::FinishFlow would do them). Exceptions,
+  // ERET and rechecks go back out, so that the outer loop looks at interrupts, stop requests and
+  // the fetch window first. pc_ and retired_ are still those of the instruction that ran.
+  switch (flow_) {
+    case kBranch:  // its delay slot comes next
+      in_delay_ = true;
+      flow_ = kDelaySlot;
+      pc += 4;
+      ++retired;
+      if (left == 0) goto out;
+      if ((++inst)->op == kLineEnd) {
+        inst = FetchFast(pc);
+        if (inst == nullptr) goto out;
+      }
+      goto alone;
+    case kDelaySlot:  // the branch retires and takes effect
+      in_delay_ = false;
+      flow_ = kSequential;
+      pc = target_;
+      ++branch_count_;
+      break;
+    case kSkipSlot:  // an untaken branch-likely, already counted: the slot is skipped
+      flow_ = kSequential;
+      pc += 8;
+      break;
+    default:
+      FinishFlow(pc);
+      return n - left;
+  }
+  ++retired;
+  if (branch_count_ >= stop_branch_count_) [[unlikely]] {
+    stop_ = true;
+    goto out;
+  }
+  if (left == 0) goto out;
+line_end:
+  inst = FetchFast(pc);
+  if (inst == nullptr) goto out;
+  CITCAT_MIPS_DISPATCH();
+#undef CITCAT_MIPS_DISPATCH
+
+alone:
+  // A delay slot, or an instruction that starts with something pending (the flow is not
+  // kSequential, and handlers never make it so): plain operations skip the flow check, so this
+  // one runs on its own and changed_flow takes what it left.
+  pc_ = pc;
+  retired_ = retired;
+  if constexpr (kObserved) observer->OnInstruction(*this, pc, inst->word);
+  goto* kAloneLabels[static_cast<size_t>(inst->op)];
+#define CITCAT_MIPS_ALONE(name)             \
+  alone_##name : Exec::name(*this, *inst); \
+  gpr_[0] = 0;                              \
+  --left;                                   \
+  goto changed_flow;
+  CITCAT_MIPS_OPS(CITCAT_MIPS_ALONE)
+#undef CITCAT_MIPS_ALONE
+
+out:
+  pc_ = pc;
+  retired_ = retired;
+  return n - left;
+}
+
+template uint64_t Cpu::RunStraight<false>(const Inst*, uint64_t, InstructionObserver*);
+template uint64_t Cpu::RunStraight<true>(const Inst*, uint64_t, InstructionObserver*);
 
 }  // namespace citcat::mips
