@@ -556,35 +556,11 @@ struct Exec {
   static void Reserved(Cpu& c, const Inst&) { c.ReservedInstruction(); }
 };
 
-Inst Predecode(uint32_t word) {
-  const Op op = DecodeOp(word);
-  Inst in;
-  in.op = op;
-  in.word = word;
-  in.rs = static_cast<uint8_t>(Rs(word));
-  in.rt = static_cast<uint8_t>(Rt(word));
-  in.rd = static_cast<uint8_t>(Rd(word));
-  in.sa = static_cast<uint8_t>(Sa(word));
-  switch (op) {
-    case Op::kAndi:
-    case Op::kOri:
-    case Op::kXori:
-      in.imm = static_cast<int32_t>(Uimm(word));
-      break;
-    case Op::kJ:
-    case Op::kJal:
-      in.imm = static_cast<int32_t>((word & 0x03FFFFFF) << 2);
-      break;
-    default:
-      in.imm = Simm(word);
-  }
-  return in;
-}
-
 namespace {
 
-// Operations that cannot raise an exception, change the flow or look at pc_ and retired_: the
-// run loop neither stores those before them nor looks at the flow after them.
+// Operations that cannot raise an exception, change the flow, look at pc_ and retired_ or write
+// $0 (Predecode turns those that would into SYNC, a no-op): the run loop neither stores pc_ and
+// retired_ before them nor looks at the flow or re-zeroes $0 after them.
 constexpr bool IsPlain(Op op) {
   switch (op) {
     case Op::kSll:
@@ -623,16 +599,96 @@ constexpr bool IsPlain(Op op) {
   }
 }
 
+// Branches and jumps that cannot raise an exception: the run loop takes their delay slot itself.
+constexpr bool IsBranch(Op op) {
+  switch (op) {
+    case Op::kJr:
+    case Op::kJalr:
+    case Op::kBltz:
+    case Op::kBgez:
+    case Op::kBltzl:
+    case Op::kBgezl:
+    case Op::kBltzal:
+    case Op::kBgezal:
+    case Op::kBltzall:
+    case Op::kBgezall:
+    case Op::kJ:
+    case Op::kJal:
+    case Op::kBeq:
+    case Op::kBne:
+    case Op::kBlez:
+    case Op::kBgtz:
+    case Op::kBeql:
+    case Op::kBnel:
+    case Op::kBlezl:
+    case Op::kBgtzl:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The register a plain operation writes, or 32 if none.
+int PlainDestination(Op op, const Inst& in) {
+  switch (op) {
+    case Op::kAddiu:
+    case Op::kSlti:
+    case Op::kSltiu:
+    case Op::kAndi:
+    case Op::kOri:
+    case Op::kXori:
+    case Op::kLui:
+      return in.rt;
+    case Op::kSync:
+    case Op::kMthi:
+    case Op::kMtlo:
+    case Op::kMult:
+    case Op::kMultu:
+    case Op::kDiv:
+    case Op::kDivu:
+      return 32;
+    default:
+      return in.rd;
+  }
+}
+
 }  // namespace
+
+Inst Predecode(uint32_t word) {
+  const Op op = DecodeOp(word);
+  Inst in;
+  in.op = op;
+  in.word = word;
+  in.rs = static_cast<uint8_t>(Rs(word));
+  in.rt = static_cast<uint8_t>(Rt(word));
+  in.rd = static_cast<uint8_t>(Rd(word));
+  in.sa = static_cast<uint8_t>(Sa(word));
+  switch (op) {
+    case Op::kAndi:
+    case Op::kOri:
+    case Op::kXori:
+      in.imm = static_cast<int32_t>(Uimm(word));
+      break;
+    case Op::kJ:
+    case Op::kJal:
+      in.imm = static_cast<int32_t>((word & 0x03FFFFFF) << 2);
+      break;
+    default:
+      in.imm = Simm(word);
+  }
+  if (IsPlain(op) && PlainDestination(op, in) == 0) in.op = Op::kSync;  // e.g. NOP (SLL $0)
+  return in;
+}
 
 // The hot loop: runs from `inst` (fetched at pc_) for at most `n` steps while nothing needs the
 // outer loop's attention (Cpu::RunLoop), following branches through I-cache lines already
 // present. Each handler is inlined under its own label and ends in its own indirect jump to the
 // next one, so the host predicts "what follows Lbu" per handler rather than one jump for all.
-// Running off the end of a line reaches its kLineEnd sentinel. The PC and the retired count live
-// in registers and are stored to pc_ and retired_ only where someone may look: before anything
-// but a plain operation, before an observer, and on the way out. Returns the steps done (at
-// least one).
+// Running off the end of a line reaches its kLineEnd sentinel; a branch goes on to its delay
+// slot, which runs under a second set of labels that then take the branch. The PC and the
+// retired count live in registers and are stored to pc_ and retired_ only where someone may
+// look: before anything but a plain operation, before an observer, and on the way out. Returns
+// the steps done (at least one).
 template <bool kObserved>
 uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* observer) {
   static constexpr const void* kLabels[] = {
@@ -642,82 +698,121 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
       &&line_end,
   };
   static_assert(std::size(kLabels) == static_cast<size_t>(kLineEnd) + 1);
-  // The same handlers again, for instructions that run alone (see `alone` below).
-  static constexpr const void* kAloneLabels[] = {
-#define CITCAT_MIPS_LABEL(name) &&alone_##name,
+  static constexpr const void* kSlotLabels[] = {
+#define CITCAT_MIPS_LABEL(name) &&slot_##name,
       CITCAT_MIPS_OPS(CITCAT_MIPS_LABEL)
 #undef CITCAT_MIPS_LABEL
   };
+  // The handlers as plain calls, for the rare instruction that runs alone (see `alone`).
+  static constexpr void (*kHandlers[])(Cpu&, const Inst&) = {
+#define CITCAT_MIPS_HANDLER(name) &Exec::name,
+      CITCAT_MIPS_OPS(CITCAT_MIPS_HANDLER)
+#undef CITCAT_MIPS_HANDLER
+  };
   uint64_t pc = pc_, retired = retired_, left = n;
 
-#define CITCAT_MIPS_DISPATCH()                                \
-  do {                                                       \
-    if constexpr (kObserved) {                               \
-      if (inst->op != kLineEnd) {                            \
-        pc_ = pc;                                            \
-        retired_ = retired;                                  \
-        observer->OnInstruction(*this, pc, inst->word);      \
-      }                                                      \
-    }                                                        \
-    goto* kLabels[static_cast<size_t>(inst->op)];            \
+#define CITCAT_MIPS_OBSERVE()                           \
+  do {                                                 \
+    if constexpr (kObserved) {                         \
+      pc_ = pc;                                        \
+      retired_ = retired;                              \
+      observer->OnInstruction(*this, pc, inst->word);  \
+    }                                                  \
+  } while (0)
+#define CITCAT_MIPS_DISPATCH()                                      \
+  do {                                                             \
+    if constexpr (kObserved) {                                     \
+      if (inst->op != kLineEnd) CITCAT_MIPS_OBSERVE();             \
+    }                                                              \
+    goto* kLabels[static_cast<size_t>(inst->op)];                  \
   } while (0)
 
+  if (flow_ == kDelaySlot) goto slot;
   if (flow_ != kSequential) [[unlikely]]
     goto alone;
   CITCAT_MIPS_DISPATCH();
 
-#define CITCAT_MIPS_CASE(name)                                  \
-  op_##name : if constexpr (!IsPlain(Op::k##name)) {            \
-    pc_ = pc;                                                   \
-    retired_ = retired;                                         \
-  }                                                             \
-  Exec::name(*this, *inst);                                     \
-  gpr_[0] = 0;                                                  \
-  --left;                                                       \
-  if constexpr (!IsPlain(Op::k##name)) {                        \
-    if (flow_ != kSequential) [[unlikely]]                      \
-      goto changed_flow;                                        \
-  }                                                             \
-  pc += 4;                                                      \
-  ++retired;                                                    \
-  if (left == 0) [[unlikely]]                                   \
-    goto out;                                                   \
-  ++inst;                                                       \
+#define CITCAT_MIPS_CASE(name)                       \
+  op_##name : if constexpr (!IsPlain(Op::k##name)) { \
+    pc_ = pc;                                        \
+    retired_ = retired;                              \
+  }                                                  \
+  Exec::name(*this, *inst);                          \
+  --left;                                            \
+  if constexpr (IsBranch(Op::k##name)) {             \
+    gpr_[0] = 0;                                     \
+    goto branched;                                   \
+  } else if constexpr (!IsPlain(Op::k##name)) {      \
+    gpr_[0] = 0;                                     \
+    if (flow_ != kSequential) [[unlikely]]           \
+      goto changed_flow;                             \
+  }                                                  \
+  pc += 4;                                           \
+  ++retired;                                         \
+  if (left == 0) [[unlikely]]                        \
+    goto out;                                        \
+  ++inst;                                            \
   CITCAT_MIPS_DISPATCH();
   CITCAT_MIPS_OPS(CITCAT_MIPS_CASE)
 #undef CITCAT_MIPS_CASE
 
+branched:  // a branch or jump ran: flow_ is kBranch (target_ set) or kSkipSlot
+  if (flow_ != kBranch) goto changed_flow;
+  pc += 4;
+  ++retired;
+  flow_ = kDelaySlot;
+  in_delay_ = true;
+  if (left == 0) goto out;
+  if ((++inst)->op == kLineEnd) {
+    inst = FetchFast(pc);
+    if (inst == nullptr) goto out;
+  }
+slot:
+  // The delay slot, with flow_ kDelaySlot and in_delay_ set. A plain operation cannot look at
+  // them, so its branch completes here; anything else goes through changed_flow if it left
+  // something other than kDelaySlot (an exception, a recheck).
+  CITCAT_MIPS_OBSERVE();
+  goto* kSlotLabels[static_cast<size_t>(inst->op)];
+#define CITCAT_MIPS_SLOT(name)                       \
+  slot_##name : if constexpr (!IsPlain(Op::k##name)) { \
+    pc_ = pc;                                        \
+    retired_ = retired;                              \
+  }                                                  \
+  Exec::name(*this, *inst);                          \
+  --left;                                            \
+  if constexpr (!IsPlain(Op::k##name)) {             \
+    gpr_[0] = 0;                                     \
+    if (flow_ != kDelaySlot) [[unlikely]]            \
+      goto changed_flow;                             \
+  }                                                  \
+  goto take_branch;
+  CITCAT_MIPS_OPS(CITCAT_MIPS_SLOT)
+#undef CITCAT_MIPS_SLOT
+
 changed_flow:
-  // Branches and their delay slots stay here (as Cpu::FinishFlow would do them). Exceptions,
-  // ERET and rechecks go back out, so that the outer loop looks at interrupts, stop requests and
-  // the fetch window first. pc_ and retired_ are still those of the instruction that ran.
+  // Whatever is left after an instruction whose flow is not sequential, as Cpu::FinishFlow does
+  // it; exceptions, ERET and rechecks go back out, so that the outer loop looks at interrupts,
+  // stop requests and the fetch window first. pc_ and retired_ are those of that instruction.
   switch (flow_) {
-    case kBranch:  // its delay slot comes next
-      in_delay_ = true;
-      flow_ = kDelaySlot;
-      pc += 4;
-      ++retired;
-      if (left == 0) goto out;
-      if ((++inst)->op == kLineEnd) {
-        inst = FetchFast(pc);
-        if (inst == nullptr) goto out;
-      }
-      goto alone;
-    case kDelaySlot:  // the branch retires and takes effect
-      in_delay_ = false;
-      flow_ = kSequential;
-      pc = target_;
-      ++branch_count_;
-      break;
+    case kDelaySlot:
+      goto take_branch;
     case kSkipSlot:  // an untaken branch-likely, already counted: the slot is skipped
       flow_ = kSequential;
       pc += 8;
-      break;
+      ++retired;
+      goto check_stop;
     default:
       FinishFlow(pc);
       return n - left;
   }
+
+take_branch:  // the delay slot completed: the branch retires and takes effect
+  in_delay_ = false;
+  flow_ = kSequential;
+  pc = target_;
+  ++branch_count_;
   ++retired;
+check_stop:
   if (branch_count_ >= stop_branch_count_) [[unlikely]] {
     stop_ = true;
     goto out;
@@ -728,22 +823,16 @@ line_end:
   if (inst == nullptr) goto out;
   CITCAT_MIPS_DISPATCH();
 #undef CITCAT_MIPS_DISPATCH
+#undef CITCAT_MIPS_OBSERVE
 
 alone:
-  // A delay slot, or an instruction that starts with something pending (the flow is not
-  // kSequential, and handlers never make it so): plain operations skip the flow check, so this
-  // one runs on its own and changed_flow takes what it left.
-  pc_ = pc;
-  retired_ = retired;
+  // An instruction that starts with something pending (a recheck): it runs on its own and
+  // FinishFlow takes what it left.
   if constexpr (kObserved) observer->OnInstruction(*this, pc, inst->word);
-  goto* kAloneLabels[static_cast<size_t>(inst->op)];
-#define CITCAT_MIPS_ALONE(name)             \
-  alone_##name : Exec::name(*this, *inst); \
-  gpr_[0] = 0;                              \
-  --left;                                   \
-  goto changed_flow;
-  CITCAT_MIPS_OPS(CITCAT_MIPS_ALONE)
-#undef CITCAT_MIPS_ALONE
+  kHandlers[static_cast<size_t>(inst->op)](*this, *inst);
+  gpr_[0] = 0;
+  FinishFlow(pc);
+  return 1;
 
 out:
   pc_ = pc;
