@@ -352,6 +352,7 @@ void Cpu::ForgetTranslationsOf(const TlbEntry& old) {
   for (uint64_t p = 0; p < pages; ++p) {
     for (auto& table : utlb_) table[(first + p) & (kMicroTlbSize - 1)] = MicroTlbEntry{};
   }
+  ForgetDataKeys();
   InvalidateFetchWindow();
 }
 

@@ -61,6 +61,7 @@ Cpu::Cpu(Bus& bus, const CpuConfig& config, int)
       decoded_(config.icache_bytes / config.icache_line * (config.icache_line / 4 + 1),
                Predecode(0)) {
   icache_line_shift_ = std::countr_zero(config.icache_line);
+  data_keys_.resize(dcache_.num_lines());
   const uint32_t words = config.icache_line / 4;
   for (size_t j = words; j < decoded_.size(); j += words + 1) decoded_[j].op = kLineEnd;
   uncached_inst_[1].op = kLineEnd;
@@ -211,6 +212,7 @@ void Cpu::PurgePrimaries(uint64_t paddr, uint32_t bytes) {
       }
     }
   }
+  ForgetDataKeys();
   InvalidateFetchWindow();
 }
 
@@ -244,12 +246,14 @@ void Cpu::UpdateMode() {
     FlushTranslations();
   }
   utlb_cur_ = utlb_[mode_].data();
+  data_stamp_ = (data_stamp_ & ~uint64_t{7}) | (uint64_t(mode_) << 1);
   InvalidateFetchWindow();
   if (fpu_.fr() != ((s & kStatusFr) != 0)) fpu_.set_fr((s & kStatusFr) != 0);
 }
 
 void Cpu::FlushTranslations() {
   for (auto& table : utlb_) table.fill(MicroTlbEntry{});
+  ForgetDataKeys();
   InvalidateFetchWindow();
 }
 

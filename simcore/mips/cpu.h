@@ -390,13 +390,36 @@ class Cpu {
   bool Translate(uint64_t vaddr, Access access, uint64_t* paddr, bool* cached);
   // The D-cache byte for an access, refilling the line on a miss.
   [[gnu::always_inline]] uint8_t* DataLine(uint64_t vaddr, uint64_t paddr, bool write) {
-    Cache::Line& l = dcache_.line(dcache_.Index(vaddr));
+    const uint32_t index = dcache_.Index(vaddr);
+    Cache::Line& l = dcache_.line(index);
     if (l.tag != dcache_.TagFor(paddr)) [[unlikely]] {
-      dcache_.Refill(dcache_.Index(vaddr), paddr, *line_bus_, branch_count_);
+      data_keys_[index] = DataKey{};
+      dcache_.Refill(index, paddr, *line_bus_, branch_count_);
     }
     l.dirty |= write;
     return dcache_.ByteAt(vaddr);
   }
+
+  // The data fast path. Each D-cache line remembers the virtual line that last reached it
+  // through the micro-TLB and a tag hit, stamped with the privilege mode, a generation that
+  // ForgetDataKeys() advances whenever a translation or a D-cache line changes behind its back,
+  // and bit 0 when the line is dirty and its page writable (stores may go straight in). An
+  // access whose key matches is one compare away from its byte.
+  struct DataKey {
+    uint64_t vline = ~uint64_t{0};
+    uint64_t stamp = 0;
+  };
+  [[gnu::always_inline]] uint8_t* DataFast(uint64_t vaddr, bool store) {
+    const DataKey& k = data_keys_[dcache_.Index(vaddr)];
+    const bool match = store ? k.stamp == (data_stamp_ | 1) : (k.stamp | 1) == (data_stamp_ | 1);
+    if (k.vline == (vaddr & ~uint64_t{dcache_.line_bytes() - 1}) && match) [[likely]] {
+      return dcache_.ByteAt(vaddr);
+    }
+    return nullptr;
+  }
+  void ForgetDataKeys() { data_stamp_ += 8; }
+  bool LoadSlow(uint64_t vaddr, uint8_t* bytes, int n);
+  bool StoreSlow(uint64_t vaddr, const uint8_t* bytes, int n);
   void UncachedRead(uint64_t paddr, uint8_t* bytes, int n, uint8_t flags = 0);
   void UncachedWrite(uint64_t paddr, const uint8_t* bytes, int n);
   bool CheckWatch(uint64_t paddr, Access access);
@@ -435,14 +458,11 @@ class Cpu {
       AddressError(vaddr, Access::kLoad);
       return false;
     }
-    uint64_t pa;
-    bool cached;
-    if (!TranslateData(vaddr, Access::kLoad, &pa, &cached)) return false;
     T v;
-    if (cached) [[likely]] {
-      std::memcpy(&v, DataLine(vaddr, pa, false), sizeof(T));
-    } else {
-      UncachedRead(pa, reinterpret_cast<uint8_t*>(&v), sizeof(T));
+    if (const uint8_t* p = DataFast(vaddr, false)) [[likely]] {
+      std::memcpy(&v, p, sizeof(T));
+    } else if (!LoadSlow(vaddr, reinterpret_cast<uint8_t*>(&v), sizeof(T))) {
+      return false;
     }
     *out = ToHost(v, data_big_);
     return true;
@@ -454,16 +474,12 @@ class Cpu {
       AddressError(vaddr, Access::kStore);
       return false;
     }
-    uint64_t pa;
-    bool cached;
-    if (!TranslateData(vaddr, Access::kStore, &pa, &cached)) return false;
-    T v = ToHost(value, data_big_);
-    if (cached) [[likely]] {
-      std::memcpy(DataLine(vaddr, pa, true), &v, sizeof(T));
-    } else {
-      UncachedWrite(pa, reinterpret_cast<const uint8_t*>(&v), sizeof(T));
+    const T v = ToHost(value, data_big_);
+    if (uint8_t* p = DataFast(vaddr, true)) [[likely]] {
+      std::memcpy(p, &v, sizeof(T));
+      return true;
     }
-    return true;
+    return StoreSlow(vaddr, reinterpret_cast<const uint8_t*>(&v), sizeof(T));
   }
 
   // Loads the aligned unit containing `vaddr` (LWL/LWR/LDL/LDR), translating `vaddr` itself so
@@ -548,6 +564,8 @@ class Cpu {
 
   Cache icache_;
   Cache dcache_;
+  std::vector<DataKey> data_keys_;  // one per D-cache line
+  uint64_t data_stamp_ = 8;         // generation << 3 | mode << 1 (see DataKey)
   std::vector<Inst> decoded_;  // per I-cache line: its words, valid while it is, and kLineEnd
   std::array<Inst, 2> uncached_inst_{};  // an instruction fetched from uncached space, kLineEnd
   uint64_t fetch_page_va_ = 0;     // the fetch window: virtual page,

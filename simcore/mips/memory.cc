@@ -1,6 +1,7 @@
 // Address translation (segments and the JTLB), uncached bus access, partial stores and the
 // CACHE instruction.
 #include <algorithm>
+#include <cstring>
 
 #include "simcore/mips/cpu.h"
 
@@ -159,6 +160,41 @@ void Cpu::UncachedWrite(uint64_t paddr, const uint8_t* bytes, int n) {
   bus_.Write(rec);
 }
 
+bool Cpu::LoadSlow(uint64_t vaddr, uint8_t* bytes, int n) {
+  uint64_t pa;
+  bool cached;
+  if (!TranslateData(vaddr, Access::kLoad, &pa, &cached)) return false;
+  if (!cached) {
+    UncachedRead(pa, bytes, n);
+    return true;
+  }
+  std::memcpy(bytes, DataLine(vaddr, pa, false), n);
+  // Only a page the micro-TLB holds gets a key: never the watched one.
+  if (utlb_cur_[(vaddr >> 12) & (kMicroTlbSize - 1)].vpage == (vaddr >> 12)) {
+    DataKey& k = data_keys_[dcache_.Index(vaddr)];
+    const uint64_t vline = vaddr & ~uint64_t{dcache_.line_bytes() - 1};
+    if (k.vline != vline || (k.stamp | 1) != (data_stamp_ | 1)) k = DataKey{vline, data_stamp_};
+  }
+  return true;
+}
+
+bool Cpu::StoreSlow(uint64_t vaddr, const uint8_t* bytes, int n) {
+  uint64_t pa;
+  bool cached;
+  if (!TranslateData(vaddr, Access::kStore, &pa, &cached)) return false;
+  if (!cached) {
+    UncachedWrite(pa, bytes, n);
+    return true;
+  }
+  std::memcpy(DataLine(vaddr, pa, true), bytes, n);
+  // The store made the line dirty and the page is writable (else it would have faulted).
+  if (utlb_cur_[(vaddr >> 12) & (kMicroTlbSize - 1)].vpage == (vaddr >> 12)) {
+    data_keys_[dcache_.Index(vaddr)] =
+        DataKey{vaddr & ~uint64_t{dcache_.line_bytes() - 1}, data_stamp_ | 1};
+  }
+  return true;
+}
+
 template <typename T>
 bool Cpu::StorePartial(uint64_t vaddr, T value, T mask) {
   constexpr int kN = sizeof(T);
@@ -203,6 +239,7 @@ void Cpu::CacheOp(uint32_t op, uint64_t vaddr) {
   }
   Cache& cache = which == 0 ? icache_ : dcache_;
   const uint32_t index = cache.Index(vaddr);
+  if (which == 1) ForgetDataKeys();  // any D-cache operation may change the line or its state
   Cache::Line& line = cache.line(index);
   if (which == 0) InvalidateFetchWindow();  // any I-cache operation may change the line
   const bool hit = cache.Hit(vaddr, pa);

@@ -1,5 +1,6 @@
 // Extraction from hand-written R4400 CATs: the state dump becomes the IMS, the rest the AES and
 // the first-touch memory image; inconsistent traces are refused with the record named.
+#include <algorithm>
 #include <string>
 
 #include "cat_parser/reader.h"
@@ -25,7 +26,11 @@ absl::StatusOr<Extraction> ExtractText(const std::string& records,
   std::string text = cat::HeaderToText(header) + records;
   auto in = io::InputFile::FromMemory("t.txt",
                                       {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
-  std::string path = ::testing::TempDir() + "/extract-test.cat";
+  // One file per test: ctest runs the cases of this table as parallel processes.
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string name = std::string(test->test_suite_name()) + "." + test->name();
+  std::replace(name.begin(), name.end(), '/', '_');
+  const std::string path = ::testing::TempDir() + "/extract-test-" + name + ".cat";
   absl::StatusOr<uint64_t> n = cat::AssembleText(*in, path);
   if (!n.ok()) return n.status();
   auto reader = cat::CatReader::Open(path);
