@@ -63,8 +63,15 @@ Cpu::Cpu(Bus& bus, const CpuConfig& config, int)
   icache_line_shift_ = std::countr_zero(config.icache_line);
   data_keys_.resize(dcache_.num_lines());
   const uint32_t words = config.icache_line / 4;
-  for (size_t j = words; j < decoded_.size(); j += words + 1) decoded_[j].op = kLineEnd;
+  // Each sentinel names the next I-cache line (the run loop's way into it), -1 for none.
+  const uint32_t lines = config.icache_bytes / config.icache_line;
+  for (uint32_t k = 0; k < lines; ++k) {
+    Inst& sentinel = LineInsts(k)[words];
+    sentinel.op = kLineEnd;
+    sentinel.imm = k + 1 < lines ? static_cast<int32_t>(k + 1) : -1;
+  }
   uncached_inst_[1].op = kLineEnd;
+  uncached_inst_[1].imm = -1;
   if (scache_) {
     scache_->set_branch_count(&branch_count_);
     scache_->set_evict_callback([this](uint64_t pa, uint32_t n) { PurgePrimaries(pa, n); });

@@ -310,7 +310,8 @@ class Cpu {
     // Rotating keeps a misaligned PC (low bits set) out of the window.
     if (((off >> 2) | (off << 62)) < fetch_page_words_) [[likely]] {
       const uint64_t line = off >> icache_line_shift_;
-      if (fetch_page_lines_[line].tag == fetch_page_tag_ + (line << icache_line_shift_)) [[likely]] {
+      if (fetch_page_lines_[line].tag == fetch_page_tag_ + (line << icache_line_shift_))
+          [[likely]] {
         return fetch_page_insts_ + (off >> 2) + line;  // each line's words, then its kLineEnd
       }
       return nullptr;
@@ -566,11 +567,11 @@ class Cpu {
   Cache dcache_;
   std::vector<DataKey> data_keys_;  // one per D-cache line
   uint64_t data_stamp_ = 8;         // generation << 3 | mode << 1 (see DataKey)
-  std::vector<Inst> decoded_;  // per I-cache line: its words, valid while it is, and kLineEnd
+  std::vector<Inst> decoded_;       // per I-cache line: its words, valid while it is, and kLineEnd
   std::array<Inst, 2> uncached_inst_{};  // an instruction fetched from uncached space, kLineEnd
-  uint64_t fetch_page_va_ = 0;     // the fetch window: virtual page,
-  uint64_t fetch_page_tag_ = 0;    // the I-cache tag of its first line,
-  uint64_t fetch_page_words_ = 0;  // its size in words (0: closed),
+  uint64_t fetch_page_va_ = 0;           // the fetch window: virtual page,
+  uint64_t fetch_page_tag_ = 0;          // the I-cache tag of its first line,
+  uint64_t fetch_page_words_ = 0;        // its size in words (0: closed),
   const Cache::Line* fetch_page_lines_ = nullptr;  // its I-cache lines
   const Inst* fetch_page_insts_ = nullptr;         // and their predecoded instructions
   uint32_t icache_line_shift_ = 5;                 // log2(I-cache line bytes)

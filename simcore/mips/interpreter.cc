@@ -337,7 +337,9 @@ struct Exec {
   [[gnu::always_inline]] static void Lb(Cpu& c, const Inst& i) { LoadAs<uint8_t, int8_t>(c, i); }
   [[gnu::always_inline]] static void Lbu(Cpu& c, const Inst& i) { LoadAs<uint8_t, uint8_t>(c, i); }
   [[gnu::always_inline]] static void Lh(Cpu& c, const Inst& i) { LoadAs<uint16_t, int16_t>(c, i); }
-  [[gnu::always_inline]] static void Lhu(Cpu& c, const Inst& i) { LoadAs<uint16_t, uint16_t>(c, i); }
+  [[gnu::always_inline]] static void Lhu(Cpu& c, const Inst& i) {
+    LoadAs<uint16_t, uint16_t>(c, i);
+  }
   [[gnu::always_inline]] static void Lw(Cpu& c, const Inst& i) { LoadAs<uint32_t, int32_t>(c, i); }
   [[gnu::always_inline]] static void Lwu(Cpu& c, const Inst& i) {
     if (Need64(c)) LoadAs<uint32_t, uint32_t>(c, i);
@@ -695,7 +697,7 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
 #define CITCAT_MIPS_LABEL(name) &&op_##name,
       CITCAT_MIPS_OPS(CITCAT_MIPS_LABEL)
 #undef CITCAT_MIPS_LABEL
-      &&line_end,
+          && sentinel,
   };
   static_assert(std::size(kLabels) == static_cast<size_t>(kLineEnd) + 1);
   static constexpr const void* kSlotLabels[] = {
@@ -709,22 +711,25 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
       CITCAT_MIPS_OPS(CITCAT_MIPS_HANDLER)
 #undef CITCAT_MIPS_HANDLER
   };
-  uint64_t pc = pc_, retired = retired_, left = n;
+  // Every step here retires an instruction (an exception leaves at once), so the retired count
+  // follows from the budget: retired_end - left.
+  uint64_t pc = pc_, left = n;
+  const uint64_t retired_end = retired_ + n;
 
-#define CITCAT_MIPS_OBSERVE()                           \
+#define CITCAT_MIPS_OBSERVE()                         \
+  do {                                                \
+    if constexpr (kObserved) {                        \
+      pc_ = pc;                                       \
+      retired_ = retired_end - left;                  \
+      observer->OnInstruction(*this, pc, inst->word); \
+    }                                                 \
+  } while (0)
+#define CITCAT_MIPS_DISPATCH()                         \
   do {                                                 \
     if constexpr (kObserved) {                         \
-      pc_ = pc;                                        \
-      retired_ = retired;                              \
-      observer->OnInstruction(*this, pc, inst->word);  \
+      if (inst->op != kLineEnd) CITCAT_MIPS_OBSERVE(); \
     }                                                  \
-  } while (0)
-#define CITCAT_MIPS_DISPATCH()                                      \
-  do {                                                             \
-    if constexpr (kObserved) {                                     \
-      if (inst->op != kLineEnd) CITCAT_MIPS_OBSERVE();             \
-    }                                                              \
-    goto* kLabels[static_cast<size_t>(inst->op)];                  \
+    goto* kLabels[static_cast<size_t>(inst->op)];      \
   } while (0)
 
   if (flow_ == kDelaySlot) goto slot;
@@ -735,7 +740,7 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
 #define CITCAT_MIPS_CASE(name)                       \
   op_##name : if constexpr (!IsPlain(Op::k##name)) { \
     pc_ = pc;                                        \
-    retired_ = retired;                              \
+    retired_ = retired_end - left;                   \
   }                                                  \
   Exec::name(*this, *inst);                          \
   --left;                                            \
@@ -748,7 +753,6 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
       goto changed_flow;                             \
   }                                                  \
   pc += 4;                                           \
-  ++retired;                                         \
   if (left == 0) [[unlikely]]                        \
     goto out;                                        \
   ++inst;                                            \
@@ -759,7 +763,6 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
 branched:  // a branch or jump ran: flow_ is kBranch (target_ set) or kSkipSlot
   if (flow_ != kBranch) goto changed_flow;
   pc += 4;
-  ++retired;
   flow_ = kDelaySlot;
   in_delay_ = true;
   if (left == 0) goto out;
@@ -773,18 +776,18 @@ slot:
   // something other than kDelaySlot (an exception, a recheck).
   CITCAT_MIPS_OBSERVE();
   goto* kSlotLabels[static_cast<size_t>(inst->op)];
-#define CITCAT_MIPS_SLOT(name)                       \
+#define CITCAT_MIPS_SLOT(name)                         \
   slot_##name : if constexpr (!IsPlain(Op::k##name)) { \
-    pc_ = pc;                                        \
-    retired_ = retired;                              \
-  }                                                  \
-  Exec::name(*this, *inst);                          \
-  --left;                                            \
-  if constexpr (!IsPlain(Op::k##name)) {             \
-    gpr_[0] = 0;                                     \
-    if (flow_ != kDelaySlot) [[unlikely]]            \
-      goto changed_flow;                             \
-  }                                                  \
+    pc_ = pc;                                          \
+    retired_ = retired_end - left;                     \
+  }                                                    \
+  Exec::name(*this, *inst);                            \
+  --left;                                              \
+  if constexpr (!IsPlain(Op::k##name)) {               \
+    gpr_[0] = 0;                                       \
+    if (flow_ != kDelaySlot) [[unlikely]]              \
+      goto changed_flow;                               \
+  }                                                    \
   goto take_branch;
   CITCAT_MIPS_OPS(CITCAT_MIPS_SLOT)
 #undef CITCAT_MIPS_SLOT
@@ -799,7 +802,6 @@ changed_flow:
     case kSkipSlot:  // an untaken branch-likely, already counted: the slot is skipped
       flow_ = kSequential;
       pc += 8;
-      ++retired;
       goto check_stop;
     default:
       FinishFlow(pc);
@@ -811,14 +813,26 @@ take_branch:  // the delay slot completed: the branch retires and takes effect
   flow_ = kSequential;
   pc = target_;
   ++branch_count_;
-  ++retired;
 check_stop:
   if (branch_count_ >= stop_branch_count_) [[unlikely]] {
     stop_ = true;
     goto out;
   }
   if (left == 0) goto out;
-line_end:
+  goto fetch;
+
+sentinel:
+  // The stretch ran off the end of its line into the next word. Inside the same page (the fetch
+  // window's) the next line needs no translation: if the I-cache holds the physically next line
+  // there, its instructions follow the sentinel.
+  if (inst->imm >= 0 && (pc & 0xFFF) != 0) {
+    const Cache::Line& next = icache_.line(static_cast<uint32_t>(inst->imm));
+    if (next.tag == (&next - 1)->tag + icache_.line_bytes()) [[likely]] {
+      ++inst;
+      CITCAT_MIPS_DISPATCH();
+    }
+  }
+fetch:
   inst = FetchFast(pc);
   if (inst == nullptr) goto out;
   CITCAT_MIPS_DISPATCH();
@@ -836,7 +850,7 @@ alone:
 
 out:
   pc_ = pc;
-  retired_ = retired;
+  retired_ = retired_end - left;
   return n - left;
 }
 
