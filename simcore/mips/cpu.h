@@ -2,12 +2,13 @@
 // and interrupts, the primary caches, and COP1 dispatch to the Fpu. Instructions are decoded once
 // per I-cache line fill into a compact form and executed through one short handler each.
 //
-// Run loop invariants (see docs/machines/r4400-core.md):
-//   pc_   the instruction about to execute; in_delay_ says it is a delay slot.
-//   flow_ kSequential for most instructions (pc_ += 4 afterwards); branches, exceptions and ERET
-//         set it to say what happens instead. The loop runs straight through the current I-cache
-//         line while it stays kSequential; kRecheck sends it back to look at interrupts, stop
-//         requests and the fetch window.
+// Run loop invariants (see docs/machines/r4400-core.md; the loop itself is RunStraight in
+// interpreter.cc, with RunLoop around it for interrupts and fetches that need the slow path):
+//   pc_   the instruction about to execute; in_delay_ says it is a delay slot. While the loop
+//         runs, pc_ and retired_ are current whenever anything but a plain ALU handler runs.
+//   flow_ kSequential for most instructions; branches, exceptions and ERET set it to say what
+//         happens instead. kRecheck, added to it, sends the loop back to look at interrupts,
+//         stop requests and the fetch window before the next instruction.
 //   branch_count_ counts retired branches/jumps (after their delay slot), exception entries and
 //         ERETs, so (branch_count, pc) names each instruction boundary once.
 #ifndef CITCAT_SIMCORE_MIPS_CPU_H_

@@ -693,13 +693,13 @@ Inst Predecode(uint32_t word) {
 // the steps done (at least one).
 template <bool kObserved>
 uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* observer) {
+  // clang-format off
   static constexpr const void* kLabels[] = {
 #define CITCAT_MIPS_LABEL(name) &&op_##name,
       CITCAT_MIPS_OPS(CITCAT_MIPS_LABEL)
 #undef CITCAT_MIPS_LABEL
-          && sentinel,
+      &&sentinel,
   };
-  static_assert(std::size(kLabels) == static_cast<size_t>(kLineEnd) + 1);
   static constexpr const void* kSlotLabels[] = {
 #define CITCAT_MIPS_LABEL(name) &&slot_##name,
       CITCAT_MIPS_OPS(CITCAT_MIPS_LABEL)
@@ -711,6 +711,8 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
       CITCAT_MIPS_OPS(CITCAT_MIPS_HANDLER)
 #undef CITCAT_MIPS_HANDLER
   };
+  // clang-format on
+  static_assert(std::size(kLabels) == static_cast<size_t>(kLineEnd) + 1);
   // Every step here retires an instruction (an exception leaves at once), so the retired count
   // follows from the budget: retired_end - left.
   uint64_t pc = pc_, left = n;
@@ -797,8 +799,6 @@ changed_flow:
   // it; exceptions, ERET and rechecks go back out, so that the outer loop looks at interrupts,
   // stop requests and the fetch window first. pc_ and retired_ are those of that instruction.
   switch (flow_) {
-    case kDelaySlot:
-      goto take_branch;
     case kSkipSlot:  // an untaken branch-likely, already counted: the slot is skipped
       flow_ = kSequential;
       pc += 8;
