@@ -50,8 +50,14 @@ void LoadProgram(Machine& m, std::span<const uint8_t> code, uint64_t code_pa,
     m.bus.Poke(0x100000, data);
     m.bus.Poke(0x200000, data);
   }
-  const uint32_t handler[] = {Mfc0(kK0, kCp0Epc), Nop(), Addiu(kK0, kK0, 4), Mtc0(kK0, kCp0Epc),
-                              Nop(),              Nop(), Eret(),             Nop()};
+  const uint32_t handler[] = {Mfc0(kK0, kCp0Epc),
+                              Nop(),
+                              Addiu(kK0, kK0, 4),
+                              Mtc0(kK0, kCp0Epc),
+                              Nop(),
+                              Nop(),
+                              Eret(),
+                              Nop()};
   for (int i = 0; i < 8; ++i) m.bus.PokeWordBE(0x180 + 4 * i, handler[i]);
   m.bus.PokeWordBE(end & 0x1FFFFFFF, Beq(0, 0, -1));
   m.bus.PokeWordBE((end & 0x1FFFFFFF) + 4, Nop());
@@ -84,8 +90,8 @@ void CompareRuns(Machine& a, Machine& b, uint64_t steps, uint32_t seed, uint64_t
   uint64_t done = 0;
   int runs = 0;
   while (done < steps) {
-    const std::string where = "seed " + std::to_string(seed) + " after " +
-                              std::to_string(done) + " steps, run " + std::to_string(runs);
+    const std::string where = "seed " + std::to_string(seed) + " after " + std::to_string(done) +
+                              " steps, run " + std::to_string(runs);
     // Now and then an interrupt line is raised for one run, or a branch-count stop is set.
     const uint64_t event = rng() % 16;
     a.cpu.SetInterruptLine(2, event == 0);
