@@ -630,30 +630,6 @@ constexpr bool IsBranch(Op op) {
   }
 }
 
-// The register a plain operation writes, or 32 if none.
-int PlainDestination(Op op, const Inst& in) {
-  switch (op) {
-    case Op::kAddiu:
-    case Op::kSlti:
-    case Op::kSltiu:
-    case Op::kAndi:
-    case Op::kOri:
-    case Op::kXori:
-    case Op::kLui:
-      return in.rt;
-    case Op::kSync:
-    case Op::kMthi:
-    case Op::kMtlo:
-    case Op::kMult:
-    case Op::kMultu:
-    case Op::kDiv:
-    case Op::kDivu:
-      return 32;
-    default:
-      return in.rd;
-  }
-}
-
 }  // namespace
 
 Inst Predecode(uint32_t word) {
@@ -678,7 +654,10 @@ Inst Predecode(uint32_t word) {
     default:
       in.imm = Simm(word);
   }
-  if (IsPlain(op) && PlainDestination(op, in) == 0) in.op = Op::kSync;  // e.g. NOP (SLL $0)
+  if (IsPlain(op)) {  // one that changes nothing (it writes $0, e.g. NOP) does nothing
+    const InstructionInfo info = Describe(word);
+    if (info.gpr_written == 0 && !info.writes_hi && !info.writes_lo) in.op = Op::kSync;
+  }
   return in;
 }
 
