@@ -24,6 +24,7 @@ class Cache {
 
   uint32_t size() const { return size_; }
   uint32_t line_bytes() const { return line_bytes_; }
+  uint32_t line_shift() const { return line_shift_; }  // log2(line_bytes())
   uint32_t num_lines() const { return num_lines_; }
   bool instruction() const { return instruction_; }
 

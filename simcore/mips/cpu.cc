@@ -60,7 +60,6 @@ Cpu::Cpu(Bus& bus, const CpuConfig& config, int)
       dcache_(config.dcache_bytes, config.dcache_line, false),
       decoded_(config.icache_bytes / config.icache_line * (config.icache_line / 4 + 1),
                Predecode(0)) {
-  icache_line_shift_ = std::countr_zero(config.icache_line);
   data_keys_.resize(dcache_.num_lines());
   const uint32_t words = config.icache_line / 4;
   // Each sentinel names the next I-cache line (the run loop's way into it), -1 for none.

@@ -310,8 +310,8 @@ class Cpu {
     const uint64_t off = pc - fetch_page_va_;
     // Rotating keeps a misaligned PC (low bits set) out of the window.
     if (((off >> 2) | (off << 62)) < fetch_page_words_) [[likely]] {
-      const uint64_t line = off >> icache_line_shift_;
-      if (fetch_page_lines_[line].tag == fetch_page_tag_ + (line << icache_line_shift_))
+      const uint64_t line = off >> icache_.line_shift();
+      if (fetch_page_lines_[line].tag == fetch_page_tag_ + (line << icache_.line_shift()))
           [[likely]] {
         return fetch_page_insts_ + (off >> 2) + line;  // each line's words, then its kLineEnd
       }
@@ -414,11 +414,14 @@ class Cpu {
   [[gnu::always_inline]] uint8_t* DataFast(uint64_t vaddr, bool store) {
     const DataKey& k = data_keys_[dcache_.Index(vaddr)];
     const bool match = store ? k.stamp == (data_stamp_ | 1) : (k.stamp | 1) == (data_stamp_ | 1);
-    if (k.vline == (vaddr & ~uint64_t{dcache_.line_bytes() - 1}) && match) [[likely]] {
+    if (k.vline == DataVline(vaddr) && match) [[likely]] {
       return dcache_.ByteAt(vaddr);
     }
     return nullptr;
   }
+  uint64_t DataVline(uint64_t vaddr) const { return vaddr & ~uint64_t{dcache_.line_bytes() - 1}; }
+  // Keys the D-cache line at `vaddr` after a full-path access (a store: with stores allowed).
+  void RememberDataLine(uint64_t vaddr, bool store);
   void ForgetDataKeys() { data_stamp_ += 8; }
   bool LoadSlow(uint64_t vaddr, uint8_t* bytes, int n);
   bool StoreSlow(uint64_t vaddr, const uint8_t* bytes, int n);
@@ -575,7 +578,6 @@ class Cpu {
   uint64_t fetch_page_words_ = 0;        // its size in words (0: closed),
   const Cache::Line* fetch_page_lines_ = nullptr;  // its I-cache lines
   const Inst* fetch_page_insts_ = nullptr;         // and their predecoded instructions
-  uint32_t icache_line_shift_ = 5;                 // log2(I-cache line bytes)
   std::array<std::array<MicroTlbEntry, kMicroTlbSize>, 3> utlb_{};
   MicroTlbEntry* utlb_cur_ = nullptr;
 

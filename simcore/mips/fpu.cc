@@ -392,8 +392,9 @@ class Executor {
       p.cause = kFpInvalid;
       return Commit(p, dbl);
     }
-    if (dbl) {
-      double x = BitsToDouble(a), y = BitsToDouble(b), r = 0;
+    // The host operation in the guest's rounding mode, its flags into p.cause.
+    auto host = [&](auto x, auto y) {
+      decltype(x) r = 0;
       p.cause = WithHostFpu(rm(), [&] {
         Pin(x);
         Pin(y);
@@ -411,38 +412,24 @@ class Executor {
             r = x / y;
             break;
           default:
-            r = __builtin_sqrt(x);
+            if constexpr (sizeof(x) == 8) {
+              r = __builtin_sqrt(x);
+            } else {
+              r = __builtin_sqrtf(x);
+            }
             break;
         }
         Pin(r);
       });
+      return r;
+    };
+    if (dbl) {
+      const double r = host(BitsToDouble(a), BitsToDouble(b));
       p.bits = std::isnan(r) ? kDefaultNanD : DoubleToBits(r);
       ApplyUnderflowRule<true>(p, fcsr());
     } else {
-      float x = BitsToFloat(static_cast<uint32_t>(a)), y = BitsToFloat(static_cast<uint32_t>(b));
-      float r = 0;
-      p.cause = WithHostFpu(rm(), [&] {
-        Pin(x);
-        Pin(y);
-        switch (fn_) {
-          case kFnAdd:
-            r = x + y;
-            break;
-          case kFnSub:
-            r = x - y;
-            break;
-          case kFnMul:
-            r = x * y;
-            break;
-          case kFnDiv:
-            r = x / y;
-            break;
-          default:
-            r = __builtin_sqrtf(x);
-            break;
-        }
-        Pin(r);
-      });
+      const float r =
+          host(BitsToFloat(static_cast<uint32_t>(a)), BitsToFloat(static_cast<uint32_t>(b)));
       p.bits = std::isnan(r) ? kDefaultNanS : FloatToBits(r);
       ApplyUnderflowRule<false>(p, fcsr());
     }

@@ -169,12 +169,7 @@ bool Cpu::LoadSlow(uint64_t vaddr, uint8_t* bytes, int n) {
     return true;
   }
   std::memcpy(bytes, DataLine(vaddr, pa, false), n);
-  // Only a page the micro-TLB holds gets a key: never the watched one.
-  if (utlb_cur_[(vaddr >> 12) & (kMicroTlbSize - 1)].vpage == (vaddr >> 12)) {
-    DataKey& k = data_keys_[dcache_.Index(vaddr)];
-    const uint64_t vline = vaddr & ~uint64_t{dcache_.line_bytes() - 1};
-    if (k.vline != vline || (k.stamp | 1) != (data_stamp_ | 1)) k = DataKey{vline, data_stamp_};
-  }
+  if (!DataFast(vaddr, false)) RememberDataLine(vaddr, false);  // keep a store key it has
   return true;
 }
 
@@ -188,11 +183,14 @@ bool Cpu::StoreSlow(uint64_t vaddr, const uint8_t* bytes, int n) {
   }
   std::memcpy(DataLine(vaddr, pa, true), bytes, n);
   // The store made the line dirty and the page is writable (else it would have faulted).
-  if (utlb_cur_[(vaddr >> 12) & (kMicroTlbSize - 1)].vpage == (vaddr >> 12)) {
-    data_keys_[dcache_.Index(vaddr)] =
-        DataKey{vaddr & ~uint64_t{dcache_.line_bytes() - 1}, data_stamp_ | 1};
-  }
+  RememberDataLine(vaddr, true);
   return true;
+}
+
+void Cpu::RememberDataLine(uint64_t vaddr, bool store) {
+  // Only a page the micro-TLB holds gets a key: never the watched one.
+  if (utlb_cur_[(vaddr >> 12) & (kMicroTlbSize - 1)].vpage != (vaddr >> 12)) return;
+  data_keys_[dcache_.Index(vaddr)] = DataKey{DataVline(vaddr), data_stamp_ | (store ? 1 : 0)};
 }
 
 template <typename T>
