@@ -67,9 +67,11 @@ Cpu::Cpu(Bus& bus, const CpuConfig& config, int)
   for (uint32_t k = 0; k < lines; ++k) {
     Inst& sentinel = LineInsts(k)[words];
     sentinel.op = kLineEnd;
+    sentinel.run = static_cast<uint16_t>(kLineEnd);
     sentinel.imm = k + 1 < lines ? static_cast<int32_t>(k + 1) : -1;
   }
   uncached_inst_[1].op = kLineEnd;
+  uncached_inst_[1].run = static_cast<uint16_t>(kLineEnd);
   uncached_inst_[1].imm = -1;
   if (scache_) {
     scache_->set_branch_count(&branch_count_);
@@ -232,6 +234,7 @@ void Cpu::DecodeILine(uint32_t index) {
     std::memcpy(&w, bytes + 4 * j, 4);
     LineInsts(index)[j] = Predecode(ToHost(w, big_endian_));
   }
+  FusePairs(LineInsts(index), words);
 }
 
 void Cpu::UpdateMode() {

@@ -40,11 +40,17 @@ struct Inst {
   uint32_t word;
   Op op;
   uint8_t rs, rt, rd, sa;
+  // What the run loop starts here when nothing is observed: op itself, kLineEnd for a
+  // sentinel, or a pair of plain operations fused with the next instruction (FusePairs).
+  uint16_t run;
   int32_t imm;  // sign-extended immediate, or zero-extended for ANDI/ORI/XORI
 };
 
 // Builds the predecoded form of one instruction word.
 Inst Predecode(uint32_t word);
+// Fuses each instruction of a predecoded line with the next where the run loop has a label for
+// the pair; `count` instructions, the last of which has no next here.
+void FusePairs(Inst* insts, uint32_t count);
 
 enum ExcCode : uint8_t {
   kExcInt = 0,

@@ -1,6 +1,9 @@
 // One short handler per instruction. Handlers write results straight into the register file
 // (the run loop re-zeroes $0), and return right after raising an exception so that a faulting
 // instruction changes nothing else.
+#include <algorithm>
+#include <iterator>
+
 #include "simcore/mips/cpu.h"
 
 namespace citcat::mips {
@@ -630,13 +633,62 @@ constexpr bool IsBranch(Op op) {
   }
 }
 
+// The plain operations the run loop fuses in pairs: two of them in a row run under one label
+// of their own, without the indirect jump between them, which on current hosts costs more than
+// a simple operation itself. All but the divisions (slow anyway) and the rare MTHI/MTLO.
+// clang-format off
+#define CITCAT_MIPS_FUSIBLE(X) \
+  X(Sll) X(Srl) X(Sra) X(Sllv) X(Srlv) X(Srav) X(Sync) X(Mfhi) X(Mflo) X(Mult) X(Multu) \
+  X(Addu) X(Subu) X(And) X(Or) X(Xor) X(Nor) X(Slt) X(Sltu) X(Addiu) X(Slti) X(Sltiu) \
+  X(Andi) X(Ori) X(Xori) X(Lui)
+// The same list with the pair's first operation bound: the preprocessor will not expand a list
+// inside itself, so the pairs need a second copy (checked against the first below).
+#define CITCAT_MIPS_FUSIBLE_AFTER(X, a) \
+  X(a, Sll) X(a, Srl) X(a, Sra) X(a, Sllv) X(a, Srlv) X(a, Srav) X(a, Sync) X(a, Mfhi) \
+  X(a, Mflo) X(a, Mult) X(a, Multu) X(a, Addu) X(a, Subu) X(a, And) X(a, Or) X(a, Xor) \
+  X(a, Nor) X(a, Slt) X(a, Sltu) X(a, Addiu) X(a, Slti) X(a, Sltiu) X(a, Andi) X(a, Ori) \
+  X(a, Xori) X(a, Lui)
+// clang-format on
+
+#define CITCAT_MIPS_FUSIBLE_OP(name) Op::k##name,
+#define CITCAT_MIPS_FUSIBLE_SECOND(a, name) Op::k##name,
+constexpr Op kFusible[] = {CITCAT_MIPS_FUSIBLE(CITCAT_MIPS_FUSIBLE_OP)};
+constexpr Op kFusibleSecond[] = {CITCAT_MIPS_FUSIBLE_AFTER(CITCAT_MIPS_FUSIBLE_SECOND, _)};
+#undef CITCAT_MIPS_FUSIBLE_SECOND
+#undef CITCAT_MIPS_FUSIBLE_OP
+constexpr int kNumFusible = static_cast<int>(std::size(kFusible));
+static_assert(std::equal(std::begin(kFusible), std::end(kFusible), std::begin(kFusibleSecond),
+                         std::end(kFusibleSecond)));
+static_assert(std::all_of(std::begin(kFusible), std::end(kFusible), IsPlain));
+
+// The place of `op` in kFusible, -1 if it is not there.
+constexpr int FusibleIndex(Op op) {
+  for (int k = 0; k < kNumFusible; ++k) {
+    if (kFusible[k] == op) return k;
+  }
+  return -1;
+}
+
+// Inst::run for the pair (a, b): after the operations and the sentinel, first-major.
+constexpr uint16_t PairRun(int a, int b) {
+  return static_cast<uint16_t>(static_cast<int>(kLineEnd) + 1 + a * kNumFusible + b);
+}
+
 }  // namespace
+
+void FusePairs(Inst* insts, uint32_t count) {
+  for (uint32_t j = 0; j + 1 < count; ++j) {
+    const int a = FusibleIndex(insts[j].op), b = FusibleIndex(insts[j + 1].op);
+    insts[j].run = a >= 0 && b >= 0 ? PairRun(a, b) : static_cast<uint16_t>(insts[j].op);
+  }
+}
 
 Inst Predecode(uint32_t word) {
   const Op op = DecodeOp(word);
   Inst in;
   in.op = op;
   in.word = word;
+  in.run = static_cast<uint16_t>(op);
   in.rs = static_cast<uint8_t>(Rs(word));
   in.rt = static_cast<uint8_t>(Rt(word));
   in.rd = static_cast<uint8_t>(Rd(word));
@@ -656,7 +708,10 @@ Inst Predecode(uint32_t word) {
   }
   if (IsPlain(op)) {  // one that changes nothing (it writes $0, e.g. NOP) does nothing
     const InstructionInfo info = Describe(word);
-    if (info.gpr_written == 0 && !info.writes_hi && !info.writes_lo) in.op = Op::kSync;
+    if (info.gpr_written == 0 && !info.writes_hi && !info.writes_lo) {
+      in.op = Op::kSync;
+      in.run = static_cast<uint16_t>(Op::kSync);
+    }
   }
   return in;
 }
@@ -678,6 +733,11 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
       CITCAT_MIPS_OPS(CITCAT_MIPS_LABEL)
 #undef CITCAT_MIPS_LABEL
       &&sentinel,
+#define CITCAT_MIPS_PAIR_LABEL(a, b) &&pair_##a##_##b,
+#define CITCAT_MIPS_PAIR_LABELS(a) CITCAT_MIPS_FUSIBLE_AFTER(CITCAT_MIPS_PAIR_LABEL, a)
+      CITCAT_MIPS_FUSIBLE(CITCAT_MIPS_PAIR_LABELS)
+#undef CITCAT_MIPS_PAIR_LABELS
+#undef CITCAT_MIPS_PAIR_LABEL
   };
   static constexpr const void* kSlotLabels[] = {
 #define CITCAT_MIPS_LABEL(name) &&slot_##name,
@@ -691,7 +751,7 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
 #undef CITCAT_MIPS_HANDLER
   };
   // clang-format on
-  static_assert(std::size(kLabels) == static_cast<size_t>(kLineEnd) + 1);
+  static_assert(std::size(kLabels) == PairRun(kNumFusible - 1, kNumFusible - 1) + 1u);
   // Every step here retires an instruction (an exception leaves at once), so the retired count
   // follows from the budget: retired_end - left.
   uint64_t pc = pc_, left = n;
@@ -709,8 +769,10 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
   do {                                                 \
     if constexpr (kObserved) {                         \
       if (inst->op != kLineEnd) CITCAT_MIPS_OBSERVE(); \
+      goto* kLabels[static_cast<size_t>(inst->op)];    \
+    } else {                                           \
+      goto* kLabels[inst->run];                        \
     }                                                  \
-    goto* kLabels[static_cast<size_t>(inst->op)];      \
   } while (0)
 
   if (flow_ == kDelaySlot) goto slot;
@@ -740,6 +802,22 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
   CITCAT_MIPS_DISPATCH();
   CITCAT_MIPS_OPS(CITCAT_MIPS_CASE)
 #undef CITCAT_MIPS_CASE
+
+  // A fused pair (only reached unobserved): both operations, then one jump onwards.
+#define CITCAT_MIPS_PAIR(a, b)                             \
+  pair_##a##_##b : if (left < 2) [[unlikely]] goto op_##a; \
+  Exec::a(*this, inst[0]);                                 \
+  Exec::b(*this, inst[1]);                                 \
+  left -= 2;                                               \
+  pc += 8;                                                 \
+  if (left == 0) [[unlikely]]                              \
+    goto out;                                              \
+  inst += 2;                                               \
+  CITCAT_MIPS_DISPATCH();
+#define CITCAT_MIPS_PAIRS(a) CITCAT_MIPS_FUSIBLE_AFTER(CITCAT_MIPS_PAIR, a)
+  CITCAT_MIPS_FUSIBLE(CITCAT_MIPS_PAIRS)
+#undef CITCAT_MIPS_PAIRS
+#undef CITCAT_MIPS_PAIR
 
 branched:  // a branch or jump ran: flow_ is kBranch (target_ set) or kSkipSlot
   if (flow_ != kBranch) goto changed_flow;
@@ -790,8 +868,21 @@ changed_flow:
 take_branch:  // the delay slot completed: the branch retires and takes effect
   in_delay_ = false;
   flow_ = kSequential;
+  if (++branch_count_ >= stop_branch_count_) [[unlikely]] {
+    pc = target_;
+    stop_ = true;
+    goto out;
+  }
+  if (target_ == pc + 4) {  // not taken: the stretch goes on after the delay slot
+    pc += 4;
+    if (left == 0) goto out;
+    ++inst;
+    CITCAT_MIPS_DISPATCH();
+  }
   pc = target_;
-  ++branch_count_;
+  if (left == 0) goto out;
+  goto fetch;
+
 check_stop:
   if (branch_count_ >= stop_branch_count_) [[unlikely]] {
     stop_ = true;
