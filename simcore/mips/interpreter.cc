@@ -712,6 +712,17 @@ Inst Predecode(uint32_t word) {
   return in;
 }
 
+// Each handler ends in its own indirect jump, which lets the host predict per handler. The
+// observed loop and the sanitizer build share one: the compiler's work grows with jumps times
+// labels, and with the fused pairs that is minutes.
+#if defined(__SANITIZE_ADDRESS__)
+#define CITCAT_MIPS_SHARED_DISPATCH 1
+#elif defined(__has_feature)
+#define CITCAT_MIPS_SHARED_DISPATCH __has_feature(address_sanitizer)
+#else
+#define CITCAT_MIPS_SHARED_DISPATCH 0
+#endif
+
 // The hot loop: runs from `inst` (fetched at pc_) for at most `n` steps while nothing needs the
 // outer loop's attention (Cpu::RunLoop), following branches through I-cache lines already
 // present. Each handler is inlined under its own label and ends in its own indirect jump to the
@@ -767,20 +778,19 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
       observer->OnInstruction(*this, pc, inst->word); \
     }                                                 \
   } while (0)
-#define CITCAT_MIPS_DISPATCH()                         \
-  do {                                                 \
-    if constexpr (kObserved) {                         \
-      if (inst->op != kLineEnd) CITCAT_MIPS_OBSERVE(); \
-      goto* kLabels[static_cast<size_t>(inst->op)];    \
-    } else {                                           \
-      goto* kLabels[inst->run];                        \
-    }                                                  \
+#define CITCAT_MIPS_DISPATCH()                                \
+  do {                                                        \
+    if constexpr (kObserved || CITCAT_MIPS_SHARED_DISPATCH) { \
+      goto dispatch;                                          \
+    } else {                                                  \
+      goto* kLabels[inst->run];                               \
+    }                                                         \
   } while (0)
 
   if (flow_ == kDelaySlot) goto slot;
   if (flow_ != kSequential) [[unlikely]]
     goto alone;
-  CITCAT_MIPS_DISPATCH();
+  goto dispatch;
 
 #define CITCAT_MIPS_CASE(name)                       \
   op_##name : if constexpr (!IsPlain(Op::k##name)) { \
@@ -929,6 +939,12 @@ fetch:
   inst = FetchFast(pc);
   if (inst == nullptr) goto out;
   CITCAT_MIPS_DISPATCH();
+dispatch:  // the one shared jump (observed, or the sanitizer build)
+  if constexpr (kObserved) {
+    if (inst->op != kLineEnd) CITCAT_MIPS_OBSERVE();
+    goto* kLabels[static_cast<size_t>(inst->op)];
+  }
+  goto* kLabels[inst->run];
 #undef CITCAT_MIPS_DISPATCH
 #undef CITCAT_MIPS_OBSERVE
 
