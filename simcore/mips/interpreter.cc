@@ -768,6 +768,8 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
   // Every step here retires an instruction (an exception leaves at once), so the retired count
   // follows from the budget: retired_end - left.
   uint64_t pc = pc_, left = n;
+  // The pending branch's target_, kept in a register: the next fetch waits on it.
+  uint64_t target = target_;
   const uint64_t retired_end = retired_ + n;
 
 #define CITCAT_MIPS_OBSERVE()                         \
@@ -837,6 +839,7 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
   branch_##a##_##b : if (left < 2) [[unlikely]] goto op_##a; \
   pc_ = pc;                                                  \
   Exec::a(*this, *inst);                                     \
+  target = target_;                                          \
   gpr_[0] = 0;                                               \
   if (flow_ != kBranch) { /* an untaken branch-likely */     \
     --left;                                                  \
@@ -854,6 +857,7 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
 
 branched:  // a branch or jump ran: flow_ is kBranch (target_ set) or kSkipSlot
   if (flow_ != kBranch) goto changed_flow;
+  target = target_;
   pc += 4;
   flow_ = kDelaySlot;
   in_delay_ = true;
@@ -902,17 +906,17 @@ take_branch:  // the delay slot completed: the branch retires and takes effect
   in_delay_ = false;
   flow_ = kSequential;
   if (++branch_count_ >= stop_branch_count_) [[unlikely]] {
-    pc = target_;
+    pc = target;
     stop_ = true;
     goto out;
   }
-  if (target_ == pc + 4) {  // not taken: the stretch goes on after the delay slot
+  if (target == pc + 4) {  // not taken: the stretch goes on after the delay slot
     pc += 4;
     if (left == 0) goto out;
     ++inst;
     CITCAT_MIPS_DISPATCH();
   }
-  pc = target_;
+  pc = target;
   if (left == 0) goto out;
   goto fetch;
 
