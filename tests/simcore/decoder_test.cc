@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "simcore/mips/cpu.h"
@@ -136,6 +137,40 @@ TEST(Disassembler, KernelBranchTargetsReadAsAddresses) {
   Disassembler dis;
   // A backward branch in kseg0, whose 64-bit PC is sign-extended.
   EXPECT_EQ(dis.Text(0xFFFFFFFF80010114ull, as::Bne(10, 0, -23)), "bnez $t2, 0x800100bc");
+}
+
+// The run loop fuses two plain operations in a row, and a branch that cannot fault with a plain
+// delay slot; nothing else, and never past the given count. Fusion is for speed only: the
+// run-length test (run_length_test.cc) checks that it changes no result.
+TEST(Predecode, FusesPlainPairsAndBranchesWithPlainSlots) {
+  using namespace as;  // NOLINT: the encoder reads like assembly
+  const uint32_t words[] = {Addu(1, 2, 3),  Addiu(1, 1, 4), Lbu(4, 0, 1),   Sll(5, 4, 2),
+                            Bne(5, 0, -4),  Xor(6, 6, 5),   Beq(1, 2, 3),   Lw(7, 0, 1),
+                            Addiu(0, 1, 1), Or(8, 8, 8),    Addiu(1, 1, 4), Addu(1, 2, 3)};
+  std::vector<Inst> line;
+  for (uint32_t w : words) line.push_back(Predecode(w));
+  for (const Inst& in : line) EXPECT_EQ(in.run, static_cast<uint16_t>(in.op));
+  FusePairs(line.data(), 11);  // the last word is outside the line
+  std::vector<bool> fused;
+  for (const Inst& in : line) fused.push_back(in.run != static_cast<uint16_t>(in.op));
+  EXPECT_EQ(fused, (std::vector<bool>{true,   // addu + addiu
+                                      false,  // addiu + lbu: a load may fault
+                                      false,  // lbu + sll
+                                      false,  // sll + bne: the branch pairs with its slot instead
+                                      true,   // bne + xor in its delay slot
+                                      false,  // xor + beq
+                                      false,  // beq + lw in its delay slot
+                                      false,  // lw + sync
+                                      true,   // addiu $0 (predecoded as SYNC) + or
+                                      true,   // or + addiu
+                                      false,  // addiu: the next word is past the count
+                                      false}));
+  EXPECT_EQ(line[8].op, Op::kSync);
+  // Each pair has its own label: (addu, addiu) is not (addiu, addu) nor (or, addiu).
+  FusePairs(&line[10], 2);
+  EXPECT_TRUE(line[10].run != static_cast<uint16_t>(line[10].op));
+  EXPECT_NE(line[0].run, line[10].run);
+  EXPECT_NE(line[9].run, line[10].run);
 }
 
 }  // namespace

@@ -38,6 +38,7 @@ constexpr uint32_t Addu(int rd, int rs, int rt) { return R(0x21, rs, rt, rd); }
 constexpr uint32_t Sub(int rd, int rs, int rt) { return R(0x22, rs, rt, rd); }
 constexpr uint32_t Subu(int rd, int rs, int rt) { return R(0x23, rs, rt, rd); }
 constexpr uint32_t Or(int rd, int rs, int rt) { return R(0x25, rs, rt, rd); }
+constexpr uint32_t Xor(int rd, int rs, int rt) { return R(0x26, rs, rt, rd); }
 constexpr uint32_t Dadd(int rd, int rs, int rt) { return R(0x2C, rs, rt, rd); }
 constexpr uint32_t Daddu(int rd, int rs, int rt) { return R(0x2D, rs, rt, rd); }
 constexpr uint32_t Dsubu(int rd, int rs, int rt) { return R(0x2F, rs, rt, rd); }
