@@ -728,10 +728,11 @@ Inst Predecode(uint32_t word) {
 // present. Each handler is inlined under its own label and ends in its own indirect jump to the
 // next one, so the host predicts "what follows Lbu" per handler rather than one jump for all.
 // Running off the end of a line reaches its kLineEnd sentinel; a branch goes on to its delay
-// slot, which runs under a second set of labels that then take the branch. The PC and the
-// retired count live in registers and are stored to pc_ and retired_ only where someone may
-// look: before anything but a plain operation, before an observer, and on the way out. Returns
-// the steps done (at least one).
+// slot, which runs under a second set of labels that then take the branch. Fused pairs (see
+// FusePairs) run two instructions under one label. The PC and the retired count live in
+// registers and are stored to pc_ and retired_ only where someone may look: before anything but
+// a plain operation, before an observer, and on the way out. Returns the steps done (at least
+// one).
 template <bool kObserved>
 uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* observer) {
   // clang-format off
