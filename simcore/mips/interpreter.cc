@@ -795,25 +795,26 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
     goto alone;
   goto dispatch;
 
-#define CITCAT_MIPS_CASE(name)                       \
-  op_##name : if constexpr (!IsPlain(Op::k##name)) { \
-    pc_ = pc;                                        \
-    retired_ = retired_end - left;                   \
-  }                                                  \
-  Exec::name(*this, *inst);                          \
-  --left;                                            \
-  if constexpr (IsBranch(Op::k##name)) {             \
-    gpr_[0] = 0;                                     \
-    goto branched;                                   \
-  } else if constexpr (!IsPlain(Op::k##name)) {      \
-    gpr_[0] = 0;                                     \
-    if (flow_ != kSequential) [[unlikely]]           \
-      goto changed_flow;                             \
-  }                                                  \
-  pc += 4;                                           \
-  if (left == 0) [[unlikely]]                        \
-    goto out;                                        \
-  ++inst;                                            \
+#define CITCAT_MIPS_CASE(name)                            \
+  op_##name : if constexpr (!IsPlain(Op::k##name)) {      \
+    pc_ = pc;                                             \
+    if constexpr (!IsBranch(Op::k##name)) /* may fault */ \
+      retired_ = retired_end - left;                      \
+  }                                                       \
+  Exec::name(*this, *inst);                               \
+  --left;                                                 \
+  if constexpr (IsBranch(Op::k##name)) {                  \
+    gpr_[0] = 0;                                          \
+    goto branched;                                        \
+  } else if constexpr (!IsPlain(Op::k##name)) {           \
+    gpr_[0] = 0;                                          \
+    if (flow_ != kSequential) [[unlikely]]                \
+      goto changed_flow;                                  \
+  }                                                       \
+  pc += 4;                                                \
+  if (left == 0) [[unlikely]]                             \
+    goto out;                                             \
+  ++inst;                                                 \
   CITCAT_MIPS_DISPATCH();
   CITCAT_MIPS_OPS(CITCAT_MIPS_CASE)
 #undef CITCAT_MIPS_CASE
