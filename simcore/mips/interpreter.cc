@@ -945,7 +945,7 @@ fetch:
   inst = FetchFast(pc);
   if (inst == nullptr) goto out;
   CITCAT_MIPS_DISPATCH();
-dispatch:  // the one shared jump (observed, or the sanitizer build)
+dispatch:  // the entry, and the one shared jump of the observed loop and the sanitizer build
   if constexpr (kObserved) {
     if (inst->op != kLineEnd) CITCAT_MIPS_OBSERVE();
     goto* kLabels[static_cast<size_t>(inst->op)];
