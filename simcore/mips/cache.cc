@@ -10,6 +10,9 @@ Cache::Cache(uint32_t size_bytes, uint32_t line_bytes, bool instruction)
       line_bytes_(line_bytes),
       line_shift_(std::countr_zero(line_bytes)),
       num_lines_(size_bytes / line_bytes),
+      index_mask_(num_lines_ - 1),
+      offset_mask_(size_bytes - 1),
+      line_mask_(~uint64_t{line_bytes - 1}),
       instruction_(instruction),
       lines_(num_lines_),
       data_(size_bytes, 0) {}
@@ -18,7 +21,7 @@ void Cache::Refill(uint32_t index, uint64_t paddr, Bus& bus, uint64_t branch_cou
   // The R4400 moves the victim to its write-back buffer first; we emit the write-back record
   // before the fill so the bus order is always victim, then new line.
   WriteBack(index, bus, branch_count);
-  uint64_t line_addr = paddr & ~uint64_t{line_bytes_ - 1};
+  uint64_t line_addr = LineOf(paddr);
   std::span<uint8_t> bytes(LineData(index), line_bytes_);
   cat::BusRecord rec;
   rec.kind = cat::RecordKind::kFill;

@@ -29,13 +29,17 @@ class Cache {
   bool instruction() const { return instruction_; }
 
   // The line a virtual address indexes (bits 13..line_shift for a 16 KB cache).
-  uint32_t Index(uint64_t vaddr) const { return (vaddr >> line_shift_) & (num_lines_ - 1); }
-  uint64_t TagFor(uint64_t paddr) const { return (paddr & ~uint64_t{line_bytes_ - 1}) | 1; }
+  uint32_t Index(uint64_t vaddr) const {
+    return static_cast<uint32_t>(vaddr >> line_shift_) & index_mask_;
+  }
+  // The address of the line holding `addr` (its low bits cleared).
+  uint64_t LineOf(uint64_t addr) const { return addr & line_mask_; }
+  uint64_t TagFor(uint64_t paddr) const { return LineOf(paddr) | 1; }
   bool Hit(uint64_t vaddr, uint64_t paddr) const {
     return lines_[Index(vaddr)].tag == TagFor(paddr);
   }
   // The byte `vaddr` selects inside its line (valid after a hit or a refill).
-  uint8_t* ByteAt(uint64_t vaddr) { return data_.data() + (vaddr & (size_ - 1)); }
+  uint8_t* ByteAt(uint64_t vaddr) { return data_.data() + (vaddr & offset_mask_); }
   uint8_t* LineData(uint32_t index) { return data_.data() + index * line_bytes_; }
   const uint8_t* LineData(uint32_t index) const { return data_.data() + index * line_bytes_; }
 
@@ -57,6 +61,10 @@ class Cache {
   uint32_t line_bytes_;
   uint32_t line_shift_;
   uint32_t num_lines_;
+  // Precomputed for the hit paths: num_lines_ - 1, size_ - 1, ~(line_bytes_ - 1).
+  uint32_t index_mask_;
+  uint32_t offset_mask_;
+  uint64_t line_mask_;
   bool instruction_;
   std::vector<Line> lines_;
   std::vector<uint8_t> data_;

@@ -425,7 +425,7 @@ class Cpu {
     }
     return nullptr;
   }
-  uint64_t DataVline(uint64_t vaddr) const { return vaddr & ~uint64_t{dcache_.line_bytes() - 1}; }
+  uint64_t DataVline(uint64_t vaddr) const { return dcache_.LineOf(vaddr); }
   // Keys the D-cache line at `vaddr` after a full-path access (a store: with stores allowed).
   void RememberDataLine(uint64_t vaddr, bool store);
   void ForgetDataKeys() { data_stamp_ += 8; }

@@ -254,8 +254,7 @@ void Cpu::CacheOp(uint32_t op, uint64_t vaddr) {
     }
     case 2: {  // Index_Store_Tag
       const uint32_t state = (tag_lo_ >> 6) & 3;
-      const uint64_t line_pa =
-          (uint64_t{tag_lo_ >> 8} << 12) | (vaddr & 0xFFF & ~uint64_t{cache.line_bytes() - 1});
+      const uint64_t line_pa = (uint64_t{tag_lo_ >> 8} << 12) | cache.LineOf(vaddr & 0xFFF);
       line.tag = state ? (line_pa | 1) : 0;
       line.dirty = state == 3 && which == 1;
       break;

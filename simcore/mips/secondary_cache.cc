@@ -64,8 +64,7 @@ void SecondaryCache::Operate(uint32_t kind, uint64_t paddr, uint32_t* tag_lo) {
     }
     case 2: {  // Index_Store_Tag
       const uint32_t state = (*tag_lo >> 10) & 7;
-      const uint64_t line_pa =
-          (uint64_t{*tag_lo >> 13} << 17) | (paddr & 0x1FFFF & ~uint64_t{cache_.line_bytes() - 1});
+      const uint64_t line_pa = (uint64_t{*tag_lo >> 13} << 17) | cache_.LineOf(paddr & 0x1FFFF);
       line.tag = state ? (line_pa | 1) : 0;
       line.dirty = state == 5 || state == 6 || state == 7;
       break;
