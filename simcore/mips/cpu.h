@@ -419,7 +419,9 @@ class Cpu {
   };
   [[gnu::always_inline]] uint8_t* DataFast(uint64_t vaddr, bool store) {
     const DataKey& k = data_keys_[dcache_.Index(vaddr)];
-    const bool match = store ? k.stamp == (data_stamp_ | 1) : (k.stamp | 1) == (data_stamp_ | 1);
+    // data_stamp_ keeps bit 0 clear.
+    const bool match =
+        store ? k.stamp == (data_stamp_ | 1) : (k.stamp & ~uint64_t{1}) == data_stamp_;
     if (k.vline == DataVline(vaddr) && match) [[likely]] {
       return dcache_.ByteAt(vaddr);
     }
