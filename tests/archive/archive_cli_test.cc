@@ -8,7 +8,7 @@
 #include "archive/archive.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/replay/r4400_guest.h"
+#include "tests/replay/guest_cli_fixture.h"
 #include "tests/support/run_citcat.h"
 
 namespace citcat {
@@ -25,26 +25,15 @@ void WriteFile(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-class ArchiveCli : public ::testing::Test {
+class ArchiveCli : public replay_test::GuestCliTest<ArchiveCli> {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(testing::FreshTestDir("archive-cli"));
-    replay_test::CaptureGuest(6, {}, Path("capture.cat"));
-    ASSERT_EQ(
-        Run(absl::StrCat("extract ", Path("capture.cat"), " -o ", Path("x"), " --quiet")).exit_code,
-        0);
+    CaptureAndExtract("archive-cli", 6);
     Result r = Run(absl::StrCat("pack ", Path("x"), " -o ", Path("trace.citcat")));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ASSERT_THAT(r.err, HasSubstr("against 10 bytes per instruction"));
   }
-
-  static Result Run(const std::string& args) { return testing::RunCitcat(*dir_, args); }
-  static std::string Path(const std::string& name) { return (*dir_ / name).string(); }
-
-  static fs::path* dir_;
 };
-
-fs::path* ArchiveCli::dir_ = nullptr;
 
 TEST_F(ArchiveCli, UnpackGivesBackTheExtractionAndTheManifest) {
   Result r = Run(absl::StrCat("unpack ", Path("trace.citcat"), " -o ", Path("u")));

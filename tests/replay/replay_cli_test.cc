@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/replay/r4400_guest.h"
+#include "tests/replay/guest_cli_fixture.h"
 #include "tests/support/run_citcat.h"
 
 namespace citcat {
@@ -21,26 +21,10 @@ using ::testing::StartsWith;
 using Result = testing::CommandResult;
 using testing::ReadFile;
 
-class ReplayCli : public ::testing::Test {
+class ReplayCli : public replay_test::GuestCliTest<ReplayCli> {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new fs::path(testing::FreshTestDir("replay-cli"));
-    replay_test::CaptureGuest(4, {}, Path("capture.cat"));
-    ASSERT_EQ(
-        Run(absl::StrCat("extract ", Path("capture.cat"), " -o ", Path("x"), " --quiet")).exit_code,
-        0);
-  }
-
-  static Result Run(const std::string& args) { return testing::RunCitcat(*dir_, args); }
-  static std::string Path(const std::string& name) { return (*dir_ / name).string(); }
-  static std::string ReplayArgs() {
-    return absl::StrCat("replay --ims ", Path("x/ims.pb"), " --aes ", Path("x/aes.pb"));
-  }
-
-  static fs::path* dir_;
+  static void SetUpTestSuite() { CaptureAndExtract("replay-cli", 4); }
 };
-
-fs::path* ReplayCli::dir_ = nullptr;
 
 TEST_F(ReplayCli, ReplayWritesTraceAndCatThenVerifyFindsThemIdentical) {
   Result r = Run(

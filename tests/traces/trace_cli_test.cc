@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/replay/r4400_guest.h"
+#include "tests/replay/guest_cli_fixture.h"
 #include "tests/support/run_citcat.h"
 #include "traces/output.h"
 
@@ -19,25 +19,13 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using Result = testing::CommandResult;
 
-class TraceCli : public ::testing::Test {
+class TraceCli : public replay_test::GuestCliTest<TraceCli> {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new fs::path(testing::FreshTestDir("trace-cli"));
-    replay_test::CaptureGuest(6, {}, Path("capture.cat"));
-    ASSERT_EQ(
-        Run(absl::StrCat("extract ", Path("capture.cat"), " -o ", Path("x"), " --quiet")).exit_code,
-        0);
-  }
-  static Result Run(const std::string& args) { return testing::RunCitcat(*dir_, args); }
-  static std::string Path(const std::string& name) { return (*dir_ / name).string(); }
+  static void SetUpTestSuite() { CaptureAndExtract("trace-cli", 6); }
   static std::string Replay(const std::string& rest) {
-    return absl::StrCat("replay --quiet --ims ", Path("x/ims.pb"), " --aes ", Path("x/aes.pb"), " ",
-                        rest);
+    return absl::StrCat(ReplayArgs(), " --quiet ", rest);
   }
-  static fs::path* dir_;
 };
-
-fs::path* TraceCli::dir_ = nullptr;
 
 TEST_F(TraceCli, EveryFormat) {
   for (const char* f : {"text", "champsim", "penn", "din", "idtrace", "idtrace-exec"}) {
