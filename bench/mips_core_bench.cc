@@ -12,6 +12,7 @@
 
 #include "benchmark/benchmark.h"
 #include "simcore/mips/cpu.h"
+#include "simcore/ram_bus.h"
 
 namespace citcat::mips {
 namespace {
@@ -34,7 +35,7 @@ double Now() {
 
 // Instructions from start to end, found once by stepping.
 uint64_t CountInstructions(const std::vector<uint8_t>& image) {
-  RamBus bus(kRam);
+  simcore::RamBus bus(kRam);
   bus.Poke(0x1000, image);
   Cpu cpu(bus);
   cpu.WriteCp0(kCp0Status, 0);
@@ -46,7 +47,7 @@ uint64_t CountInstructions(const std::vector<uint8_t>& image) {
 
 // Runs the program on our core; returns seconds.
 double RunCore(const std::vector<uint8_t>& image, uint64_t n) {
-  RamBus bus(kRam);
+  simcore::RamBus bus(kRam);
   bus.Poke(0x1000, image);
   Cpu cpu(bus);
   cpu.WriteCp0(kCp0Status, 0);

@@ -99,7 +99,7 @@ absl::Status Invalid(absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("the IMS/AES cannot be replayed: ", what));
 }
 
-class R4400Replayer final : public mips::Bus,
+class R4400Replayer final : public simcore::Bus,
                             public mips::Cp0Hooks,
                             public mips::ExceptionObserver,
                             public mips::InstructionObserver {
@@ -123,7 +123,7 @@ class R4400Replayer final : public mips::Bus,
   absl::StatusOr<ReplaySummary> Run();
   bool diverged() const { return !divergence_.empty(); }
 
-  // ---- mips::Bus ----
+  // ---- simcore::Bus ----
   void Read(const cat::BusRecord& r, std::span<uint8_t> data) override;
   void Write(const cat::BusRecord& r) override;
   bool Peek(uint64_t address, std::span<uint8_t> data) const override {

@@ -46,7 +46,7 @@ void StoreBE32(uint8_t* p, uint32_t v) {
 
 }  // namespace
 
-struct R4400Machine::Impl : public mips::Bus,
+struct R4400Machine::Impl : public simcore::Bus,
                             public mips::Cp0Hooks,
                             public mips::ExceptionObserver {
   explicit Impl(const R4400Options& o)
@@ -66,7 +66,7 @@ struct R4400Machine::Impl : public mips::Bus,
     return c;
   }
 
-  // ---- mips::Bus ----
+  // ---- simcore::Bus ----
   void Read(const cat::BusRecord& record, std::span<uint8_t> data) override {
     uint64_t a = record.address;
     std::fill(data.begin(), data.end(), 0);

@@ -17,7 +17,7 @@ Cache::Cache(uint32_t size_bytes, uint32_t line_bytes, bool instruction)
       lines_(num_lines_),
       data_(size_bytes, 0) {}
 
-void Cache::Refill(uint32_t index, uint64_t paddr, Bus& bus, uint64_t branch_count) {
+void Cache::Refill(uint32_t index, uint64_t paddr, simcore::Bus& bus, uint64_t branch_count) {
   // The R4400 moves the victim to its write-back buffer first; we emit the write-back record
   // before the fill so the bus order is always victim, then new line.
   WriteBack(index, bus, branch_count);
@@ -33,7 +33,7 @@ void Cache::Refill(uint32_t index, uint64_t paddr, Bus& bus, uint64_t branch_cou
   lines_[index] = Line{line_addr | 1, false};
 }
 
-void Cache::WriteBack(uint32_t index, Bus& bus, uint64_t branch_count, bool force) {
+void Cache::WriteBack(uint32_t index, simcore::Bus& bus, uint64_t branch_count, bool force) {
   Line& l = lines_[index];
   if (!(l.tag & 1) || (!l.dirty && !force)) return;
   cat::BusRecord rec;

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "simcore/mips/bus.h"
+#include "simcore/bus.h"
 
 namespace citcat::mips {
 
@@ -50,9 +50,9 @@ class Cache {
 
   // Replaces line `index` with the line holding `paddr`: writes the old line back if dirty, then
   // fills the new one from the bus.
-  void Refill(uint32_t index, uint64_t paddr, Bus& bus, uint64_t branch_count);
+  void Refill(uint32_t index, uint64_t paddr, simcore::Bus& bus, uint64_t branch_count);
   // Writes line `index` to the bus if it is valid (and, unless `force`, dirty); clears dirty.
-  void WriteBack(uint32_t index, Bus& bus, uint64_t branch_count, bool force = false);
+  void WriteBack(uint32_t index, simcore::Bus& bus, uint64_t branch_count, bool force = false);
   void Invalidate(uint32_t index) { lines_[index] = Line{}; }
   void InvalidateAll();
 

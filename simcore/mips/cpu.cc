@@ -42,9 +42,9 @@ absl::Status ValidateCpuConfig(const CpuConfig& c) {
   return absl::OkStatus();
 }
 
-Cpu::Cpu(Bus& bus, const CpuConfig& requested) : Cpu(bus, Sanitized(requested), 0) {}
+Cpu::Cpu(simcore::Bus& bus, const CpuConfig& requested) : Cpu(bus, Sanitized(requested), 0) {}
 
-Cpu::Cpu(Bus& bus, const CpuConfig& config, int)
+Cpu::Cpu(simcore::Bus& bus, const CpuConfig& config, int)
     : bus_(bus),
       config_(config),
       // A secondary line holds whole primary lines: never smaller than either of them.
@@ -53,7 +53,7 @@ Cpu::Cpu(Bus& bus, const CpuConfig& config, int)
                         bus, config.scache_bytes,
                         std::max({config.scache_line, config.icache_line, config.dcache_line}))
                   : nullptr),
-      line_bus_(scache_ ? static_cast<Bus*>(scache_.get()) : &bus),
+      line_bus_(scache_ ? static_cast<simcore::Bus*>(scache_.get()) : &bus),
       big_endian_(config.big_endian),
       data_big_(config.big_endian),
       icache_(config.icache_bytes, config.icache_line, true),

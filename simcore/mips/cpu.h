@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "simcore/mips/bus.h"
+#include "simcore/bus.h"
 #include "simcore/mips/cache.h"
 #include "simcore/mips/decoder.h"
 #include "simcore/mips/fpu.h"
@@ -177,7 +177,7 @@ class ExceptionObserver {
 
 class Cpu {
  public:
-  Cpu(Bus& bus, const CpuConfig& config = {});
+  Cpu(simcore::Bus& bus, const CpuConfig& config = {});
   Cpu(const Cpu&) = delete;
   Cpu& operator=(const Cpu&) = delete;
 
@@ -274,7 +274,7 @@ class Cpu {
   // the I-cache so that no stale fetch window survives.
   Cache& icache() { return icache_; }
   Cache& dcache() { return dcache_; }
-  Bus& bus() { return bus_; }
+  simcore::Bus& bus() { return bus_; }
   SecondaryCache* scache() { return scache_.get(); }
   bool big_endian() const { return big_endian_; }
 
@@ -287,7 +287,7 @@ class Cpu {
  private:
   friend struct Exec;  // the instruction handlers (interpreter.cc)
 
-  Cpu(Bus& bus, const CpuConfig& sanitized_config, int);  // the config is known to be valid
+  Cpu(simcore::Bus& bus, const CpuConfig& sanitized_config, int);  // the config is known to be valid
 
   enum class Access : uint8_t { kLoad, kStore, kFetch };
 
@@ -520,10 +520,10 @@ class Cpu {
   bool StorePartial(uint64_t vaddr, T value, T mask);
 
  private:
-  Bus& bus_;
+  simcore::Bus& bus_;
   CpuConfig config_;
   std::unique_ptr<SecondaryCache> scache_;
-  Bus* line_bus_;  // where primary lines come from and go to: the secondary cache or the bus
+  simcore::Bus* line_bus_;  // where primary lines come from and go to: the secondary cache or the bus
   bool big_endian_;
   // Byte order of data accesses: the CPU's, reversed in user mode when Status.RE is set.
   bool data_big_;

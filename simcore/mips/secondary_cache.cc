@@ -5,7 +5,7 @@
 
 namespace citcat::mips {
 
-SecondaryCache::SecondaryCache(Bus& bus, uint32_t size_bytes, uint32_t line_bytes)
+SecondaryCache::SecondaryCache(simcore::Bus& bus, uint32_t size_bytes, uint32_t line_bytes)
     : bus_(bus), cache_(size_bytes, line_bytes, false) {}
 
 void SecondaryCache::Evict(uint32_t index) {

@@ -11,15 +11,15 @@
 #include <functional>
 #include <vector>
 
-#include "simcore/mips/bus.h"
+#include "simcore/bus.h"
 #include "simcore/mips/cache.h"
 
 namespace citcat::mips {
 
-class SecondaryCache : public Bus {
+class SecondaryCache : public simcore::Bus {
  public:
   // `line_bytes` must be at least the primary line size.
-  SecondaryCache(Bus& bus, uint32_t size_bytes, uint32_t line_bytes);
+  SecondaryCache(simcore::Bus& bus, uint32_t size_bytes, uint32_t line_bytes);
 
   // Called with the physical line address and size before a valid line is replaced or
   // invalidated by a CACHE operation, so that the primaries can give up their copies.
@@ -45,7 +45,7 @@ class SecondaryCache : public Bus {
   void Evict(uint32_t index);
   uint64_t bc() const { return branch_count_ ? *branch_count_ : 0; }
 
-  Bus& bus_;
+  simcore::Bus& bus_;
   Cache cache_;  // physically indexed: Index() is given the physical address
   std::function<void(uint64_t, uint32_t)> evict_;
   const uint64_t* branch_count_ = nullptr;

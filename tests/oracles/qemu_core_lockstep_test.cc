@@ -15,7 +15,7 @@
 
 #include "absl/strings/str_format.h"
 #include "machine/elf_loader.h"
-#include "simcore/mips/bus.h"
+#include "simcore/ram_bus.h"
 #include "simcore/mips/cpu.h"
 #include "simcore/mips/fpu.h"
 #include "tests/oracles/fpu_oracle.h"
@@ -63,7 +63,7 @@ LockstepResult RunLockstep(const QemuTrace& trace, const machine::ElfImage& imag
   const QemuState& first = trace[0];
   const uint64_t code_base = image.entry & ~(kRegion - 1);
   const uint64_t stack_base = first.gpr[29] & ~(kRegion - 1);
-  mips::RamBus bus(2 * kRegion);
+  simcore::RamBus bus(2 * kRegion);
   mips::Cpu cpu(bus);
   cpu.Reset();
   for (const machine::ElfSegment& seg : image.segments) {

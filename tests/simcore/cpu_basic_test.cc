@@ -159,7 +159,7 @@ TEST_F(CpuTest, StoreConditionalFailsAfterEret) {
 }
 
 TEST(CpuLittleEndian, LoadsStoresAndUnaligned) {
-  RamBus bus(8 << 20);
+  simcore::RamBus bus(8 << 20);
   CpuConfig config;
   config.big_endian = false;
   Cpu cpu(bus, config);

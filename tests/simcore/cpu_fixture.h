@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "simcore/mips/cpu.h"
+#include "simcore/ram_bus.h"
 #include "tests/simcore/mips_asm.h"
 
 namespace citcat::mips {
@@ -43,7 +44,7 @@ class CpuTest : public ::testing::Test {
   void RunWords(int n) { RunTo(kCode + 4 * n); }
   uint64_t R(int i) const { return cpu_->gpr(i); }
 
-  RamBus bus_;
+  simcore::RamBus bus_;
   std::unique_ptr<Cpu> cpu_;
 };
 

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_format.h"
 #include "simcore/mips/cpu.h"
+#include "simcore/ram_bus.h"
 #include "simcore/mips/decoder.h"
 
 namespace citcat::mips {
@@ -169,7 +170,7 @@ QemuLockstepResult RunAgainstQemu(const std::vector<uint8_t>& image, const std::
 
   // Our side: kernel mode (64-bit operations allowed, 32-bit addressing), the image in RAM at
   // physical 0, mapped at 0x10000000 by one 16 MB page (cached).
-  RamBus bus(8 << 20);
+  simcore::RamBus bus(8 << 20);
   bus.Poke(0, image);
   Cpu cpu(bus);
   cpu.WriteCp0(kCp0Status, 0);

@@ -5,6 +5,7 @@
 
 #include "gtest/gtest.h"
 #include "simcore/mips/cpu.h"
+#include "simcore/ram_bus.h"
 
 namespace citcat::mips {
 namespace {
@@ -26,7 +27,7 @@ uint32_t RandomWord(std::mt19937& rng) {
 TEST(Robustness, RandomWordsNeverCrash) {
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     std::mt19937 rng(seed);
-    RamBus bus(1 << 20);
+    simcore::RamBus bus(1 << 20);
     CpuConfig config;
     config.big_endian = seed % 2;
     config.icache_line = seed % 3 ? 32 : 16;
@@ -72,7 +73,7 @@ TEST(Robustness, HostileCacheGeometryIsRejectedAndReplaced) {
   bad.scache_bytes = 3;
   EXPECT_FALSE(ValidateCpuConfig(bad).ok());
   EXPECT_TRUE(ValidateCpuConfig(CpuConfig{}).ok());
-  RamBus bus(1 << 16);
+  simcore::RamBus bus(1 << 16);
   Cpu cpu(bus, bad);  // falls back to the defaults instead of dividing by zero
   EXPECT_EQ(cpu.icache().line_bytes(), CpuConfig{}.icache_line);
   EXPECT_EQ(cpu.dcache().size(), CpuConfig{}.dcache_bytes);

@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 #include "simcore/mips/cpu.h"
+#include "simcore/ram_bus.h"
 #include "tests/simcore/mips_asm.h"
 #include "tests/simcore/random_program.h"
 
@@ -37,7 +38,7 @@ class PcLog : public InstructionObserver {
 
 struct Machine {
   Machine() : bus(kRam), cpu(bus) { bus.set_logging(true); }
-  RamBus bus;
+  simcore::RamBus bus;
   Cpu cpu;
 };
 

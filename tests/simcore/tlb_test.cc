@@ -230,7 +230,7 @@ TEST_F(StateTest, Cp0SaveRestoreRoundTrip) {
   cpu_->WriteCp0(kCp0Compare, 1234);
   cpu_->Run(1);
   const Cpu::Cp0State saved = cpu_->SaveCp0();
-  RamBus bus2(1 << 20);
+  simcore::RamBus bus2(1 << 20);
   Cpu other(bus2);
   other.RestoreCp0(saved);
   EXPECT_EQ(other.SaveCp0(), saved);

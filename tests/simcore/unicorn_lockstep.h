@@ -23,6 +23,7 @@
 #include <string>
 
 #include "simcore/mips/cpu.h"
+#include "simcore/ram_bus.h"
 
 namespace citcat::mips {
 
@@ -68,7 +69,7 @@ class UnicornLockstep {
   std::string RecentInstructions() const;
   uint32_t CodeWord(uint64_t vaddr) const;
 
-  RamBus bus_;
+  simcore::RamBus bus_;
   uint64_t recent_[8] = {};  // PCs of the last instructions our core executed
   uint64_t recent_count_ = 0;
   std::unique_ptr<Cpu> cpu_;

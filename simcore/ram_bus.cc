@@ -1,8 +1,8 @@
-#include "simcore/mips/bus.h"
+#include "simcore/ram_bus.h"
 
 #include <algorithm>
 
-namespace citcat::mips {
+namespace citcat::simcore {
 
 void RamBus::Read(const cat::BusRecord& record, std::span<uint8_t> data) {
   for (size_t i = 0; i < data.size(); ++i) {
@@ -44,4 +44,4 @@ uint32_t RamBus::PeekWordBE(uint64_t address) const {
   return (uint32_t{b[0]} << 24) | (uint32_t{b[1]} << 16) | (uint32_t{b[2]} << 8) | b[3];
 }
 
-}  // namespace citcat::mips
+}  // namespace citcat::simcore
