@@ -1,3 +1,4 @@
+#include "systems/system.h"
 #include "archive/archive.h"
 
 #include <zstd.h>
@@ -179,7 +180,10 @@ absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
 // ---- checksums during replay ----
 
 void ReplayChecksums::Attach(replay::ReplayOptions& options) {
-  options.on_instruction = [this](uint64_t pc, uint32_t word) {
+  options.on_instruction = [this](uint64_t pc, std::span<const uint8_t> bytes) {
+    // Format v1: the instruction as a big-endian word (the R4400's).
+    uint32_t word = 0;
+    for (uint8_t b : bytes) word = word << 8 | b;
     uint8_t entry[12];
     for (int i = 0; i < 8; ++i) entry[i] = static_cast<uint8_t>(pc >> (8 * i));
     for (int i = 0; i < 4; ++i) entry[8 + i] = static_cast<uint8_t>(word >> (8 * i));
@@ -239,7 +243,7 @@ absl::StatusOr<Archive> Pack(const ims::InitialMachineState& ims, const aes::Eve
   replay::ReplayOptions options;
   ReplayChecksums sums;
   sums.Attach(options);
-  absl::StatusOr<replay::ReplaySummary> summary = replay::Replay(ims, aes, options);
+  absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(ims, aes, options);
   if (!summary.ok()) return summary.status();
   Manifest& m = a.manifest;
   sums.Fill(*summary, m);

@@ -1,3 +1,4 @@
+#include "systems/system.h"
 #include "archive/stats.h"
 
 #include <zstd.h>
@@ -76,7 +77,7 @@ absl::StatusOr<Stats> ComputeStats(const ims::InitialMachineState& ims,
       }
     }
   };
-  absl::StatusOr<replay::ReplaySummary> summary = replay::Replay(ims, aes, options);
+  absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(ims, aes, options);
   if (!summary.ok()) return summary.status();
   s.instructions = summary->instructions;
   if (s.records > 0 && (s.curve.empty() || s.curve.back().bus_bytes != last.bus_bytes ||

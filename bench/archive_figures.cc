@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "systems/system.h"
 #include "absl/strings/str_split.h"
 #include "archive/archive.h"
 #include "archive/stats.h"
@@ -46,7 +47,7 @@ uint64_t ChampSimXzSize(const ims::InitialMachineState& ims, const aes::EventSch
   if (!sink.ok()) Fail(path, sink.status());
   replay::ReplayOptions options;
   options.sink = sink->get();
-  auto r = replay::Replay(ims, aes, options);
+  auto r = systems::Replay(ims, aes, options);
   if (!r.ok()) Fail(path, r.status());
   if (absl::Status s = (*sink)->Finish(); !s.ok()) Fail(path, s);
   return std::filesystem::file_size(path);

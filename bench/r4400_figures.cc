@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "systems/system.h"
 #include "archive/stats.h"
 #include "cat_parser/reader.h"
 #include "extract/extract.h"
@@ -88,7 +89,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     const std::vector<archive::PartSize>& sizes = stats->sizes;
-    auto replayed = replay::Replay(x->ims, x->aes, {});
+    auto replayed = systems::Replay(x->ims, x->aes, {});
     if (!replayed.ok()) {
       std::fprintf(stderr, "%s: %s\n", name.c_str(),
                    std::string(replayed.status().message()).c_str());

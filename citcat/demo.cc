@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "systems/system.h"
 #include "absl/strings/str_cat.h"
 #include "archive/stats.h"
 #include "cat_parser/reader.h"
@@ -64,7 +65,7 @@ absl::Status RunDemo(const std::vector<std::string>& args) {
 
   replay::ReplaySummary replayed;
   absl::StatusOr<replay::VerifyResult> verified =
-      replay::ReplayAgainst(cat_path, x->ims, x->aes, {}, &replayed);
+      systems::ReplayAgainst(cat_path, x->ims, x->aes, {}, &replayed);
   if (!verified.ok()) return verified.status();
   if (!verified->identical) {
     return absl::DataLossError(absl::StrCat("replay diverged: ", verified->report));

@@ -1,3 +1,4 @@
+#include "systems/system.h"
 #include "replay/replay.h"
 
 #include <cstdio>
@@ -155,8 +156,10 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   }
   std::unique_ptr<cat::CatWriter> regenerated;
   if (const std::string path = absl::GetFlag(FLAGS_cat); !path.empty()) {
+    absl::StatusOr<cat::CatHeader> header = systems::CatHeaderFor(ims);
+    if (!header.ok()) return header.status();
     absl::StatusOr<std::unique_ptr<cat::CatWriter>> writer =
-        cat::CatWriter::Create(path, replay::R4400Header(ims));
+        cat::CatWriter::Create(path, *header);
     if (!writer.ok()) return writer.status();
     regenerated = *std::move(writer);
     options.regenerated = regenerated.get();
@@ -169,7 +172,7 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   };
   archive::ReplayChecksums checksums;
   if (manifest) checksums.Attach(options);
-  absl::StatusOr<replay::ReplaySummary> summary = replay::Replay(ims, aes, options);
+  absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(ims, aes, options);
   progress.Finish();
   if (!summary.ok()) return summary.status();  // the outputs are dropped, never left half-written
   if (manifest) {

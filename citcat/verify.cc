@@ -1,3 +1,4 @@
+#include "systems/system.h"
 #include "replay/verify.h"
 
 #include <cstdio>
@@ -40,7 +41,7 @@ absl::Status VerifyCapture(const std::string& path) {
   };
   replay::ReplaySummary summary;
   absl::StatusOr<replay::VerifyResult> v =
-      replay::ReplayAgainst(path, x->ims, x->aes, options, &summary);
+      systems::ReplayAgainst(path, x->ims, x->aes, options, &summary);
   progress.Finish();
   if (!v.ok()) return v.status();
   if (absl::Status s = Verdict(*v); !s.ok()) return s;
@@ -58,7 +59,7 @@ absl::Status VerifyCapture(const std::string& path) {
 absl::Status RunVerify(const std::vector<std::string>& args) {
   if (args.size() == 1) return VerifyCapture(args[0]);
   if (args.size() != 2) return UsageError("verify", "CAPTURE.cat [REGENERATED.cat]");
-  absl::StatusOr<replay::VerifyResult> v = replay::CompareCats(args[0], args[1]);
+  absl::StatusOr<replay::VerifyResult> v = systems::CompareCats(args[0], args[1]);
   if (!v.ok()) return v.status();
   if (absl::Status s = Verdict(*v); !s.ok()) return s;
   if (!absl::GetFlag(FLAGS_quiet)) {

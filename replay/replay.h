@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "absl/status/status.h"
@@ -17,6 +18,8 @@
 #include "cat_parser/writer.h"
 #include "ims/ims.pb.h"
 #include "io/file.h"
+#include "replay/core_adapter.h"
+#include "replay/divergence.h"
 #include "traces/sink.h"
 
 namespace citcat::replay {
@@ -34,9 +37,9 @@ struct ReplayOptions {
   // non-OK status stops the replay and is returned.
   std::function<absl::Status(const cat::BusRecord& record)> on_record;
   // Sees every instruction the core starts, in order, as the text trace lists them: its PC and
-  // instruction word (a faulting one appears again when re-executed). Setting it makes replay
-  // look at single instructions, as a trace does.
-  std::function<void(uint64_t pc, uint32_t word)> on_instruction;
+  // its bytes as they lie in memory (a faulting one appears again when re-executed). Setting it
+  // makes replay look at single instructions, as a trace does.
+  std::function<void(uint64_t pc, std::span<const uint8_t> bytes)> on_instruction;
   // With every regenerated record, the instructions retired so far (bus bytes against
   // instructions executed); costs nothing per instruction.
   std::function<void(const cat::BusRecord& record, uint64_t instructions)> on_record_retired;
@@ -54,19 +57,25 @@ struct ReplaySummary {
   double seconds = 0;  // wall time of the replay loop
 };
 
-// Replays an R4400 trace. A divergence is returned as an Aborted status whose message is one
-// paragraph: the CAT record index, the instruction count, the PC, what was expected and what
-// happened, and the last instructions executed. Malformed input is InvalidArgument.
-absl::StatusOr<ReplaySummary> Replay(const ims::InitialMachineState& ims,
+// What replay needs of one traced system; the registry of machines (systems/) has one each.
+struct ReplayMachine {
+  ims::Machine machine = ims::MACHINE_UNSPECIFIED;
+  CoreAdapterFactory make_core;
+  // The CAT header the traced system writes, rebuilt from the IMS (its memory map, devices and
+  // reserved areas).
+  std::function<cat::CatHeader(const ims::InitialMachineState&)> header;
+  // Whether `record` ends the begin-of-trace state dump in a CAT with `header`: replay
+  // regenerates the records after it.
+  std::function<bool(const cat::CatHeader& header, const cat::BusRecord& record)> starts_after;
+};
+
+// Replays a trace of `machine`. A divergence is returned as an Aborted status whose message is
+// one paragraph: the CAT record index, the instruction count, the PC, what was expected and what
+// happened, and the last instructions executed (see DivergenceRecord). Malformed input is
+// InvalidArgument.
+absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
+                                     const ims::InitialMachineState& ims,
                                      const aes::EventSchedule& aes, const ReplayOptions& options);
-
-// The CAT record index a divergence status names, if it is one.
-std::optional<uint64_t> DivergenceRecord(const absl::Status& status);
-
-// The CAT header the traced R4400 system writes, rebuilt from the IMS: the machine description
-// it carries plus the system's fixed device windows and reserved areas
-// (docs/machines/r4400-system.md).
-cat::CatHeader R4400Header(const ims::InitialMachineState& ims);
 
 }  // namespace citcat::replay
 

@@ -15,12 +15,7 @@ std::string Text(const cat::BusRecord& r, const cat::CatHeader& header) {
 
 }  // namespace
 
-absl::StatusOr<uint64_t> SkipToReplayStart(cat::CatReader& original) {
-  const cat::AddressWindow* done = original.header().FindMagic("state-done");
-  if (done == nullptr) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(original.path(), ": the header has no 'state-done' reserved area"));
-  }
+absl::StatusOr<uint64_t> SkipToReplayStart(const ReplayMachine& machine, cat::CatReader& original) {
   cat::BusRecord r;
   while (true) {
     absl::StatusOr<bool> more = original.Next(r);
@@ -29,10 +24,7 @@ absl::StatusOr<uint64_t> SkipToReplayStart(cat::CatReader& original) {
       return absl::FailedPreconditionError(
           absl::StrCat(original.path(), ": no begin-of-trace state dump ends in this CAT"));
     }
-    if (r.master == cat::kMasterCpu && r.kind == cat::RecordKind::kUncachedWrite &&
-        done->Contains(r.address)) {
-      return original.record_index() + 1;
-    }
+    if (machine.starts_after(original.header(), r)) return original.record_index() + 1;
   }
 }
 
@@ -60,7 +52,8 @@ std::string RecordDifference(const cat::BusRecord& a, const cat::BusRecord& b,
                       ")\n  original:    ", Text(a, header), "\n  regenerated: ", Text(b, header));
 }
 
-absl::StatusOr<VerifyResult> CompareCats(const std::string& original_path,
+absl::StatusOr<VerifyResult> CompareCats(const ReplayMachine& machine,
+                                         const std::string& original_path,
                                          const std::string& regenerated_path) {
   absl::StatusOr<std::unique_ptr<cat::CatReader>> original = cat::CatReader::Open(original_path);
   if (!original.ok()) return original.status();
@@ -74,7 +67,7 @@ absl::StatusOr<VerifyResult> CompareCats(const std::string& original_path,
                                  "  regenerated:\n", cat::HeaderToText((*regenerated)->header()));
     return result;
   }
-  absl::StatusOr<uint64_t> start = SkipToReplayStart(**original);
+  absl::StatusOr<uint64_t> start = SkipToReplayStart(machine, **original);
   if (!start.ok()) return start.status();
   result.start = *start;
   cat::BusRecord a, b;
@@ -104,7 +97,8 @@ absl::StatusOr<VerifyResult> CompareCats(const std::string& original_path,
   return result;
 }
 
-absl::StatusOr<VerifyResult> ReplayAgainst(const std::string& original_path,
+absl::StatusOr<VerifyResult> ReplayAgainst(const ReplayMachine& machine,
+                                           const std::string& original_path,
                                            const ims::InitialMachineState& ims,
                                            const aes::EventSchedule& aes,
                                            const ReplayOptions& options, ReplaySummary* summary) {
@@ -112,13 +106,13 @@ absl::StatusOr<VerifyResult> ReplayAgainst(const std::string& original_path,
   if (!reader.ok()) return reader.status();
   cat::CatReader& original = **reader;
   VerifyResult result;
-  if (!(original.header() == R4400Header(ims))) {
+  if (const cat::CatHeader header = machine.header(ims); !(original.header() == header)) {
     result.report =
         absl::StrCat("the headers differ\n  original:\n", cat::HeaderToText(original.header()),
-                     "  regenerated:\n", cat::HeaderToText(R4400Header(ims)));
+                     "  regenerated:\n", cat::HeaderToText(header));
     return result;
   }
-  absl::StatusOr<uint64_t> start = SkipToReplayStart(original);
+  absl::StatusOr<uint64_t> start = SkipToReplayStart(machine, original);
   if (!start.ok()) return start.status();
   result.start = *start;
   if (*start != ims.start().cat_record()) {
@@ -150,7 +144,7 @@ absl::StatusOr<VerifyResult> ReplayAgainst(const std::string& original_path,
     result.first_difference = index;
     return absl::CancelledError("the regenerated record differs");
   };
-  absl::StatusOr<ReplaySummary> replayed = Replay(ims, aes, compare);
+  absl::StatusOr<ReplaySummary> replayed = Replay(machine, ims, aes, compare);
   if (differs) return result;
   if (!replayed.ok()) {
     std::optional<uint64_t> record = DivergenceRecord(replayed.status());

@@ -13,10 +13,10 @@
 
 namespace citcat::replay {
 
-// The index of the first record replay regenerates: the one after the first store to the
-// `state-done` reserved area (the end of the begin-of-trace state dump). Reads `original` up to
-// there; the next Next() returns that record.
-absl::StatusOr<uint64_t> SkipToReplayStart(cat::CatReader& original);
+// The index of the first record replay regenerates: the one after the record that ends the
+// begin-of-trace state dump (machine.starts_after). Reads `original` up to there; the next
+// Next() returns that record.
+absl::StatusOr<uint64_t> SkipToReplayStart(const ReplayMachine& machine, cat::CatReader& original);
 
 // Why two records differ ("" if identical): the field, and both records in text form.
 std::string RecordDifference(const cat::BusRecord& original, const cat::BusRecord& regenerated,
@@ -31,13 +31,14 @@ struct VerifyResult {
 };
 
 // Compares `original` from its replay start point on with `regenerated`, header and records.
-absl::StatusOr<VerifyResult> CompareCats(const std::string& original,
+absl::StatusOr<VerifyResult> CompareCats(const ReplayMachine& machine, const std::string& original,
                                          const std::string& regenerated);
 
 // Replays `ims` under `aes` and compares every regenerated record with `original` as it comes
 // (no regenerated file): the report names whichever comes first, a replay divergence or a
 // differing record. `summary` (may be null) receives the replay's figures.
-absl::StatusOr<VerifyResult> ReplayAgainst(const std::string& original,
+absl::StatusOr<VerifyResult> ReplayAgainst(const ReplayMachine& machine,
+                                           const std::string& original,
                                            const ims::InitialMachineState& ims,
                                            const aes::EventSchedule& aes,
                                            const ReplayOptions& options, ReplaySummary* summary);

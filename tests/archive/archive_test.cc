@@ -1,6 +1,7 @@
 // The archive library on a real small capture: the manifest's checksums against independent
 // computations (the text trace and the regenerated CAT file), the container round trip, every
 // damage of docs/archive-format.md refused with one line, and the statistics and their plot.
+#include "systems/system.h"
 #include "archive/archive.h"
 
 #include <filesystem>
@@ -87,12 +88,12 @@ TEST_F(ArchiveTest, ManifestChecksumsMatchTheTextTraceAndTheRegeneratedCat) {
   const std::string regen_path = (*dir_ / "regenerated.cat").string();
   auto trace = io::OutputFile::Create(trace_path);
   ASSERT_TRUE(trace.ok());
-  auto writer = cat::CatWriter::Create(regen_path, replay::R4400Header(extraction_->ims));
+  auto writer = cat::CatWriter::Create(regen_path, *systems::CatHeaderFor(extraction_->ims));
   ASSERT_TRUE(writer.ok());
   replay::ReplayOptions options;
   options.trace = trace->get();
   options.regenerated = writer->get();
-  auto summary = replay::Replay(extraction_->ims, extraction_->aes, options);
+  auto summary = systems::Replay(extraction_->ims, extraction_->aes, options);
   ASSERT_TRUE(summary.ok()) << summary.status();
   ASSERT_TRUE((*trace)->Commit().ok());
   ASSERT_TRUE((*writer)->Finish().ok());
@@ -134,7 +135,7 @@ TEST_F(ArchiveTest, ManifestChecksumsMatchTheTextTraceAndTheRegeneratedCat) {
   EXPECT_EQ(records, m.records);
   EXPECT_EQ(cat_crc, m.cat_crc64);
   // And the regenerated CAT is the capture's, so the checksum speaks for the original too.
-  auto same = replay::CompareCats(*capture_, regen_path);
+  auto same = systems::CompareCats(*capture_, regen_path);
   ASSERT_TRUE(same.ok());
   EXPECT_TRUE(same->identical) << same->report;
 }
@@ -160,7 +161,7 @@ TEST_F(ArchiveTest, ReplayChecksumsMatchTheManifestAndAMismatchIsNamed) {
   replay::ReplayOptions options;
   ReplayChecksums sums;
   sums.Attach(options);
-  auto summary = replay::Replay(extraction_->ims, extraction_->aes, options);
+  auto summary = systems::Replay(extraction_->ims, extraction_->aes, options);
   ASSERT_TRUE(summary.ok());
   Manifest replayed;
   sums.Fill(*summary, replayed);

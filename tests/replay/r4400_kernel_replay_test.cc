@@ -5,6 +5,8 @@
 #include <iterator>
 #include <string>
 
+#include "replay/r4400_adapter.h"
+#include "systems/system.h"
 #include "absl/strings/str_cat.h"
 #include "cat_parser/reader.h"
 #include "extract/extract.h"
@@ -54,7 +56,7 @@ const Captured& Io() {
 }
 
 VerifyResult Check(const Captured& c, const aes::EventSchedule& aes) {
-  auto result = ReplayAgainst(c.cat_path, c.x.ims, aes, {}, nullptr);
+  auto result = systems::ReplayAgainst(c.cat_path, c.x.ims, aes, {}, nullptr);
   EXPECT_TRUE(result.ok()) << result.status();
   return result.ok() ? *result : VerifyResult{};
 }
@@ -66,7 +68,7 @@ TEST(R4400KernelReplay, AllWorkloadsThroughTheFiles) {
   ASSERT_TRUE(writer.ok());
   ReplayOptions options;
   options.regenerated = writer->get();
-  auto summary = Replay(c.x.ims, c.x.aes, options);
+  auto summary = systems::Replay(c.x.ims, c.x.aes, options);
   ASSERT_TRUE(summary.ok()) << summary.status();
   ASSERT_TRUE((*writer)->Finish().ok());
   EXPECT_GT(summary->instructions, 10'000'000u);
@@ -79,7 +81,7 @@ TEST(R4400KernelReplay, AllWorkloadsThroughTheFiles) {
     in_delay_slot += r.register_() == aes::RegisterRead::REGISTER_MIPS_CAUSE && (r.value() >> 31);
   }
   EXPECT_GT(in_delay_slot, 10);
-  auto v = CompareCats(c.cat_path, regenerated);
+  auto v = systems::CompareCats(c.cat_path, regenerated);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_TRUE(v->identical) << v->report;
   EXPECT_EQ(v->compared, c.x.aes.end().cat_records());
@@ -168,7 +170,7 @@ TEST(R4400KernelReplay, CountValueChanged) {
 }
 
 TEST(R4400KernelReplay, EmptySchedule) {
-  auto result = Replay(Io().x.ims, aes::EventSchedule(), {});
+  auto result = systems::Replay(Io().x.ims, aes::EventSchedule(), {});
   ASSERT_TRUE(absl::IsAborted(result.status())) << result.status();
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("no end point"));
   VerifyResult v = Check(Io(), aes::EventSchedule());

@@ -5,6 +5,8 @@
 #include <random>
 #include <string>
 
+#include "replay/r4400_adapter.h"
+#include "systems/system.h"
 #include "absl/strings/str_cat.h"
 #include "cat_parser/reader.h"
 #include "extract/extract.h"
@@ -43,7 +45,7 @@ Captured CaptureAndExtract(uint64_t seed, const replay_test::GuestOptions& optio
 // Replays `aes` against the capture: the first divergence or differing record.
 VerifyResult Check(const Captured& c, const aes::EventSchedule& aes,
                    ReplaySummary* summary = nullptr) {
-  auto result = ReplayAgainst(c.cat_path, c.x.ims, aes, {}, summary);
+  auto result = systems::ReplayAgainst(c.cat_path, c.x.ims, aes, {}, summary);
   EXPECT_TRUE(result.ok()) << result.status();
   return result.ok() ? *result : VerifyResult{};
 }
@@ -82,7 +84,7 @@ TEST_P(Seeds, CaptureExtractReplayVerifyIsExact) {
   ReplayOptions options;
   options.regenerated = writer->get();
   options.trace = trace_file->get();
-  auto summary = Replay(c.x.ims, c.x.aes, options);
+  auto summary = systems::Replay(c.x.ims, c.x.aes, options);
   ASSERT_TRUE(summary.ok()) << summary.status();
   ASSERT_TRUE((*writer)->Finish().ok());
   ASSERT_TRUE((*trace_file)->Commit().ok());
@@ -93,7 +95,7 @@ TEST_P(Seeds, CaptureExtractReplayVerifyIsExact) {
   EXPECT_LT(summary->instructions, c.capture.summary.traced_instructions);
   EXPECT_GT(summary->instructions + 700, c.capture.summary.traced_instructions);
 
-  auto verdict = CompareCats(c.cat_path, regenerated);
+  auto verdict = systems::CompareCats(c.cat_path, regenerated);
   ASSERT_TRUE(verdict.ok()) << verdict.status();
   EXPECT_TRUE(verdict->identical) << verdict->report;
   EXPECT_EQ(verdict->start, c.x.ims.start().cat_record());
@@ -192,7 +194,7 @@ TEST(R4400ReplayDivergence, CountValueChanged) {
 
 TEST(R4400ReplayDivergence, EmptySchedule) {
   const Captured& c = Default();
-  auto result = Replay(c.x.ims, aes::EventSchedule(), {});
+  auto result = systems::Replay(c.x.ims, aes::EventSchedule(), {});
   ASSERT_FALSE(result.ok());
   EXPECT_TRUE(absl::IsAborted(result.status())) << result.status();
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("no end point"));
@@ -205,7 +207,7 @@ TEST(R4400ReplayDivergence, OnlyTheEndPoint) {
   const Captured& c = Default();
   aes::EventSchedule aes;
   *aes.mutable_end() = c.x.aes.end();
-  auto result = Replay(c.x.ims, aes, {});
+  auto result = systems::Replay(c.x.ims, aes, {});
   ASSERT_TRUE(absl::IsAborted(result.status())) << result.status();
   // The first thing the workload needs from the outside world is a Count value.
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("the core read Count"));
@@ -217,7 +219,7 @@ TEST(R4400ReplayDivergence, OnlyTheEndPoint) {
 
 TEST(R4400ReplayDivergence, WrongIms) {
   ims::InitialMachineState ims;
-  auto result = Replay(ims, Default().x.aes, {});
+  auto result = systems::Replay(ims, Default().x.aes, {});
   EXPECT_TRUE(absl::IsInvalidArgument(result.status())) << result.status();
 }
 
@@ -292,7 +294,7 @@ TEST(R4400ReplayDivergence, RandomDamageEndsCleanly) {
           break;
       }
     }
-    auto result = Replay(ims, aes, {});
+    auto result = systems::Replay(ims, aes, {});
     if (!result.ok()) {
       EXPECT_TRUE(absl::IsAborted(result.status()) || absl::IsInvalidArgument(result.status()))
           << result.status();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "systems/system.h"
 #include "absl/strings/str_cat.h"
 #include "cat_parser/reader.h"
 #include "extract/extract.h"
@@ -98,7 +99,7 @@ TEST(TraceSinkExample, GshareAndCacheFedByAReplay) {
   citcat::replay::ReplayOptions options;
   options.sink = &both;
   absl::StatusOr<citcat::replay::ReplaySummary> summary =
-      citcat::replay::Replay(x->ims, x->aes, options);
+      citcat::systems::Replay(x->ims, x->aes, options);
   // [run]
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_GT(gshare.branches(), 1000u);

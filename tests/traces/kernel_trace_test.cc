@@ -6,6 +6,7 @@
 #include <iterator>
 #include <string>
 
+#include "systems/system.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -126,7 +127,7 @@ TEST(TraceKernel, RecordsAgreeWithExecution) {
   checker.idle_end = 0xFFFFFFFF00000000 | elf->FindSymbol("citcat_idle_end")->value;
   replay::ReplayOptions options;
   options.sink = &checker;
-  auto summary = replay::Replay(x.ims, x.aes, options);
+  auto summary = systems::Replay(x.ims, x.aes, options);
   ASSERT_TRUE(summary.ok()) << summary.status();
   EXPECT_EQ(checker.records_ - checker.raised_, summary->instructions);
   EXPECT_GT(checker.users_, checker.records_ / 2);
@@ -144,7 +145,7 @@ TEST(TraceKernel, RecordsAgreeWithExecution) {
   f.idle_end = checker.idle_end;
   FilterSink filter(f, after);
   options.sink = &filter;
-  ASSERT_TRUE(replay::Replay(x.ims, x.aes, options).ok());
+  ASSERT_TRUE(systems::Replay(x.ims, x.aes, options).ok());
   EXPECT_EQ(after.records_, checker.records_ - checker.idle_);
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "systems/system.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -113,7 +114,7 @@ const Replayed& ReplayOnce() {
     Tee tee(sinks);
     replay::ReplayOptions options;
     options.sink = &tee;
-    auto summary = replay::Replay(x->ims, x->aes, options);
+    auto summary = systems::Replay(x->ims, x->aes, options);
     EXPECT_TRUE(summary.ok()) << summary.status();
     EXPECT_TRUE(tee.Finish().ok());
     out->summary = *summary;

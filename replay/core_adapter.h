@@ -1,0 +1,67 @@
+// What the replay engine needs of a machine's core, and nothing more: load the IMS, run to a
+// boundary, say where it stands, and enter an interrupt the schedule names. One adapter per
+// machine (r4400_adapter.cc); the engine (engine.h) holds everything that is the same on every
+// machine. See docs/replay.md, "Engine and core adapters".
+#ifndef CITCAT_REPLAY_CORE_ADAPTER_H_
+#define CITCAT_REPLAY_CORE_ADAPTER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "aes/aes.pb.h"
+#include "ims/ims.pb.h"
+
+namespace citcat::replay {
+
+class Engine;
+
+class CoreAdapter {
+ public:
+  virtual ~CoreAdapter() = default;
+
+  // Registers, translation state and start point from the IMS (memory is the engine's). The
+  // core's bus is the engine.
+  virtual absl::Status Load(const ims::InitialMachineState& ims) = 0;
+
+  // Runs at most `steps` steps (instructions plus exception and interrupt entries). The core
+  // stops early after the step that brings the branch count to stop_branch_count() or beyond,
+  // and when RequestStop() is called (from the bus, a hook or the engine).
+  virtual void Run(uint64_t steps) = 0;
+  virtual void set_stop_branch_count(uint64_t count) = 0;
+  virtual void RequestStop() = 0;
+
+  // Where the core stands.
+  virtual uint64_t branch_count() const = 0;
+  virtual uint64_t retired() const = 0;  // instructions completed
+  virtual uint64_t steps() const = 0;    // instructions plus exception and interrupt entries
+  virtual uint64_t pc() const = 0;
+
+  // Called with the branch count at the schedule's next interrupt: steps to the boundary its
+  // key names and enters the interrupt there (the adapter reports it to
+  // Engine::InterruptTaken), or diverges saying why it cannot.
+  virtual void Inject(const aes::Interrupt& interrupt) = 0;
+
+  // What the key's PC is called in reports ("EPC", "return EIP").
+  virtual const char* key_pc_name() const = 0;
+  // One line of disassembly for the text trace and the divergence context.
+  virtual std::string Disassemble(uint64_t pc, std::span<const uint8_t> bytes) = 0;
+
+  // After the last step: hands the last instruction-trace record to the sink. A sink error is
+  // returned.
+  virtual absl::Status Finish() = 0;
+};
+
+// Makes the adapter for a machine, its core on `engine`'s bus. `observe`: the engine looks at
+// every instruction (a trace, or the context of a divergence), so the core must report each
+// one to Engine::Instruction. An IMS the core cannot run is InvalidArgument.
+using CoreAdapterFactory = std::function<absl::StatusOr<std::unique_ptr<CoreAdapter>>(
+    const ims::InitialMachineState& ims, Engine& engine, bool observe)>;
+
+}  // namespace citcat::replay
+
+#endif  // CITCAT_REPLAY_CORE_ADAPTER_H_

@@ -1,0 +1,486 @@
+// The machine-neutral replay engine (docs/replay.md): the bus the core runs on, made of the
+// first-touch memory image, the reserved CITCAT areas and the AES's queues, and the run loop
+// that takes the core from one scheduled event to the next.
+#include "replay/engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "replay/divergence.h"
+
+namespace citcat::replay {
+namespace {
+
+constexpr uint64_t kSlice = uint64_t{1} << 24;  // steps per core call (the core stops itself)
+
+std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
+
+std::string BytesHex(std::span<const uint8_t> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * bytes.size());
+  for (uint8_t b : bytes) {
+    out += kDigits[b >> 4];
+    out += kDigits[b & 15];
+  }
+  return out;
+}
+std::string BytesHex(absl::string_view bytes) {
+  return BytesHex(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+}
+
+std::string Describe(const aes::DeviceAccess& e) {
+  return absl::StrCat(e.write() ? "a write of " : "a read of ", e.data().size(), " bytes at ",
+                      e.port() ? "port " : "", Hex(e.address()), " data=", BytesHex(e.data()),
+                      " (CAT record ", e.cat_record(), ")");
+}
+
+// "Count" for REGISTER_MIPS_COUNT: the schema's name without its prefixes.
+std::string RegisterName(aes::RegisterRead::Register reg) {
+  std::string name = aes::RegisterRead::Register_Name(reg);
+  name = name.substr(name.rfind('_') + 1);
+  for (size_t i = 1; i < name.size(); ++i) name[i] = absl::ascii_tolower(name[i]);
+  return name;
+}
+
+std::string Describe(const aes::RegisterRead& e) {
+  return absl::StrCat(RegisterName(e.register_()), " = ", Hex(e.value()), " (CAT record ",
+                      e.cat_record(), ")");
+}
+
+bool IsPort(cat::RecordKind kind) {
+  return kind == cat::RecordKind::kPortRead || kind == cat::RecordKind::kPortWrite;
+}
+
+}  // namespace
+
+void Engine::Free::operator()(uint8_t* p) const { std::free(p); }
+
+Engine::Engine(const ims::InitialMachineState& ims, const aes::EventSchedule& aes,
+               const ReplayOptions& options, cat::CatHeader header, bool observe)
+    : ims_(ims),
+      aes_(aes),
+      options_(options),
+      header_(std::move(header)),
+      observe_(observe),
+      ram_size_(ims.description().memory_bytes()),
+      // calloc: the zero pages come from the OS on first touch, so memory the trace never
+      // touches costs nothing.
+      ram_(static_cast<uint8_t*>(std::calloc(ram_size_, 1))) {}
+
+Engine::~Engine() = default;
+
+absl::Status Engine::Load(const CoreAdapterFactory& make_core) {
+  const uint64_t memory = ims_.description().memory_bytes();
+  if (memory < (1 << 20) || memory > (uint64_t{1} << 30) || memory % 4096 != 0) {
+    return InvalidReplayInput(absl::StrCat("memory size ", memory));
+  }
+  for (const ims::MemoryExtent& e : ims_.memory()) {
+    if (e.address() >= memory || e.data().size() > memory - e.address()) {
+      return InvalidReplayInput(
+          absl::StrCat("memory extent at ", Hex(e.address()), " outside main memory"));
+    }
+  }
+  if (ram_ == nullptr) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("cannot allocate ", ram_size_, " bytes for the replayed memory"));
+  }
+  for (const cat::AddressWindow& w : header_.magic)
+    reserved_.push_back({w, std::vector<uint8_t>(w.size)});
+  for (const ims::MemoryExtent& e : ims_.memory()) {
+    std::memcpy(&ram_[e.address()], e.data().data(), e.data().size());
+  }
+  absl::StatusOr<std::unique_ptr<CoreAdapter>> core = make_core(ims_, *this, observe_);
+  if (!core.ok()) return core.status();
+  core_ = std::move(*core);
+  if (absl::Status s = core_->Load(ims_); !s.ok()) return s;
+
+  const aes::EndPoint& end = aes_.end();
+  end_known_ = end.branch_count() != 0 || end.cat_records() != 0;
+  if (end_known_ && end.cpu_transactions() == 0) ended_ = true;
+  last_record_bc_ = ims_.start().branch_count();
+  return absl::OkStatus();
+}
+
+Engine::Reserved* Engine::ReservedArea(uint64_t a, uint64_t n) {
+  // The same rule as extraction: an access inside a named area, wholly.
+  for (Reserved& r : reserved_) {
+    if (a >= r.area.base && a - r.area.base < r.area.size) {
+      return n <= r.area.size - (a - r.area.base) ? &r : nullptr;
+    }
+  }
+  return nullptr;
+}
+
+void Engine::Diverge(uint64_t cat_record, const std::string& what) {
+  if (diverged()) return;
+  divergence_record_ = cat_record;
+  divergence_ = absl::StrCat("divergence at CAT record ", cat_record, ", instruction ",
+                             core_->retired(), ", PC ", Hex(core_->pc()), " (branch count ",
+                             core_->branch_count(), "): ", what);
+  if (observe_) {
+    absl::StrAppend(&divergence_, "\nlast instructions executed:");
+    const uint64_t n = std::min<uint64_t>(ring_count_, kRingSize);
+    for (uint64_t i = ring_count_ - n; i < ring_count_; ++i) {
+      const Executed& e = ring_[i % kRingSize];
+      const std::span<const uint8_t> bytes(e.bytes.data(), e.size);
+      absl::StrAppendFormat(&divergence_, "\n  %10d  %016x  %s  %s", e.index, e.pc, BytesHex(bytes),
+                            core_->Disassemble(e.pc, bytes));
+    }
+  }
+  core_->RequestStop();
+}
+
+absl::Status Engine::DivergenceStatus() const {
+  return DivergenceError(divergence_, divergence_record_);
+}
+
+void Engine::Fail(const absl::Status& status) {
+  if (error_.ok()) error_ = status;
+  if (core_) core_->RequestStop();
+}
+
+void Engine::RunCore(uint64_t steps) { core_->Run(steps); }
+
+std::string Engine::Key(uint64_t branch_count, uint64_t pc) const {
+  return absl::StrCat("branch count ", branch_count, ", ", core_->key_pc_name(), " ", Hex(pc));
+}
+
+// ---- the run loop ----
+
+absl::StatusOr<ReplaySummary> Engine::Run() {
+  const auto start = std::chrono::steady_clock::now();
+  const uint64_t end_bc = aes_.end().branch_count();
+  if (!end_known_) {
+    // Without an end point nothing bounds the run (an idle loop waiting for an interrupt that
+    // never comes would spin forever), so this is the first thing replay cannot match.
+    Diverge("the schedule has no end point (an empty or damaged AES)");
+  }
+  while (!stopped()) {
+    const aes::Interrupt* irq =
+        next_irq_ < aes_.interrupts_size() ? &aes_.interrupts(next_irq_) : nullptr;
+    uint64_t target = end_known_ ? end_bc + 1 : ~uint64_t{0};
+    if (irq != nullptr) target = std::min(target, irq->branch_count());
+    const uint64_t bc = core_->branch_count();
+    if (bc < target) {
+      // Big slices: the core stops by itself when the branch count reaches the target.
+      core_->set_stop_branch_count(target);
+      RunCore(kSlice);
+    } else if (irq != nullptr && bc == irq->branch_count()) {
+      const int before = next_irq_;
+      core_->Inject(*irq);
+      if (!stopped() && next_irq_ == before) {
+        Diverge(absl::StrCat("the interrupt reported at CAT record ", irq->cat_record(),
+                             " was not taken"));
+      }
+    } else if (irq != nullptr && bc > irq->branch_count()) {
+      Diverge(absl::StrCat("the schedule has an interrupt at ", Key(irq->branch_count(), irq->pc()),
+                           " (reported at CAT record ", irq->cat_record(),
+                           "), which the core went past"));
+    } else {
+      Diverge(absl::StrCat("the core went past the end point's branch count ", end_bc, " with ",
+                           aes_.end().cat_records() - std::min(aes_.end().cat_records(), records_),
+                           " of the schedule's records not regenerated"));
+    }
+  }
+  core_->set_stop_branch_count(~uint64_t{0});
+  if (error_.ok() && !diverged()) FinishSchedule();
+  if (absl::Status s = core_->Finish(); !s.ok() && error_.ok()) error_ = s;
+  FlushTrace();
+  if (!error_.ok()) return error_;
+  if (diverged()) return DivergenceStatus();
+  ReplaySummary s;
+  s.instructions = core_->retired();
+  s.steps = core_->steps();
+  s.records = records_;
+  s.interrupts = next_irq_;
+  s.dma = next_dma_;
+  s.device_accesses = next_io_;
+  s.register_reads = next_reg_;
+  s.end_branch_count = core_->branch_count();
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return s;
+}
+
+// DMA after the last CPU transaction, then nothing of the schedule may be left over. The traced
+// machine may have run on past its last CPU transaction (an idle loop waiting for the disk)
+// before such a DMA: run the core on to the DMA's branch count. Any CPU transaction on the way
+// is a divergence (it would be beyond the end of the schedule).
+void Engine::FinishSchedule() {
+  const uint64_t end_bc = aes_.end().branch_count();
+  while (next_dma_ < aes_.dma_size() && !diverged() && error_.ok()) {
+    const aes::DmaTransfer& d = aes_.dma(next_dma_++);
+    if (d.branch_count() > core_->branch_count() && d.branch_count() <= end_bc) {
+      core_->set_stop_branch_count(d.branch_count());
+      while (core_->branch_count() < d.branch_count() && !diverged() && error_.ok()) {
+        RunCore(kSlice);
+      }
+      core_->set_stop_branch_count(~uint64_t{0});
+    }
+    if (!diverged()) ApplyDma(d);
+  }
+  if (!diverged() && error_.ok()) CheckEverythingUsed();
+}
+
+void Engine::InterruptTaken(const aes::Interrupt& key) {
+  if (next_irq_ >= aes_.interrupts_size()) {
+    Diverge(absl::StrCat("the core took an interrupt at ", Key(key.branch_count(), key.pc()),
+                         " that the schedule does not have"));
+    return;
+  }
+  const aes::Interrupt& irq = aes_.interrupts(next_irq_);
+  if (key.branch_count() != irq.branch_count() || key.pc() != irq.pc() ||
+      key.rep_remaining() != irq.rep_remaining()) {
+    Diverge(absl::StrCat("expected the interrupt at ", Key(irq.branch_count(), irq.pc()),
+                         " (reported at CAT record ", irq.cat_record(), "), the core took one at ",
+                         Key(key.branch_count(), key.pc())));
+    return;
+  }
+  ++next_irq_;
+}
+
+const aes::RegisterRead* Engine::TakeRegisterRead(aes::RegisterRead::Register reg,
+                                                  absl::string_view name, absl::string_view hint) {
+  if (next_reg_ >= aes_.register_reads_size() ||
+      aes_.register_reads(next_reg_).register_() != reg) {
+    Diverge(absl::StrCat("the core read ", name, ", the schedule's next register read is ",
+                         next_reg_ < aes_.register_reads_size()
+                             ? Describe(aes_.register_reads(next_reg_))
+                             : "none (all used)",
+                         hint));
+    return nullptr;
+  }
+  return &aes_.register_reads(next_reg_++);
+}
+
+// ---- the instruction trace ----
+
+void Engine::Instruction(uint64_t pc, std::span<const uint8_t> bytes) {
+  const uint64_t index = core_->retired();
+  Executed& e = ring_[ring_count_++ % kRingSize];
+  e.index = index;
+  e.pc = pc;
+  e.size = static_cast<uint8_t>(std::min(bytes.size(), e.bytes.size()));
+  std::copy_n(bytes.begin(), e.size, e.bytes.begin());
+  if (options_.on_instruction) options_.on_instruction(pc, bytes);
+  if (options_.trace == nullptr) return;
+  // "%12d %016x %s  %s\n" by hand: printf-style formatting would cost more than the replay.
+  static constexpr char kDigits[] = "0123456789abcdef";
+  char line[12 + 1 + 16 + 1];
+  char* p = line + 12;
+  uint64_t n = index;
+  do {
+    *--p = static_cast<char>('0' + n % 10);
+    n /= 10;
+  } while (n != 0 && p > line);
+  std::memset(line, ' ', p - line);
+  p = line + 12;
+  *p++ = ' ';
+  for (int shift = 60; shift >= 0; shift -= 4) *p++ = kDigits[(pc >> shift) & 15];
+  *p++ = ' ';
+  trace_buffer_.append(line, sizeof line);
+  for (uint8_t b : bytes) {
+    trace_buffer_ += kDigits[b >> 4];
+    trace_buffer_ += kDigits[b & 15];
+  }
+  trace_buffer_ += "  ";
+  trace_buffer_ += core_->Disassemble(pc, bytes);
+  trace_buffer_ += '\n';
+  if (trace_buffer_.size() >= (1 << 16)) FlushTrace();
+}
+
+void Engine::TraceEvent(absl::string_view text) {
+  if (options_.trace == nullptr) return;
+  absl::StrAppend(&trace_buffer_, "             - ", text, "\n");
+  if (trace_buffer_.size() >= (1 << 16)) FlushTrace();
+}
+
+void Engine::FlushTrace() {
+  if (options_.trace == nullptr || trace_buffer_.empty()) return;
+  if (absl::Status s = options_.trace->Write(trace_buffer_); !s.ok()) Fail(s);
+  trace_buffer_.clear();
+}
+
+// ---- the bus ----
+
+void Engine::BeginCpuTransaction(const cat::BusRecord& r) {
+  // DMA placed after this many CPU transactions happens before this one.
+  while (next_dma_ < aes_.dma_size() &&
+         aes_.dma(next_dma_).after_cpu_transactions() <= cpu_transactions_ && !diverged()) {
+    ApplyDma(aes_.dma(next_dma_++));
+  }
+  if (end_known_ && cpu_transactions_ >= aes_.end().cpu_transactions()) {
+    Diverge(absl::StrCat("a ", cat::KindName(r.kind), " of ", r.data.size(), " bytes at ",
+                         Hex(r.address), " after the end of the schedule"));
+  }
+}
+
+void Engine::EndCpuTransaction(const cat::BusRecord& r) {
+  Emit(r);
+  ++cpu_transactions_;
+  if (end_known_ && cpu_transactions_ == aes_.end().cpu_transactions()) {
+    ended_ = true;
+    core_->RequestStop();
+  }
+}
+
+void Engine::Emit(const cat::BusRecord& r) {
+  if (diverged()) return;
+  ++records_;
+  last_record_bc_ = r.branch_count;
+  if (options_.regenerated != nullptr && error_.ok()) {
+    if (absl::Status s = options_.regenerated->Write(r); !s.ok()) Fail(s);
+  }
+  if (options_.on_record && error_.ok()) {
+    if (absl::Status s = options_.on_record(r); !s.ok()) Fail(s);
+  }
+  if (options_.on_record_retired) options_.on_record_retired(r, core_->retired());
+}
+
+void Engine::ApplyDma(const aes::DmaTransfer& d) {
+  const uint64_t n = d.data().size();
+  if (!InRam(d.address(), n)) {
+    Diverge(d.cat_record(),
+            absl::StrCat("a DMA transfer at ", Hex(d.address()), " outside main memory"));
+    return;
+  }
+  // The record's side band: recorded, or (older AES files) the latest it can have been.
+  const uint64_t bc = d.branch_count() != 0 ? d.branch_count() : core_->branch_count();
+  if (bc > core_->branch_count() || bc < last_record_bc_) {
+    Diverge(d.cat_record(),
+            absl::StrCat("the DMA transfer at ", Hex(d.address()), " has branch count ", bc,
+                         ", but at its bus position the core is between branch counts ",
+                         last_record_bc_, " and ", core_->branch_count()));
+    return;
+  }
+  uint8_t* mem = &ram_[d.address()];
+  const auto* bytes = reinterpret_cast<const uint8_t*>(d.data().data());
+  if (d.to_memory()) {
+    std::memcpy(mem, bytes, n);
+  } else if (std::memcmp(mem, bytes, n) != 0) {
+    Diverge(d.cat_record(), absl::StrCat("the device's DMA read at ", Hex(d.address()), " got ",
+                                         BytesHex(d.data()), ", the replayed memory holds ",
+                                         BytesHex(std::span<const uint8_t>(mem, n))));
+    return;
+  }
+  cat::BusRecord r;
+  r.kind = d.to_memory() ? cat::RecordKind::kDmaWrite : cat::RecordKind::kDmaRead;
+  r.master = static_cast<uint8_t>(d.device());
+  r.address = d.address();
+  r.branch_count = bc;
+  r.data = {bytes, n};
+  TraceEvent(absl::StrCat("DMA ", d.to_memory() ? "write" : "read", " of ", n, " bytes at ",
+                          Hex(d.address()), " by device ", d.device()));
+  Emit(r);
+}
+
+void Engine::Read(const cat::BusRecord& r, std::span<uint8_t> data) {
+  std::fill(data.begin(), data.end(), 0);
+  BeginCpuTransaction(r);
+  const uint64_t a = r.address;
+  if (r.kind == cat::RecordKind::kInterruptAck) {
+    // The vector the interrupt controller put on the bus: the scheduled interrupt's.
+    if (next_irq_ < aes_.interrupts_size() && !data.empty()) {
+      data[0] = static_cast<uint8_t>(aes_.interrupts(next_irq_).vector());
+    } else {
+      Diverge("an interrupt acknowledge cycle with no interrupt scheduled");
+    }
+  } else if (IsPort(r.kind)) {
+    DeviceRead(r, data);
+  } else if (InRam(a, data.size())) {
+    std::memcpy(data.data(), &ram_[a], data.size());
+  } else if (Reserved* w = ReservedArea(a, data.size())) {
+    std::memcpy(data.data(), &w->bytes[a - w->area.base], data.size());
+  } else if (r.kind != cat::RecordKind::kUncachedRead) {
+    Diverge(absl::StrCat("a ", cat::KindName(r.kind), " at ", Hex(a), " outside main memory"));
+  } else {
+    DeviceRead(r, data);
+  }
+  EndCpuTransaction(r);
+}
+
+void Engine::Write(const cat::BusRecord& r) {
+  BeginCpuTransaction(r);
+  const uint64_t a = r.address;
+  if (IsPort(r.kind)) {
+    DeviceWrite(r);
+  } else if (InRam(a, r.data.size())) {
+    std::memcpy(&ram_[a], r.data.data(), r.data.size());
+  } else if (Reserved* w = ReservedArea(a, r.data.size())) {
+    std::memcpy(&w->bytes[a - w->area.base], r.data.data(), r.data.size());
+  } else if (r.kind != cat::RecordKind::kUncachedWrite) {
+    Diverge(absl::StrCat("a ", cat::KindName(r.kind), " at ", Hex(a), " outside main memory"));
+  } else {
+    DeviceWrite(r);
+  }
+  EndCpuTransaction(r);
+}
+
+bool Engine::Peek(uint64_t address, std::span<uint8_t> data) const {
+  if (!InRam(address, data.size())) return false;
+  std::memcpy(data.data(), &ram_[address], data.size());
+  return true;
+}
+
+void Engine::DeviceRead(const cat::BusRecord& r, std::span<uint8_t> data) {
+  const bool port = IsPort(r.kind);
+  const std::string actual =
+      absl::StrCat("a read of ", data.size(), " bytes at ", port ? "port " : "", Hex(r.address));
+  if (next_io_ >= aes_.device_io_size()) {
+    Diverge(absl::StrCat("the core made ", actual, ", but the schedule has no device access left"));
+    return;
+  }
+  const aes::DeviceAccess& e = aes_.device_io(next_io_);
+  if (e.write() || e.port() != port || e.address() != r.address || e.data().size() != data.size()) {
+    Diverge(absl::StrCat("expected ", Describe(e), ", the core made ", actual));
+    return;
+  }
+  std::memcpy(data.data(), e.data().data(), data.size());
+  ++next_io_;
+  TraceEvent(absl::StrCat("device read at ", port ? "port " : "", Hex(r.address), ": ",
+                          BytesHex(e.data())));
+}
+
+void Engine::DeviceWrite(const cat::BusRecord& r) {
+  const bool port = IsPort(r.kind);
+  const std::string actual =
+      absl::StrCat("a write of ", r.data.size(), " bytes at ", port ? "port " : "", Hex(r.address),
+                   " data=", BytesHex(r.data));
+  if (next_io_ >= aes_.device_io_size()) {
+    Diverge(absl::StrCat("the core made ", actual, ", but the schedule has no device access left"));
+    return;
+  }
+  const aes::DeviceAccess& e = aes_.device_io(next_io_);
+  if (!e.write() || e.port() != port || e.address() != r.address ||
+      e.data().size() != r.data.size() ||
+      std::memcmp(e.data().data(), r.data.data(), r.data.size()) != 0) {
+    Diverge(absl::StrCat("expected ", Describe(e), ", the core made ", actual));
+    return;
+  }
+  ++next_io_;
+}
+
+void Engine::CheckEverythingUsed() {
+  if (records_ != aes_.end().cat_records()) {
+    Diverge(absl::StrCat("the schedule has ", aes_.end().cat_records(),
+                         " records, replay regenerated ", records_));
+  } else if (next_irq_ < aes_.interrupts_size()) {
+    const aes::Interrupt& irq = aes_.interrupts(next_irq_);
+    Diverge(irq.cat_record(), absl::StrCat("the interrupt at ", Key(irq.branch_count(), irq.pc()),
+                                           " was never taken"));
+  } else if (next_io_ < aes_.device_io_size()) {
+    const aes::DeviceAccess& e = aes_.device_io(next_io_);
+    Diverge(e.cat_record(), absl::StrCat("the core never made ", Describe(e)));
+  } else if (next_reg_ < aes_.register_reads_size()) {
+    const aes::RegisterRead& e = aes_.register_reads(next_reg_);
+    Diverge(e.cat_record(), absl::StrCat("the core never read ", Describe(e)));
+  }
+}
+
+}  // namespace citcat::replay

@@ -1,0 +1,134 @@
+// The machine-neutral half of replay: the memory image, the reserved CITCAT areas, the device
+// queue, DMA at its bus position, the regenerated CAT, the text trace, the divergence report and
+// the check that the whole schedule was used. A CoreAdapter (core_adapter.h) runs the machine's
+// core on this engine's bus. See docs/replay.md.
+#ifndef CITCAT_REPLAY_ENGINE_H_
+#define CITCAT_REPLAY_ENGINE_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "aes/aes.pb.h"
+#include "cat_parser/record.h"
+#include "ims/ims.pb.h"
+#include "replay/core_adapter.h"
+#include "replay/replay.h"
+#include "simcore/bus.h"
+
+namespace citcat::replay {
+
+class Engine final : public simcore::Bus {
+ public:
+  // `header`: the CAT header the traced system writes (its memory map and reserved areas).
+  // `observe`: look at every instruction (a trace, or the context of a divergence).
+  Engine(const ims::InitialMachineState& ims, const aes::EventSchedule& aes,
+         const ReplayOptions& options, cat::CatHeader header, bool observe);
+  ~Engine() override;
+
+  // Loads the memory image and makes and loads the core.
+  absl::Status Load(const CoreAdapterFactory& make_core);
+  absl::StatusOr<ReplaySummary> Run();
+
+  // ---- simcore::Bus: the core's transactions ----
+  void Read(const cat::BusRecord& r, std::span<uint8_t> data) override;
+  void Write(const cat::BusRecord& r) override;
+  bool Peek(uint64_t address, std::span<uint8_t> data) const override;
+
+  // ---- for core adapters ----
+  const ims::InitialMachineState& ims() const { return ims_; }
+  const aes::EventSchedule& schedule() const { return aes_; }
+  const ReplayOptions& options() const { return options_; }
+  bool observing() const { return observe_; }
+  bool stopped() const { return diverged() || ended_ || !error_.ok(); }
+
+  // Stops the replay with a divergence at the current record.
+  void Diverge(const std::string& what) { Diverge(CurrentRecord(), what); }
+  // Stops the replay with an error (a trace sink that failed).
+  void Fail(const absl::Status& status);
+
+  // Each instruction the core starts when observing, in order (a faulting one appears again
+  // when re-executed): the ring of last instructions, the text trace, on_instruction.
+  void Instruction(uint64_t pc, std::span<const uint8_t> bytes);
+  // A line of the text trace that is not an instruction (an exception, a device read).
+  bool tracing_text() const { return options_.trace != nullptr; }
+  void TraceEvent(absl::string_view text);
+
+  // The core entered an interrupt at this key: it must be the schedule's next one.
+  void InterruptTaken(const aes::Interrupt& key);
+  // The index of the schedule's next interrupt and register read.
+  int next_interrupt() const { return next_irq_; }
+  int next_register_read() const { return next_reg_; }
+  // The schedule's next register read if it is `reg`, consumed; otherwise a divergence naming
+  // `name` (what the core read) and `hint`, and nullptr.
+  const aes::RegisterRead* TakeRegisterRead(aes::RegisterRead::Register reg, absl::string_view name,
+                                            absl::string_view hint = "");
+
+ private:
+  struct Reserved {
+    cat::AddressWindow area;
+    std::vector<uint8_t> bytes;  // the last value stored to each byte
+  };
+  struct Executed {
+    uint64_t index, pc;
+    uint8_t size;
+    std::array<uint8_t, 15> bytes;
+  };
+  struct Free {
+    void operator()(uint8_t* p) const;
+  };
+
+  bool diverged() const { return !divergence_.empty(); }
+  bool InRam(uint64_t a, uint64_t n) const { return a < ram_size_ && n <= ram_size_ - a; }
+  Reserved* ReservedArea(uint64_t a, uint64_t n);
+  uint64_t CurrentRecord() const { return ims_.start().cat_record() + records_; }
+  void Diverge(uint64_t cat_record, const std::string& what);
+  absl::Status DivergenceStatus() const;
+  void RunCore(uint64_t steps);
+  void FinishSchedule();
+  void BeginCpuTransaction(const cat::BusRecord& r);
+  void EndCpuTransaction(const cat::BusRecord& r);
+  void ApplyDma(const aes::DmaTransfer& d);
+  void Emit(const cat::BusRecord& r);
+  void DeviceRead(const cat::BusRecord& r, std::span<uint8_t> data);
+  void DeviceWrite(const cat::BusRecord& r);
+  void CheckEverythingUsed();
+  std::string Key(uint64_t branch_count, uint64_t pc) const;
+  void FlushTrace();
+
+  static constexpr int kRingSize = 16;
+
+  const ims::InitialMachineState& ims_;
+  const aes::EventSchedule& aes_;
+  const ReplayOptions& options_;
+  const cat::CatHeader header_;
+  const bool observe_;
+  const uint64_t ram_size_;
+  std::unique_ptr<uint8_t[], Free> ram_;
+  std::vector<Reserved> reserved_;
+  std::unique_ptr<CoreAdapter> core_;
+
+  bool end_known_ = false;
+  bool ended_ = false;
+  std::string divergence_;
+  uint64_t divergence_record_ = 0;
+  absl::Status error_;
+  uint64_t cpu_transactions_ = 0;
+  uint64_t records_ = 0;
+  uint64_t last_record_bc_ = 0;
+  int next_irq_ = 0, next_dma_ = 0, next_io_ = 0, next_reg_ = 0;
+
+  std::array<Executed, kRingSize> ring_{};
+  uint64_t ring_count_ = 0;
+  std::string trace_buffer_;
+};
+
+}  // namespace citcat::replay
+
+#endif  // CITCAT_REPLAY_ENGINE_H_

@@ -1,0 +1,360 @@
+// Replay's R4400 core adapter (docs/replay.md): what only the R4400 needs of the replay engine.
+#include "replay/r4400_adapter.h"
+
+#include <bit>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "machine/r4400/system.h"
+#include "replay/divergence.h"
+#include "replay/engine.h"
+#include "simcore/mips/cpu.h"
+#include "simcore/mips/disasm.h"
+#include "traces/mips_recorder.h"
+
+namespace citcat::replay {
+namespace {
+
+constexpr uint32_t kHardwareIp = 0xFC00;  // Cause.IP7..IP2: device lines replay does not model
+
+std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
+
+const char* ExceptionName(mips::ExcCode code) {
+  switch (code) {
+    case mips::kExcInt:
+      return "interrupt";
+    case mips::kExcMod:
+      return "TLB modified";
+    case mips::kExcTlbl:
+      return "TLB load";
+    case mips::kExcTlbs:
+      return "TLB store";
+    case mips::kExcAdel:
+      return "address error load";
+    case mips::kExcAdes:
+      return "address error store";
+    case mips::kExcSys:
+      return "syscall";
+    case mips::kExcBp:
+      return "breakpoint";
+    case mips::kExcRi:
+      return "reserved instruction";
+    case mips::kExcCpu:
+      return "coprocessor unusable";
+    case mips::kExcOv:
+      return "overflow";
+    case mips::kExcTr:
+      return "trap";
+    case mips::kExcFpe:
+      return "floating point";
+    case mips::kExcWatch:
+      return "watch";
+    default:
+      return "exception";
+  }
+}
+
+absl::StatusOr<mips::CpuConfig> Config(const ims::InitialMachineState& ims) {
+  if (!ims.has_mips() || ims.description().machine() != ims::MACHINE_R4400) {
+    return InvalidReplayInput("the IMS is not an R4400 state");
+  }
+  const ims::MachineDescription& d = ims.description();
+  const ims::MipsState& s = ims.mips();
+  if (s.gpr_size() != 32 || s.fgr_size() != 32 || s.tlb_size() != 48) {
+    return InvalidReplayInput("the R4400 state needs 32 GPRs, 32 FGRs and 48 TLB entries");
+  }
+  mips::CpuConfig c;
+  c.big_endian = d.byte_order() == ims::BYTE_ORDER_BIG;
+  if (s.cp0().prid() != 0) c.prid = s.cp0().prid();
+  bool icache = false, dcache = false;
+  for (const ims::Cache& cache : d.caches()) {
+    bool ok = cache.level() == 1 && (cache.line_bytes() == 16 || cache.line_bytes() == 32) &&
+              cache.size_bytes() >= 4096 && cache.size_bytes() <= 65536 &&
+              std::has_single_bit(cache.size_bytes()) && cache.ways() <= 1 &&
+              !cache.write_through();
+    if (!ok) return InvalidReplayInput("a cache the R4400 core does not model");
+    if (cache.type() == ims::Cache::TYPE_INSTRUCTION) {
+      c.icache_bytes = cache.size_bytes();
+      c.icache_line = cache.line_bytes();
+      icache = true;
+    } else if (cache.type() == ims::Cache::TYPE_DATA) {
+      c.dcache_bytes = cache.size_bytes();
+      c.dcache_line = cache.line_bytes();
+      dcache = true;
+    } else {
+      return InvalidReplayInput("a unified primary cache on an R4400");
+    }
+  }
+  if (!icache || !dcache)
+    return InvalidReplayInput("the machine description lacks a primary cache");
+  if (absl::Status s = mips::ValidateCpuConfig(c); !s.ok()) return InvalidReplayInput(s.message());
+  return c;
+}
+
+class R4400Adapter final : public CoreAdapter,
+                           public mips::Cp0Hooks,
+                           public mips::ExceptionObserver,
+                           public mips::InstructionObserver {
+ public:
+  R4400Adapter(Engine& engine, bool observe, const mips::CpuConfig& config)
+      : engine_(engine), observe_(observe), big_endian_(config.big_endian), cpu_(engine, config) {
+    if (observe_) disasm_ = std::make_unique<mips::Disassembler>();
+    if (engine.options().sink != nullptr) {
+      recorder_ = std::make_unique<traces::MipsRecorder>(*engine.options().sink);
+    }
+  }
+
+  // ---- CoreAdapter ----
+  absl::Status Load(const ims::InitialMachineState& ims) override;
+  void Run(uint64_t steps) override {
+    if (observe_) {
+      cpu_.Run(steps, *this);
+    } else {
+      cpu_.Run(steps);
+    }
+  }
+  void set_stop_branch_count(uint64_t count) override { cpu_.set_stop_branch_count(count); }
+  void RequestStop() override { cpu_.RequestStop(); }
+  uint64_t branch_count() const override { return cpu_.branch_count(); }
+  uint64_t retired() const override { return cpu_.retired(); }
+  uint64_t steps() const override { return cpu_.steps(); }
+  uint64_t pc() const override { return cpu_.pc(); }
+  void Inject(const aes::Interrupt& irq) override;
+  const char* key_pc_name() const override { return "EPC"; }
+  std::string Disassemble(uint64_t pc, std::span<const uint8_t> bytes) override {
+    if (bytes.size() != 4) return "?";
+    const uint32_t word = big_endian_ ? uint32_t{bytes[0]} << 24 | uint32_t{bytes[1]} << 16 |
+                                            uint32_t{bytes[2]} << 8 | bytes[3]
+                                      : uint32_t{bytes[3]} << 24 | uint32_t{bytes[2]} << 16 |
+                                            uint32_t{bytes[1]} << 8 | bytes[0];
+    return disasm_->Text(pc, word);
+  }
+  absl::Status Finish() override {
+    if (!recorder_) return absl::OkStatus();
+    recorder_->Flush(cpu_);
+    return recorder_->status();
+  }
+
+  // ---- mips::Cp0Hooks ----
+  uint32_t ReadCount(mips::Cpu&) override;
+  void WriteCount(mips::Cpu&, uint32_t) override {}    // Count follows the outside world
+  void WriteCompare(mips::Cpu&, uint32_t) override {}  // the timer comes from the AES
+  uint32_t ReadCause(mips::Cpu&, uint32_t cause) override;
+
+  // ---- mips::ExceptionObserver, mips::InstructionObserver ----
+  void OnException(mips::Cpu& cpu, mips::ExcCode code, uint64_t faulting_pc) override;
+  void OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) override;
+
+ private:
+  bool ExpectDelaySlot(const aes::Interrupt& irq) const;
+  std::string EchoRaceHint() const;
+
+  Engine& engine_;
+  const bool observe_;
+  const bool big_endian_;
+  mips::Cpu cpu_;
+  bool injecting_ = false;
+  std::unique_ptr<mips::Disassembler> disasm_;
+  std::unique_ptr<traces::MipsRecorder> recorder_;  // feeds the options' sink
+};
+
+absl::Status R4400Adapter::Load(const ims::InitialMachineState& ims) {
+  const ims::MipsState& s = ims.mips();
+  for (int i = 1; i < 32; ++i) cpu_.set_gpr(i, s.gpr(i));
+  cpu_.set_hi(s.hi());
+  cpu_.set_lo(s.lo());
+  for (int i = 0; i < 32; ++i) cpu_.fpu().set_raw_fgr(i, s.fgr(i));
+  cpu_.fpu().set_fcsr(s.fcr31());
+  for (int i = 0; i < 48; ++i) {
+    const ims::MipsTlbEntry& e = s.tlb(i);
+    cpu_.tlb().Write(i, static_cast<uint32_t>(e.page_mask()), e.entry_hi(), e.entry_lo0(),
+                     e.entry_lo1());
+  }
+  const ims::MipsCp0& c = s.cp0();
+  // Every CP0 register as the driver read it, read-only fields included; Random from here on.
+  mips::Cpu::Cp0State cp0 = cpu_.SaveCp0();
+  cp0.index = c.index();
+  cp0.random = c.random();
+  cp0.page_mask = c.page_mask();
+  cp0.wired = c.wired();
+  cp0.count = c.count();
+  cp0.compare = c.compare();
+  cp0.status = c.status();
+  // The dumped IP7..IP2 follow device lines; replay raises them only from the AES.
+  cp0.cause = c.cause() & ~kHardwareIp;
+  if (c.prid() != 0) cp0.prid = c.prid();
+  cp0.config = c.config();
+  cp0.lladdr = c.ll_addr();
+  cp0.watch_lo = c.watch_lo();
+  cp0.watch_hi = c.watch_hi();
+  cp0.ecc = c.ecc();
+  cp0.cache_err = c.cache_err();
+  cp0.tag_lo = c.tag_lo();
+  cp0.tag_hi = c.tag_hi();
+  cp0.entry_lo0 = c.entry_lo0();
+  cp0.entry_lo1 = c.entry_lo1();
+  cp0.context = c.context();
+  cp0.bad_vaddr = c.bad_vaddr();
+  cp0.entry_hi = c.entry_hi();
+  cp0.epc = c.epc();
+  cp0.xcontext = c.xcontext();
+  cp0.error_epc = c.error_epc();
+  cp0.ll_bit = false;  // the driver runs with no LL/SC sequence open
+  cpu_.RestoreCp0(cp0);
+  cpu_.FlushTranslations();
+  cpu_.set_branch_count(ims.start().branch_count());
+  cpu_.SetPc(s.pc());
+  cpu_.set_cp0_hooks(this);
+  cpu_.set_exception_observer(this);
+  return absl::OkStatus();
+}
+
+// The interrupt report does not say whether the interrupted instruction was a delay slot (the
+// boundary before a branch and the one before its slot share the key (branch count, EPC)); the
+// handler's Cause echo does, in Cause.BD. It is the last Cause echo before the report.
+bool R4400Adapter::ExpectDelaySlot(const aes::Interrupt& irq) const {
+  const aes::EventSchedule& aes = engine_.schedule();
+  bool bd = false;
+  for (int i = engine_.next_register_read(); i < aes.register_reads_size(); ++i) {
+    const aes::RegisterRead& r = aes.register_reads(i);
+    if (r.cat_record() > irq.cat_record()) break;
+    if (r.register_() == aes::RegisterRead::REGISTER_MIPS_CAUSE) bd = (r.value() >> 31) & 1;
+  }
+  return bd;
+}
+
+void R4400Adapter::Inject(const aes::Interrupt& irq) {
+  const bool bd = ExpectDelaySlot(irq);
+  auto at_boundary = [&] {
+    return bd ? cpu_.in_delay_slot() && cpu_.pc() - 4 == irq.pc()
+              : !cpu_.in_delay_slot() && cpu_.pc() == irq.pc();
+  };
+  // Between two branch-count increments execution is a straight line: step through it.
+  const int before = engine_.next_interrupt();
+  while (!engine_.stopped() && engine_.next_interrupt() == before &&
+         cpu_.branch_count() == irq.branch_count() && !at_boundary()) {
+    Run(1);
+  }
+  // Diverged, ended, or taken by the core itself.
+  if (engine_.stopped() || engine_.next_interrupt() != before) return;
+  if (cpu_.branch_count() != irq.branch_count()) {
+    engine_.Diverge(absl::StrCat("the schedule has an interrupt at branch count ",
+                                 irq.branch_count(), ", EPC ", Hex(irq.pc()),
+                                 bd ? " (delay slot)" : "", " (reported at CAT record ",
+                                 irq.cat_record(), "), but the core never reached that boundary"));
+    return;
+  }
+  const uint32_t ip = (irq.cause_ip() << mips::kCauseIpShift) & kHardwareIp;
+  for (int line = 2; line <= 7; ++line) {
+    if (ip & (1u << (mips::kCauseIpShift + line))) cpu_.SetInterruptLine(line, true);
+  }
+  const uint32_t status = cpu_.status();
+  const bool can_take =
+      (cpu_.cause() & status & 0xFF00) != 0 &&
+      (status & (mips::kStatusIe | mips::kStatusExl | mips::kStatusErl)) == mips::kStatusIe;
+  if (can_take) {
+    injecting_ = true;
+    Run(1);  // the step is the interrupt entry (OnException checks and counts it)
+    injecting_ = false;
+  }
+  for (int line = 2; line <= 7; ++line) cpu_.SetInterruptLine(line, false);
+  if (!can_take) {
+    engine_.Diverge(absl::StrFormat(
+        "the schedule has an interrupt (Cause.IP 0x%02x) at branch count %d, EPC %s (reported at "
+        "CAT record %d), but there Status is 0x%08x and it cannot be taken",
+        irq.cause_ip(), irq.branch_count(), Hex(irq.pc()), irq.cat_record(), status));
+  }
+}
+
+void R4400Adapter::OnException(mips::Cpu& cpu, mips::ExcCode code, uint64_t faulting_pc) {
+  if (recorder_) recorder_->OnException(cpu, code, faulting_pc, ExceptionName(code));
+  if (engine_.tracing_text()) {
+    engine_.TraceEvent(absl::StrCat(ExceptionName(code), " (code ", static_cast<int>(code), ") at ",
+                                    Hex(faulting_pc), ", EPC ", Hex(cpu.epc()), ", Cause ",
+                                    Hex(cpu.cause()),
+                                    code == mips::kExcInt && injecting_ ? ", from the AES" : ""));
+  }
+  if (code != mips::kExcInt) return;
+  aes::Interrupt key;
+  key.set_branch_count(cpu.branch_count() - 1);  // exception entry counts as a control transfer
+  key.set_pc(cpu.epc());
+  engine_.InterruptTaken(key);
+}
+
+void R4400Adapter::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
+  if (recorder_) {
+    recorder_->OnInstruction(cpu, pc, word);
+    if (!recorder_->status().ok()) engine_.Fail(recorder_->status());
+  }
+  const uint8_t bytes[4] = {static_cast<uint8_t>(word >> 24), static_cast<uint8_t>(word >> 16),
+                            static_cast<uint8_t>(word >> 8), static_cast<uint8_t>(word)};
+  const uint8_t swapped[4] = {bytes[3], bytes[2], bytes[1], bytes[0]};
+  engine_.Instruction(pc, big_endian_ ? bytes : swapped);
+}
+
+// ---- CP0 values from the outside world ----
+
+// A read whose echo store an interrupt delayed: the echo, and so the AES entry, then comes after
+// the handler's own echoes. The contract rules this out (read and echo with interrupts masked);
+// say so when it looks like the cause of a divergence.
+std::string R4400Adapter::EchoRaceHint() const {
+  const aes::EventSchedule& aes = engine_.schedule();
+  if (engine_.next_interrupt() >= aes.interrupts_size()) return "";
+  const aes::Interrupt& irq = aes.interrupts(engine_.next_interrupt());
+  if (irq.branch_count() != cpu_.branch_count() || irq.pc() != cpu_.pc() + 4) return "";
+  return "; an interrupt is scheduled right after this read: taken between the read and its "
+         "echo store, it puts the echo after the handler's (the traced kernel must read and "
+         "echo with interrupts masked)";
+}
+
+uint32_t R4400Adapter::ReadCount(mips::Cpu&) {
+  const aes::RegisterRead* r =
+      engine_.TakeRegisterRead(aes::RegisterRead::REGISTER_MIPS_COUNT, "Count", EchoRaceHint());
+  if (r == nullptr) return 0;
+  const uint32_t count = static_cast<uint32_t>(r->value());
+  if (engine_.tracing_text()) engine_.TraceEvent(absl::StrCat("Count = ", Hex(count)));
+  return count;
+}
+
+uint32_t R4400Adapter::ReadCause(mips::Cpu&, uint32_t cause) {
+  const aes::RegisterRead* r =
+      engine_.TakeRegisterRead(aes::RegisterRead::REGISTER_MIPS_CAUSE, "Cause", EchoRaceHint());
+  if (r == nullptr) return cause;
+  const uint32_t echo = static_cast<uint32_t>(r->value());
+  // Only IP7..IP2 come from the outside world; the rest is the core's own.
+  if ((echo ^ cause) & ~kHardwareIp) {
+    engine_.Diverge(absl::StrFormat(
+        "the kernel read Cause as 0x%08x, the core's Cause is 0x%08x (outside IP7..IP2)", echo,
+        cause));
+  }
+  if (engine_.tracing_text()) engine_.TraceEvent(absl::StrCat("Cause = ", Hex(echo)));
+  return echo;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CoreAdapter>> MakeR4400Adapter(const ims::InitialMachineState& ims,
+                                                              Engine& engine, bool observe) {
+  absl::StatusOr<mips::CpuConfig> config = Config(ims);
+  if (!config.ok()) return config.status();
+  return std::make_unique<R4400Adapter>(engine, observe, *config);
+}
+
+cat::CatHeader R4400Header(const ims::InitialMachineState& ims) {
+  const ims::MachineDescription& d = ims.description();
+  std::vector<cat::CacheGeometry> caches;
+  for (const ims::Cache& c : d.caches()) {
+    caches.push_back(
+        {static_cast<uint8_t>(c.level()), static_cast<cat::CacheType>(c.type()),
+         static_cast<uint8_t>(c.ways()),
+         c.write_through() ? cat::WritePolicy::kWriteThrough : cat::WritePolicy::kWriteBack,
+         c.size_bytes(), c.line_bytes()});
+  }
+  cat::CatHeader h = machine::R4400SystemHeader(d.memory_bytes(), std::move(caches), d.producer());
+  h.byte_order =
+      d.byte_order() == ims::BYTE_ORDER_BIG ? cat::ByteOrder::kBig : cat::ByteOrder::kLittle;
+  return h;
+}
+
+}  // namespace citcat::replay

@@ -1,0 +1,25 @@
+// Replay's R4400 core adapter (core_adapter.h): the R4400 core with its caches, interrupts
+// keyed by (branch count, EPC, delay slot) and the Count and Cause reads the schedule answers.
+#ifndef CITCAT_REPLAY_R4400_ADAPTER_H_
+#define CITCAT_REPLAY_R4400_ADAPTER_H_
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "cat_parser/record.h"
+#include "ims/ims.pb.h"
+#include "replay/core_adapter.h"
+
+namespace citcat::replay {
+
+absl::StatusOr<std::unique_ptr<CoreAdapter>> MakeR4400Adapter(const ims::InitialMachineState& ims,
+                                                              Engine& engine, bool observe);
+
+// The CAT header the traced R4400 system writes, rebuilt from the IMS: the machine description
+// it carries plus the system's fixed device windows and reserved areas
+// (docs/machines/r4400-system.md).
+cat::CatHeader R4400Header(const ims::InitialMachineState& ims);
+
+}  // namespace citcat::replay
+
+#endif  // CITCAT_REPLAY_R4400_ADAPTER_H_

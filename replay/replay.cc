@@ -1,0 +1,48 @@
+#include "replay/replay.h"
+
+#include <memory>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "replay/engine.h"
+
+namespace citcat::replay {
+namespace {
+
+// "r4400" for MACHINE_R4400.
+std::string Name(ims::Machine machine) {
+  return absl::AsciiStrToLower(absl::StripPrefix(ims::Machine_Name(machine), "MACHINE_"));
+}
+
+}  // namespace
+
+absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
+                                     const ims::InitialMachineState& ims,
+                                     const aes::EventSchedule& aes, const ReplayOptions& options) {
+  if (ims.description().machine() != machine.machine) {
+    return InvalidReplayInput(absl::StrCat("the IMS is a state of the ",
+                                           Name(ims.description().machine()), ", not the ",
+                                           Name(machine.machine)));
+  }
+  if (aes.machine() != machine.machine && aes.machine() != ims::MACHINE_UNSPECIFIED) {
+    return InvalidReplayInput(absl::StrCat("the AES is a schedule of the ", Name(aes.machine()),
+                                           ", not the ", Name(machine.machine)));
+  }
+  const bool observe =
+      options.trace != nullptr || options.sink != nullptr || options.on_instruction != nullptr;
+  auto engine = std::make_unique<Engine>(ims, aes, options, machine.header(ims), observe);
+  if (absl::Status s = engine->Load(machine.make_core); !s.ok()) return s;
+  absl::StatusOr<ReplaySummary> result = engine->Run();
+  if (result.ok() || !absl::IsAborted(result.status()) || observe) return result;
+  // The fast run does not look at single instructions; replay is deterministic, so a second run
+  // that does reaches the same divergence and can name the instructions that led to it.
+  ReplayOptions quiet;
+  auto again = std::make_unique<Engine>(ims, aes, quiet, machine.header(ims), /*observe=*/true);
+  if (!again->Load(machine.make_core).ok()) return result;
+  absl::StatusOr<ReplaySummary> second = again->Run();
+  if (!second.ok() && absl::IsAborted(second.status())) return second.status();
+  return result;
+}
+
+}  // namespace citcat::replay
