@@ -525,7 +525,13 @@ void R4400Replayer::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
       cpu.RequestStop();
     }
   }
-  if (options_.on_instruction) options_.on_instruction(pc, word);
+  if (options_.on_instruction) {
+    // The word's bytes in memory order: the IMS's byte order (big-endian on the traced R4400).
+    const bool big = ims_.description().byte_order() == ims::BYTE_ORDER_BIG;
+    uint8_t bytes[4];
+    for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> (8 * (big ? 3 - i : i)));
+    options_.on_instruction(pc, bytes);
+  }
   if (options_.trace == nullptr) return;
   // "%12d %016x %08x  %s\n" by hand: printf-style formatting would cost more than the replay.
   static constexpr char kDigits[] = "0123456789abcdef";

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "absl/status/status.h"
@@ -34,9 +35,10 @@ struct ReplayOptions {
   // non-OK status stops the replay and is returned.
   std::function<absl::Status(const cat::BusRecord& record)> on_record;
   // Sees every instruction the core starts, in order, as the text trace lists them: its PC and
-  // instruction word (a faulting one appears again when re-executed). Setting it makes replay
-  // look at single instructions, as a trace does.
-  std::function<void(uint64_t pc, uint32_t word)> on_instruction;
+  // its bytes as they lie in memory, in fetch order, whatever the machine's instruction length (a
+  // faulting one appears again when re-executed). Setting it makes replay look at single
+  // instructions, as a trace does.
+  std::function<void(uint64_t pc, std::span<const uint8_t> bytes)> on_instruction;
   // With every regenerated record, the instructions retired so far (bus bytes against
   // instructions executed); costs nothing per instruction.
   std::function<void(const cat::BusRecord& record, uint64_t instructions)> on_record_retired;
