@@ -15,18 +15,20 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cat_parser/crc.h"
+#include "ims/ims_util.h"
 
 namespace citcat::archive {
 namespace {
 
 constexpr uint8_t kMagic[8] = {0x89, 'C', 'T', 'Z', '\r', '\n', 0x1a, '\n'};
-constexpr uint16_t kMajor = 1, kMinor = 0;
+constexpr uint16_t kMinor = 0;
+constexpr int kOldestVersion = 1;  // major versions this reader knows: 1 to kFormatVersion
 constexpr size_t kFileHeader = 20, kSectionHeader = 36;
 constexpr uint32_t kMaxSections = 64;
 constexpr uint64_t kMaxRaw = uint64_t{4} << 30;  // the IMS holds at most the memory image
 constexpr uint8_t kStored = 0, kZstd = 1;
 constexpr char kManifestType[] = "MANI", kImsType[] = "IMSP", kAesType[] = "AESP";
-constexpr char kManifestFirstLine[] = "citcat-archive-manifest 1";
+constexpr char kManifestFirstLine[] = "citcat-archive-manifest ";  // then the version
 
 uint64_t Load(const uint8_t* p, int n) {
   uint64_t v = 0;
@@ -91,7 +93,7 @@ uint64_t Crc64(std::span<const uint8_t> bytes, uint64_t crc) {
 // ---- manifest ----
 
 std::string Manifest::ToText() const {
-  std::string s = absl::StrCat(kManifestFirstLine, "\n");
+  std::string s = absl::StrCat(kManifestFirstLine, version, "\n");
   auto add = [&s](absl::string_view key, const std::string& value) {
     absl::StrAppend(&s, key, " ", value, "\n");
   };
@@ -118,10 +120,17 @@ std::string Manifest::ToText() const {
 
 absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
   std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
-  if (lines.empty() || lines[0] != kManifestFirstLine) {
+  absl::string_view first = lines[0];
+  Manifest m;
+  if (!absl::ConsumePrefix(&first, kManifestFirstLine) || !absl::SimpleAtoi(first, &m.version) ||
+      first != absl::StrCat(m.version)) {
     return absl::InvalidArgumentError("the manifest does not start with its first line");
   }
-  Manifest m;
+  if (m.version < kOldestVersion || m.version > kFormatVersion) {
+    return absl::InvalidArgumentError(absl::StrCat("the manifest's version ", m.version,
+                                                   " is not one this reader knows (",
+                                                   kOldestVersion, " to ", kFormatVersion, ")"));
+  }
   struct Field {
     const char* key;
     uint64_t* value;
@@ -170,26 +179,43 @@ absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
   for (const Field& f : fields) {
     if (!f.seen) return absl::InvalidArgumentError(absl::StrCat("the manifest has no ", f.key));
   }
-  if (m.machine != "r4400") {
+  if (!ims::MachineFromName(m.machine)) {
     return absl::InvalidArgumentError(
-        absl::StrCat("the manifest's machine '", m.machine, "' is not one this version replays"));
+        absl::StrCat("the manifest's machine '", m.machine, "' is not one the IMS schema names"));
   }
   return m;
 }
 
 // ---- checksums during replay ----
 
-void ReplayChecksums::Attach(replay::ReplayOptions& options) {
-  options.on_instruction = [this](uint64_t pc, std::span<const uint8_t> bytes) {
-    // Format v1: the instruction as a big-endian word (the R4400's).
-    uint32_t word = 0;
-    for (uint8_t b : bytes) word = word << 8 | b;
-    uint8_t entry[12];
-    for (int i = 0; i < 8; ++i) entry[i] = static_cast<uint8_t>(pc >> (8 * i));
-    for (int i = 0; i < 4; ++i) entry[8 + i] = static_cast<uint8_t>(word >> (8 * i));
-    instruction_crc_ = Crc64(entry, instruction_crc_);
-    ++entries_;
-  };
+void ReplayChecksums::Attach(replay::ReplayOptions& options, const ims::InitialMachineState& state,
+                             int version) {
+  if (version == 1) {
+    // Version 1 summed the 32-bit instruction word, stored little-endian whatever the machine's
+    // byte order, so the bytes in memory order are turned back into that word. It knows no other
+    // instruction length (only 4-byte words were ever packed in it): such an entry is summed as
+    // PC and bytes, a stream no version 1 writer made.
+    const bool big = state.description().byte_order() == ims::BYTE_ORDER_BIG;
+    options.on_instruction = [this, big](uint64_t pc, std::span<const uint8_t> bytes) {
+      uint8_t entry[12];
+      for (int i = 0; i < 8; ++i) entry[i] = static_cast<uint8_t>(pc >> (8 * i));
+      std::span<const uint8_t> word = bytes;
+      if (bytes.size() == 4) {
+        for (int i = 0; i < 4; ++i) entry[8 + i] = bytes[big ? 3 - i : i];
+        word = std::span<const uint8_t>(entry + 8, 4);
+      }
+      instruction_crc_ = Crc64(word, Crc64(std::span<const uint8_t>(entry, 8), instruction_crc_));
+      ++entries_;
+    };
+  } else {
+    options.on_instruction = [this](uint64_t pc, std::span<const uint8_t> bytes) {
+      uint8_t head[9];
+      for (int i = 0; i < 8; ++i) head[i] = static_cast<uint8_t>(pc >> (8 * i));
+      head[8] = static_cast<uint8_t>(bytes.size());
+      instruction_crc_ = Crc64(bytes, Crc64(head, instruction_crc_));
+      ++entries_;
+    };
+  }
   options.on_record_retired = [this](const cat::BusRecord& r, uint64_t) {
     // The record as docs/cat-format.md encodes it, so a regenerated CAT file yields the same sum.
     std::string head;
@@ -236,31 +262,44 @@ absl::Status CompareWithManifest(const Manifest& expected, const Manifest& got) 
       absl::StrCat("the replay does not match the archive's manifest: ", diffs));
 }
 
-absl::StatusOr<Archive> Pack(const ims::InitialMachineState& ims, const aes::EventSchedule& aes) {
+absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
+                             const aes::EventSchedule& schedule) {
   Archive a;
-  a.ims = ims.SerializeAsString();
-  a.aes = aes.SerializeAsString();
+  Manifest& m = a.manifest;
+  m.machine = ims::MachineName(state.description().machine());
+  if (m.machine.empty()) {
+    return absl::InvalidArgumentError("the IMS's description names no machine");
+  }
+  a.ims = state.SerializeAsString();
+  a.aes = schedule.SerializeAsString();
   replay::ReplayOptions options;
   ReplayChecksums sums;
-  sums.Attach(options);
-  absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(ims, aes, options);
+  sums.Attach(options, state);
+  absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(state, schedule, options);
   if (!summary.ok()) return summary.status();
-  Manifest& m = a.manifest;
   sums.Fill(*summary, m);
-  m.start_branch_count = ims.start().branch_count();
-  m.start_pc = ims.has_mips() ? ims.mips().pc() : 0;
+  m.start_branch_count = state.start().branch_count();
+  m.start_pc = ims::StartPc(state);
   m.ims_bytes = a.ims.size();
   m.aes_bytes = a.aes.size();
-  m.producer = ims.description().producer();
+  m.producer = state.description().producer();
   return a;
 }
 
-absl::Status Unpack(const Archive& a, ims::InitialMachineState& ims, aes::EventSchedule& aes) {
-  if (!ims.ParseFromString(a.ims)) {
+absl::Status Unpack(const Archive& a, ims::InitialMachineState& state,
+                    aes::EventSchedule& schedule) {
+  if (!state.ParseFromString(a.ims)) {
     return absl::InvalidArgumentError("the archive's IMS section is not an IMS message");
   }
-  if (!aes.ParseFromString(a.aes)) {
+  if (!schedule.ParseFromString(a.aes)) {
     return absl::InvalidArgumentError("the archive's AES section is not an AES message");
+  }
+  // The checksums were made by a replay of this machine: another one could never match them.
+  const std::string machine = ims::MachineName(state.description().machine());
+  if (machine != a.manifest.machine) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the archive's manifest names the machine '", a.manifest.machine, "' but its IMS is for ",
+        machine.empty() ? "no machine the schema names" : absl::StrCat("'", machine, "'")));
   }
   return absl::OkStatus();
 }
@@ -269,7 +308,11 @@ absl::Status Unpack(const Archive& a, ims::InitialMachineState& ims, aes::EventS
 
 absl::Status Write(const Archive& a, io::OutputFile& out, int level) {
   std::string head(reinterpret_cast<const char*>(kMagic), sizeof kMagic);
-  Store(head, kMajor, 2);
+  if (a.manifest.version < kOldestVersion || a.manifest.version > kFormatVersion) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no archive format version ", a.manifest.version));
+  }
+  Store(head, a.manifest.version, 2);  // the major version is the manifest's
   Store(head, kMinor, 2);
   Store(head, 3, 4);
   Store(head, cat::Crc32(Bytes(head).subspan(8)), 4);
@@ -306,10 +349,11 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
   if (std::memcmp(b.data(), kMagic, sizeof kMagic) != 0) {
     return Damaged(name, 0, "wrong magic (not a .citcat archive)");
   }
-  if (Load(&b[8], 2) != kMajor) {
-    return Damaged(
-        name, 8,
-        absl::StrCat("major version ", Load(&b[8], 2), " is not one this reader knows (1)"));
+  const uint64_t major = Load(&b[8], 2);
+  if (major < kOldestVersion || major > kFormatVersion) {
+    return Damaged(name, 8,
+                   absl::StrCat("major version ", major, " is not one this reader knows (",
+                                kOldestVersion, " to ", kFormatVersion, ")"));
   }
   if (cat::Crc32(b.subspan(8, 8)) != Load(&b[16], 4)) {
     return Damaged(name, 16, "file header checksum mismatch");
@@ -383,6 +427,11 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
   }
   absl::StatusOr<Manifest> m = Manifest::FromText(manifest_text);
   if (!m.ok()) return Damaged(name, kFileHeader, m.status().message());
+  if (static_cast<uint64_t>(m->version) != major) {
+    return Damaged(name, kFileHeader,
+                   absl::StrCat("the manifest's version ", m->version,
+                                " differs from the file's major version ", major));
+  }
   if (m->ims_bytes != a.ims.size() || m->aes_bytes != a.aes.size()) {
     return Damaged(name, kFileHeader, "the manifest's IMS/AES sizes disagree with the sections");
   }

@@ -23,11 +23,16 @@ namespace citcat::archive {
 // uses: Crc64("123456789") is 0x995DC9BBDF1939FA. Extends `crc` (0 to start).
 uint64_t Crc64(std::span<const uint8_t> bytes, uint64_t crc = 0);
 
+// The format version `Write` puts in the file header and the manifest's first line; `Parse`
+// reads versions 1 and 2, which differ only in the canonical instruction stream.
+inline constexpr int kFormatVersion = 2;
+
 // What a replay of the archive must reproduce (docs/archive-format.md, "Manifest").
 struct Manifest {
-  std::string machine = "r4400";
-  uint64_t instructions = 0;   // instructions retired by the replay
-  uint64_t trace_entries = 0;  // entries of the canonical instruction stream
+  int version = kFormatVersion;  // decides how instruction_crc64 is computed
+  std::string machine;           // a machine the IMS schema names (ims::MachineName)
+  uint64_t instructions = 0;     // instructions retired by the replay
+  uint64_t trace_entries = 0;    // entries of the canonical instruction stream
   uint64_t start_branch_count = 0;
   uint64_t start_pc = 0;
   uint64_t end_branch_count = 0;
@@ -44,10 +49,12 @@ struct Manifest {
 };
 
 // Accumulates the manifest's checksums and counts during a replay. Attach() sets the callbacks of
-// `options` (it makes replay look at single instructions).
+// `options` (it makes replay look at single instructions) to compute the canonical instruction
+// stream of format `version`; version 1 rebuilds each 4-byte word in the byte order of `ims`.
 class ReplayChecksums {
  public:
-  void Attach(replay::ReplayOptions& options);
+  void Attach(replay::ReplayOptions& options, const ims::InitialMachineState& ims,
+              int version = kFormatVersion);
   // The replay-derived fields of a manifest, once the replay has finished.
   void Fill(const replay::ReplaySummary& summary, Manifest& manifest) const;
 
@@ -66,8 +73,9 @@ struct Archive {
   std::string aes;  // serialized aes::EventSchedule
 };
 
-// Replays `ims` under `aes` once and builds the full manifest.
-absl::StatusOr<Archive> Pack(const ims::InitialMachineState& ims, const aes::EventSchedule& aes);
+// Replays `state` under `schedule` once and builds the full manifest, at kFormatVersion.
+absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
+                             const aes::EventSchedule& schedule);
 
 // Writes `archive` (zstd at `level`) to `out`; the caller commits.
 absl::Status Write(const Archive& archive, io::OutputFile& out, int level = 19);
@@ -82,8 +90,10 @@ absl::StatusOr<Archive> Read(const std::string& path);
 // Whether the file starts with the archive magic (to tell archives from CATs); false for "-".
 bool LooksLikeArchive(const std::string& path);
 
-// Parses the IMS and AES of an archive.
-absl::Status Unpack(const Archive& archive, ims::InitialMachineState& ims, aes::EventSchedule& aes);
+// Parses the IMS and AES of an archive; refuses, in one line, an IMS for another machine than
+// the manifest names.
+absl::Status Unpack(const Archive& archive, ims::InitialMachineState& state,
+                    aes::EventSchedule& schedule);
 
 }  // namespace citcat::archive
 

@@ -171,7 +171,7 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
     return absl::OkStatus();
   };
   archive::ReplayChecksums checksums;
-  if (manifest) checksums.Attach(options);
+  if (manifest) checksums.Attach(options, ims, manifest->version);
   absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(ims, aes, options);
   progress.Finish();
   if (!summary.ok()) return summary.status();  // the outputs are dropped, never left half-written

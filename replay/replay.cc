@@ -2,32 +2,22 @@
 
 #include <memory>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
+#include "ims/ims_util.h"
 #include "replay/engine.h"
 
 namespace citcat::replay {
-namespace {
-
-// "r4400" for MACHINE_R4400.
-std::string Name(ims::Machine machine) {
-  return absl::AsciiStrToLower(absl::StripPrefix(ims::Machine_Name(machine), "MACHINE_"));
-}
-
-}  // namespace
-
 absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
                                      const ims::InitialMachineState& ims,
                                      const aes::EventSchedule& aes, const ReplayOptions& options) {
   if (ims.description().machine() != machine.machine) {
     return InvalidReplayInput(absl::StrCat("the IMS is a state of the ",
-                                           Name(ims.description().machine()), ", not the ",
-                                           Name(machine.machine)));
+                                           ims::MachineName(ims.description().machine()), ", not the ",
+                                           ims::MachineName(machine.machine)));
   }
   if (aes.machine() != machine.machine && aes.machine() != ims::MACHINE_UNSPECIFIED) {
-    return InvalidReplayInput(absl::StrCat("the AES is a schedule of the ", Name(aes.machine()),
-                                           ", not the ", Name(machine.machine)));
+    return InvalidReplayInput(absl::StrCat("the AES is a schedule of the ", ims::MachineName(aes.machine()),
+                                           ", not the ", ims::MachineName(machine.machine)));
   }
   const bool observe =
       options.trace != nullptr || options.sink != nullptr || options.on_instruction != nullptr;

@@ -37,8 +37,9 @@ struct ReplayOptions {
   // non-OK status stops the replay and is returned.
   std::function<absl::Status(const cat::BusRecord& record)> on_record;
   // Sees every instruction the core starts, in order, as the text trace lists them: its PC and
-  // its bytes as they lie in memory (a faulting one appears again when re-executed). Setting it
-  // makes replay look at single instructions, as a trace does.
+  // its bytes as they lie in memory, in fetch order, whatever the machine's instruction length (a
+  // faulting one appears again when re-executed). Setting it makes replay look at single
+  // instructions, as a trace does.
   std::function<void(uint64_t pc, std::span<const uint8_t> bytes)> on_instruction;
   // With every regenerated record, the instructions retired so far (bus bytes against
   // instructions executed); costs nothing per instruction.

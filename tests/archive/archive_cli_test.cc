@@ -40,7 +40,7 @@ TEST_F(ArchiveCli, UnpackGivesBackTheExtractionAndTheManifest) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ReadFile(Path("u/ims.pb")), ReadFile(Path("x/ims.pb")));
   EXPECT_EQ(ReadFile(Path("u/aes.pb")), ReadFile(Path("x/aes.pb")));
-  EXPECT_THAT(ReadFile(Path("u/manifest.txt")), StartsWith("citcat-archive-manifest 1\n"));
+  EXPECT_THAT(ReadFile(Path("u/manifest.txt")), StartsWith("citcat-archive-manifest 2\n"));
   // Packing the unpacked files again gives the same archive, byte for byte.
   r = Run(absl::StrCat("pack ", Path("u"), " -o ", Path("again.citcat"), " --quiet"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -109,6 +109,41 @@ TEST_F(ArchiveCli, AnArchiveWhoseReplayDiffersFromItsManifestIsAnError) {
   EXPECT_THAT(r.err, HasSubstr("does not match the archive's manifest: cat-crc64 is 0x"));
   EXPECT_FALSE(fs::exists(Path("tampered.txt")));
   EXPECT_FALSE(fs::exists(Path("tampered.cat")));
+}
+
+TEST_F(ArchiveCli, AVersionOneArchiveStillReplaysAndUnpacksAndPacksAgainAsVersionTwo) {
+  const std::string v1 = CITCAT_ARCHIVE_DATA "/int64-v1.citcat";
+  Result r = Run(absl::StrCat("replay ", v1, " -o ", Path("v1.txt")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("183183 instructions replayed"));
+  r = Run(absl::StrCat("unpack ", v1, " -o ", Path("v1"), " --quiet"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(ReadFile(Path("v1/manifest.txt")),
+              StartsWith("citcat-archive-manifest 1\nmachine r4400\ninstructions 183183\n"));
+  r = Run(absl::StrCat("pack ", Path("v1"), " -o ", Path("v2.citcat"), " --quiet"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Run(absl::StrCat("replay ", Path("v2.citcat"), " -o ", Path("v2.txt"), " --quiet"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFile(Path("v2.txt")), ReadFile(Path("v1.txt")));
+  auto v2 = archive::Read(Path("v2.citcat"));
+  ASSERT_TRUE(v2.ok()) << v2.status();
+  EXPECT_EQ(v2->manifest.version, 2);
+}
+
+TEST_F(ArchiveCli, AnArchiveForAnotherMachineThanItsImsIsRefusedInOneLine) {
+  auto packed = archive::Read(Path("trace.citcat"));
+  ASSERT_TRUE(packed.ok()) << packed.status();
+  packed->manifest.machine = "i486";
+  auto out = io::OutputFile::Create(Path("i486.citcat"));
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE(archive::Write(*packed, **out).ok());
+  ASSERT_TRUE((*out)->Commit().ok());
+  for (const char* command : {"replay", "stats"}) {
+    Result r = Run(absl::StrCat(command, " ", Path("i486.citcat")));
+    EXPECT_EQ(r.exit_code, 1) << command << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << command << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("names the machine 'i486' but its IMS is for 'r4400'")) << command;
+  }
 }
 
 TEST_F(ArchiveCli, StatsOfACaptureAndOfItsArchiveAgreeAndDrawTheCurve) {

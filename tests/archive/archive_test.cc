@@ -1,8 +1,9 @@
 // The archive library on a real small capture: the manifest's checksums against independent
 // computations (the text trace and the regenerated CAT file), the container round trip, every
-// damage of docs/archive-format.md refused with one line, and the statistics and their plot.
-#include "systems/system.h"
+// damage of docs/archive-format.md refused with one line, a version 1 archive kept from before
+// version 2 still replaying to its checksums, and the statistics and their plot.
 #include "archive/archive.h"
+#include "systems/system.h"
 
 #include <filesystem>
 #include <fstream>
@@ -98,6 +99,9 @@ TEST_F(ArchiveTest, ManifestChecksumsMatchTheTextTraceAndTheRegeneratedCat) {
   ASSERT_TRUE((*trace)->Commit().ok());
   ASSERT_TRUE((*writer)->Finish().ok());
 
+  // Version 2's stream: PC, length and the bytes as they lie in memory; the traced R4400 is
+  // big-endian, so a word's bytes lie most significant first.
+  ASSERT_EQ(extraction_->ims.description().byte_order(), ims::BYTE_ORDER_BIG);
   uint64_t crc = 0, entries = 0;
   for (absl::string_view line : absl::StrSplit(ReadFile(trace_path), '\n')) {
     std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
@@ -105,9 +109,10 @@ TEST_F(ArchiveTest, ManifestChecksumsMatchTheTextTraceAndTheRegeneratedCat) {
     uint64_t pc = 0;
     uint32_t word = 0;
     ASSERT_TRUE(absl::SimpleHexAtoi(f[1], &pc) && absl::SimpleHexAtoi(f[2], &word)) << line;
-    uint8_t entry[12];
+    uint8_t entry[13];
     for (int i = 0; i < 8; ++i) entry[i] = static_cast<uint8_t>(pc >> (8 * i));
-    for (int i = 0; i < 4; ++i) entry[8 + i] = static_cast<uint8_t>(word >> (8 * i));
+    entry[8] = 4;
+    for (int i = 0; i < 4; ++i) entry[9 + i] = static_cast<uint8_t>(word >> (8 * (3 - i)));
     crc = Crc64(entry, crc);
     ++entries;
   }
@@ -146,8 +151,11 @@ TEST_F(ArchiveTest, RoundTripKeepsEverything) {
   EXPECT_EQ(back->ims, archive_->ims);
   EXPECT_EQ(back->aes, archive_->aes);
   EXPECT_EQ(back->manifest.ToText(), archive_->manifest.ToText());
+  // Version 2, in the file header and the manifest; the machine and start PC are the IMS's.
+  EXPECT_EQ(bytes_->substr(8, 2), std::string("\x02\x00", 2));
   EXPECT_THAT(archive_->manifest.ToText(),
-              StartsWith("citcat-archive-manifest 1\nmachine r4400\n"));
+              StartsWith("citcat-archive-manifest 2\nmachine r4400\n"));
+  EXPECT_EQ(back->manifest.start_pc, extraction_->ims.mips().pc());
   ims::InitialMachineState ims;
   aes::EventSchedule aes;
   ASSERT_TRUE(Unpack(*back, ims, aes).ok());
@@ -160,7 +168,7 @@ TEST_F(ArchiveTest, RoundTripKeepsEverything) {
 TEST_F(ArchiveTest, ReplayChecksumsMatchTheManifestAndAMismatchIsNamed) {
   replay::ReplayOptions options;
   ReplayChecksums sums;
-  sums.Attach(options);
+  sums.Attach(options, extraction_->ims);
   auto summary = systems::Replay(extraction_->ims, extraction_->aes, options);
   ASSERT_TRUE(summary.ok());
   Manifest replayed;
@@ -226,7 +234,15 @@ TEST_F(ArchiveTest, DamagedArchivesAreRefusedWithOneLine) {
   add(
       "text-mode transfer", [](std::string& b) { b.erase(4, 1); }, "wrong magic");
   add(
-      "unknown major version", [](std::string& b) { Put(b, 8, 2, 2); }, "major version 2");
+      "unknown major version", [](std::string& b) { Put(b, 8, 3, 2), FixHeaderCrc(b); },
+      "major version 3 is not one this reader knows (1 to 2)");
+  add(
+      "major version 0", [](std::string& b) { Put(b, 8, 0, 2), FixHeaderCrc(b); },
+      "major version 0");
+  add(
+      "major version 1 with a version 2 manifest",
+      [](std::string& b) { Put(b, 8, 1, 2), FixHeaderCrc(b); },
+      "the manifest's version 2 differs from the file's major version 1");
   add(
       "header checksum", [](std::string& b) { b[10] ^= 1; }, "header checksum");
   add(
@@ -313,9 +329,139 @@ TEST_F(ArchiveTest, OptionalSectionsAreSkippedAndManifestKeysFromLaterVersionsIg
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->cat_crc64, archive_->manifest.cat_crc64);
   EXPECT_FALSE(Manifest::FromText("citcat-archive-manifest 1\nmachine r4400\n").ok());
-  std::string other = archive_->manifest.ToText();
-  other.replace(other.find("r4400"), 5, "i486");
-  EXPECT_FALSE(Manifest::FromText(other).ok());
+}
+
+TEST_F(ArchiveTest, ManifestVersionsAndMachinesAreTheOnesTheReaderKnows) {
+  const std::string text = archive_->manifest.ToText();
+  auto with = [&text](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return Manifest::FromText(t);
+  };
+  auto v1 = with("manifest 2", "manifest 1");
+  ASSERT_TRUE(v1.ok()) << v1.status();
+  EXPECT_EQ(v1->version, 1);
+  for (const char* bad : {"manifest 3", "manifest 0", "manifest 02", "manifest 2x", "manifest "}) {
+    auto m = with("manifest 2", bad);
+    ASSERT_FALSE(m.ok()) << bad;
+    EXPECT_THAT(std::string(m.status().message()), HasSubstr("manifest")) << bad;
+  }
+  // Every machine the IMS schema names is accepted, and nothing else.
+  auto i486 = with("r4400", "i486");
+  ASSERT_TRUE(i486.ok()) << i486.status();
+  EXPECT_EQ(i486->machine, "i486");
+  for (const char* bad : {"vax", "R4400", "unspecified", "machine_r4400", ""}) {
+    auto m = with("r4400", bad);
+    ASSERT_FALSE(m.ok()) << bad;
+    EXPECT_THAT(std::string(m.status().message()), HasSubstr("not one the IMS schema names"))
+        << bad;
+  }
+}
+
+TEST_F(ArchiveTest, AnArchiveWhoseManifestMachineDisagreesWithItsImsIsRefused) {
+  Archive other = *archive_;
+  other.manifest.machine = "i486";
+  auto out = io::OutputFile::Create((*dir_ / "other.citcat").string());
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE(Write(other, **out).ok());
+  ASSERT_TRUE((*out)->Commit().ok());
+  auto back = Read((*dir_ / "other.citcat").string());
+  ASSERT_TRUE(back.ok()) << back.status();  // the container is sound
+  ims::InitialMachineState ims;
+  aes::EventSchedule aes;
+  absl::Status s = Unpack(*back, ims, aes);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_EQ(s.message(),
+            "the archive's manifest names the machine 'i486' but its IMS is for 'r4400'");
+  // An IMS naming no machine is refused too, and cannot be packed.
+  ims::InitialMachineState nameless = extraction_->ims;
+  nameless.mutable_description()->set_machine(ims::MACHINE_UNSPECIFIED);
+  other = *archive_;
+  other.ims = nameless.SerializeAsString();
+  EXPECT_THAT(std::string(Unpack(other, ims, aes).message()),
+              HasSubstr("no machine the schema names"));
+  EXPECT_FALSE(Pack(nameless, extraction_->aes).ok());
+}
+
+TEST_F(ArchiveTest, ADamagedInstructionChecksumIsRefusedByTheReplay) {
+  // A sound version 2 container whose manifest promises another instruction stream.
+  Archive tampered = *archive_;
+  tampered.manifest.instruction_crc64 ^= 0x8000;
+  auto out = io::OutputFile::Create((*dir_ / "tampered.citcat").string());
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE(Write(tampered, **out).ok());
+  ASSERT_TRUE((*out)->Commit().ok());
+  auto back = Read((*dir_ / "tampered.citcat").string());
+  ASSERT_TRUE(back.ok()) << back.status();
+  ims::InitialMachineState ims;
+  aes::EventSchedule aes;
+  ASSERT_TRUE(Unpack(*back, ims, aes).ok());
+  replay::ReplayOptions options;
+  ReplayChecksums sums;
+  sums.Attach(options, ims, back->manifest.version);
+  auto summary = systems::Replay(ims, aes, options);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  Manifest replayed;
+  sums.Fill(*summary, replayed);
+  absl::Status s = CompareWithManifest(back->manifest, replayed);
+  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+  EXPECT_THAT(s.message(), HasSubstr("instruction-crc64 is 0x"));
+  EXPECT_THAT(s.message(), Not(HasSubstr("cat-crc64")));
+  EXPECT_EQ(std::string(s.message()).find('\n'), std::string::npos);
+}
+
+// tests/archive/data/int64-v1.citcat: `citcat capture --workload int64 --instructions 200000`,
+// extracted and packed by citcat before format version 2 (commit 7db6dee).
+TEST(VersionOneArchive, StillReadsReplaysAndVerifies) {
+  auto a = Read(CITCAT_ARCHIVE_DATA "/int64-v1.citcat");
+  ASSERT_TRUE(a.ok()) << a.status();
+  const Manifest& m = a->manifest;
+  EXPECT_EQ(m.version, 1);
+  EXPECT_EQ(m.machine, "r4400");
+  EXPECT_EQ(m.instructions, 183183u);
+  EXPECT_EQ(m.trace_entries, 183185u);
+  EXPECT_EQ(m.start_branch_count, 102161u);
+  EXPECT_EQ(m.start_pc, 0xffffffff80011f10u);
+  EXPECT_EQ(m.end_branch_count, 107965u);
+  EXPECT_EQ(m.records, 304u);
+  EXPECT_EQ(m.record_bytes, 8648u);
+  EXPECT_EQ(m.instruction_crc64, 0x01cdb835b20c7218u);
+  EXPECT_EQ(m.cat_crc64, 0x6f60ff5cab041054u);
+  EXPECT_EQ(m.producer, "citcat capture --machine r4400 --workload int64 --seed 1");
+  EXPECT_THAT(m.ToText(), StartsWith("citcat-archive-manifest 1\nmachine r4400\n"));
+
+  ims::InitialMachineState ims;
+  aes::EventSchedule aes;
+  ASSERT_TRUE(Unpack(*a, ims, aes).ok());
+  auto replay_with = [&](int version) {
+    replay::ReplayOptions options;
+    ReplayChecksums sums;
+    sums.Attach(options, ims, version);
+    auto summary = systems::Replay(ims, aes, options);
+    EXPECT_TRUE(summary.ok()) << summary.status();
+    Manifest replayed;
+    if (summary.ok()) sums.Fill(*summary, replayed);
+    return replayed;
+  };
+  const Manifest v1 = replay_with(1);
+  EXPECT_TRUE(CompareWithManifest(m, v1).ok()) << CompareWithManifest(m, v1);
+  // The version decides the instruction stream: version 2's sum of the same replay differs, and
+  // only that.
+  const Manifest v2 = replay_with(2);
+  EXPECT_NE(v2.instruction_crc64, m.instruction_crc64);
+  EXPECT_THAT(std::string(CompareWithManifest(m, v2).message()),
+              ::testing::MatchesRegex("[^;]*: instruction-crc64 is 0x[0-9a-f]+, the manifest says "
+                                      "0x01cdb835b20c7218"));
+
+  // Packed again today, the same IMS and AES give a version 2 archive with the same replay.
+  auto repacked = Pack(ims, aes);
+  ASSERT_TRUE(repacked.ok()) << repacked.status();
+  EXPECT_EQ(repacked->manifest.version, 2);
+  EXPECT_EQ(repacked->manifest.instruction_crc64, v2.instruction_crc64);
+  Manifest same = repacked->manifest;
+  same.version = 1;
+  same.instruction_crc64 = m.instruction_crc64;
+  EXPECT_EQ(same.ToText(), m.ToText());
 }
 
 TEST_F(ArchiveTest, StatsCountTheReplayAndPlotTheCurve) {

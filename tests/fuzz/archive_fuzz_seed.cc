@@ -6,6 +6,7 @@
 #include <string>
 
 #include "archive/archive.h"
+#include "ims/ims_util.h"
 #include "io/file.h"
 
 int main(int argc, char** argv) {
@@ -21,6 +22,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cannot read the IMS or AES\n");
     return 1;
   }
+  // The manifest names the IMS's machine, or the reader stops before the IMS and AES.
+  ims::InitialMachineState state;
+  if (!state.ParseFromString(*ims)) {
+    std::fprintf(stderr, "%s is not an IMS\n", argv[1]);
+    return 1;
+  }
+  a.manifest.machine = ims::MachineName(state.description().machine());
   const std::string dir = argv[3];
   const std::pair<std::string, std::string> seeds[] = {{"sample", *ims}, {"small", "x"}};
   for (const auto& [name, ims_bytes] : seeds) {
