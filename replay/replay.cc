@@ -12,12 +12,13 @@ absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
                                      const aes::EventSchedule& aes, const ReplayOptions& options) {
   if (ims.description().machine() != machine.machine) {
     return InvalidReplayInput(absl::StrCat("the IMS is a state of the ",
-                                           ims::MachineName(ims.description().machine()), ", not the ",
-                                           ims::MachineName(machine.machine)));
+                                           ims::MachineName(ims.description().machine()),
+                                           ", not the ", ims::MachineName(machine.machine)));
   }
   if (aes.machine() != machine.machine && aes.machine() != ims::MACHINE_UNSPECIFIED) {
-    return InvalidReplayInput(absl::StrCat("the AES is a schedule of the ", ims::MachineName(aes.machine()),
-                                           ", not the ", ims::MachineName(machine.machine)));
+    return InvalidReplayInput(absl::StrCat("the AES is a schedule of the ",
+                                           ims::MachineName(aes.machine()), ", not the ",
+                                           ims::MachineName(machine.machine)));
   }
   const bool observe =
       options.trace != nullptr || options.sink != nullptr || options.on_instruction != nullptr;
