@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
     if (!c.ok()) Fail(name, c.status());
     auto reader = cat::CatReader::Open(cat_path);
     if (!reader.ok()) Fail(name, reader.status());
-    auto x = extract::Extract(**reader);
+    auto x = systems::Extract(**reader);
     if (!x.ok()) Fail(name, x.status());
     auto packed = archive::Pack(x->ims, x->aes);
     if (!packed.ok()) Fail(name, packed.status());

@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
                   (r.traced_instructions - half.capture.summary.traced_instructions);
 
     auto reader = cat::CatReader::Open(path);
-    auto x = extract::Extract(**reader);
+    auto x = systems::Extract(**reader);
     if (!x.ok()) {
       std::fprintf(stderr, "%s\n", std::string(x.status().message()).c_str());
       return 1;

@@ -7,16 +7,14 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "systems/system.h"
 #include "absl/strings/str_cat.h"
 #include "archive/stats.h"
 #include "cat_parser/reader.h"
 #include "citcat/command.h"
 #include "extract/extract.h"
-#include "guest/r4400/guest_paths.h"
 #include "io/file.h"
-#include "machine/r4400/capture.h"
 #include "replay/verify.h"
+#include "systems/system.h"
 
 namespace citcat::cli {
 namespace {
@@ -40,17 +38,14 @@ absl::Status RunDemo(const std::vector<std::string>& args) {
   } cleanup{dir};
   std::string cat_path = (dir / "capture.cat").string();
 
-  machine::CaptureSettings settings;
-  settings.kernel_path = CITCAT_R4400_KERNEL_ELF;
-  absl::StatusOr<std::string> disk = io::ReadWholeFile(CITCAT_R4400_DISK_IMAGE, 1ull << 30);
-  if (!disk.ok()) return disk.status();
-  settings.disk.assign(disk->begin(), disk->end());
-  settings.seed = kSeed;
+  const systems::System& machine = systems::All().front();
+  systems::CaptureRequest request;
+  request.seed = kSeed;
   std::printf(
-      "citcat demo: capturing the default workload mix (%s) on the traced R4400, seed %llu\n\n",
-      CITCAT_R4400_DEFAULT_MIX, static_cast<unsigned long long>(kSeed));
+      "citcat demo: capturing the default workload mix (%s) on the traced %s, seed %llu\n\n",
+      machine.default_mix, machine.title, static_cast<unsigned long long>(kSeed));
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<machine::CaptureResult> capture = machine::CaptureR4400(settings, cat_path);
+  absl::StatusOr<systems::CaptureReport> capture = machine.capture(request, cat_path);
   if (!capture.ok()) return capture.status();
   double capture_seconds = Seconds(start);
   std::printf("%s\n", capture->console.c_str());
@@ -58,7 +53,7 @@ absl::Status RunDemo(const std::vector<std::string>& args) {
   start = std::chrono::steady_clock::now();
   absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(cat_path);
   if (!reader.ok()) return reader.status();
-  absl::StatusOr<extract::Extraction> x = extract::Extract(**reader);
+  absl::StatusOr<extract::Extraction> x = systems::Extract(**reader);
   if (!x.ok()) return x.status();
   double extract_seconds = Seconds(start);
   std::string ims = x->ims.SerializeAsString(), aes = x->aes.SerializeAsString();
@@ -71,14 +66,13 @@ absl::Status RunDemo(const std::vector<std::string>& args) {
     return absl::DataLossError(absl::StrCat("replay diverged: ", verified->report));
   }
 
-  const machine::RunSummary& r = capture->summary;
+  const systems::CaptureReport& r = *capture;
   uint64_t cat_bytes = std::filesystem::file_size(cat_path);
   std::printf(
       "Summary\n"
       "  capture          %llu instructions traced in %.2f s (%.0f M/s), the guest %s\n"
       "  CAT              %llu records, %.1f MB (%.2f bus bytes per instruction)\n"
-      "  events           %llu interrupts, %llu DMA transfers, %llu device reads, %llu Count "
-      "reads\n"
+      "  events           %llu interrupts, %llu DMA transfers, %llu device reads, %llu %s reads\n"
       "  extract          %.2f s\n"
       "  IMS              %zu bytes, %zu with zstd (%d memory extents)\n"
       "  AES              %zu bytes, %zu with zstd (%d interrupts, %d DMA, %d device, %d echoes)\n"
@@ -92,8 +86,8 @@ absl::Status RunDemo(const std::vector<std::string>& args) {
       static_cast<unsigned long long>(r.interrupts),
       static_cast<unsigned long long>(r.dma_transfers),
       static_cast<unsigned long long>(r.device_reads),
-      static_cast<unsigned long long>(r.count_reads), extract_seconds, ims.size(),
-      archive::ZstdSize(ims), x->ims.memory_size(), aes.size(), archive::ZstdSize(aes),
+      static_cast<unsigned long long>(r.register_reads), r.register_name, extract_seconds,
+      ims.size(), archive::ZstdSize(ims), x->ims.memory_size(), aes.size(), archive::ZstdSize(aes),
       x->aes.interrupts_size(), x->aes.dma_size(), x->aes.device_io_size(),
       x->aes.register_reads_size(),
       static_cast<double>(cat_bytes) / (archive::ZstdSize(ims) + archive::ZstdSize(aes)),

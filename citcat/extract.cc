@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "citcat/command.h"
 #include "citcat/progress.h"
+#include "systems/system.h"
 
 namespace citcat::cli {
 namespace {
@@ -33,7 +34,7 @@ absl::Status RunExtract(const std::vector<std::string>& args) {
   cat::CatReader& in = **reader;
   Progress progress("extract", std::max<int64_t>(in.file_size(), 0), "B");
   absl::StatusOr<extract::Extraction> x =
-      extract::Extract(in, [&] { progress.Update(in.bytes_read()); });
+      systems::Extract(in, [&] { progress.Update(in.bytes_read()); });
   progress.Finish();
   if (!x.ok()) return x.status();
 

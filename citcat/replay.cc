@@ -1,4 +1,3 @@
-#include "systems/system.h"
 #include "replay/replay.h"
 
 #include <cstdio>
@@ -13,6 +12,7 @@
 #include "citcat/command.h"
 #include "citcat/progress.h"
 #include "machine/elf_loader.h"
+#include "systems/system.h"
 #include "traces/writers.h"
 
 ABSL_FLAG(std::string, ims, "", "the initial machine state (ims.pb from citcat extract)");
@@ -63,7 +63,7 @@ struct TraceOutput {
   traces::TraceSink* sink() { return filter ? filter.get() : writer.get(); }
 };
 
-absl::StatusOr<TraceOutput> OpenTraceOutput() {
+absl::StatusOr<TraceOutput> OpenTraceOutput(const ims::InitialMachineState& ims) {
   TraceOutput t;
   const std::string format = absl::GetFlag(FLAGS_format), path = absl::GetFlag(FLAGS_o);
   const std::string mode = absl::GetFlag(FLAGS_mode), idle = absl::GetFlag(FLAGS_idle_range);
@@ -95,7 +95,10 @@ absl::StatusOr<TraceOutput> OpenTraceOutput() {
   }
   if (absl::GetFlag(FLAGS_filter_idle)) {
     if (!idle.empty()) return absl::InvalidArgumentError("--filter-idle or --idle-range, not both");
-    const std::string elf_path = absl::GetFlag(FLAGS_kernel);
+    absl::StatusOr<const systems::System*> system = systems::ForIms(ims);
+    if (!system.ok()) return system.status();
+    std::string elf_path = absl::GetFlag(FLAGS_kernel);
+    if (elf_path.empty()) elf_path = (*system)->guest_kernel;
     absl::StatusOr<machine::ElfImage> elf = machine::LoadElfFile(elf_path);
     if (!elf.ok()) return elf.status();
     const machine::ElfSymbol* begin = elf->FindSymbol("citcat_idle_begin");
@@ -104,10 +107,8 @@ absl::StatusOr<TraceOutput> OpenTraceOutput() {
       return absl::InvalidArgumentError(absl::StrCat(
           elf_path, ": no citcat_idle_begin/citcat_idle_end symbols around the idle loop"));
     }
-    // Traced PCs are 64-bit; a 32-bit kernel's addresses are their sign extensions.
-    auto pc = [&](uint64_t v) { return elf->is64 ? v : uint64_t(int64_t(int32_t(uint32_t(v)))); };
-    filter.idle_begin = pc(begin->value);
-    filter.idle_end = pc(end->value);
+    filter.idle_begin = (*system)->kernel_address(begin->value, elf->is64);
+    filter.idle_end = (*system)->kernel_address(end->value, elf->is64);
   }
   absl::StatusOr<std::unique_ptr<traces::TraceSink>> writer = traces::OpenWriter(*f, path);
   if (!writer.ok()) return writer.status();
@@ -144,7 +145,7 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   }
 
   replay::ReplayOptions options;
-  absl::StatusOr<TraceOutput> formatted = OpenTraceOutput();
+  absl::StatusOr<TraceOutput> formatted = OpenTraceOutput(ims);
   if (!formatted.ok()) return formatted.status();
   options.sink = formatted->sink();
   std::unique_ptr<io::OutputFile> trace;
@@ -158,8 +159,7 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   if (const std::string path = absl::GetFlag(FLAGS_cat); !path.empty()) {
     absl::StatusOr<cat::CatHeader> header = systems::CatHeaderFor(ims);
     if (!header.ok()) return header.status();
-    absl::StatusOr<std::unique_ptr<cat::CatWriter>> writer =
-        cat::CatWriter::Create(path, *header);
+    absl::StatusOr<std::unique_ptr<cat::CatWriter>> writer = cat::CatWriter::Create(path, *header);
     if (!writer.ok()) return writer.status();
     regenerated = *std::move(writer);
     options.regenerated = regenerated.get();

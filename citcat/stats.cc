@@ -10,6 +10,7 @@
 #include "citcat/command.h"
 #include "citcat/progress.h"
 #include "extract/extract.h"
+#include "systems/system.h"
 
 ABSL_FLAG(std::string, plot, "",
           "also draw the CAT/IT curve (bus bytes against instructions) "
@@ -34,7 +35,7 @@ absl::Status RunStats(const std::vector<std::string>& args) {
     cat::CatReader& in = **reader;
     Progress progress("stats", std::max<int64_t>(in.file_size(), 0), "B");
     absl::StatusOr<extract::Extraction> x =
-        extract::Extract(in, [&] { progress.Update(in.bytes_read()); });
+        systems::Extract(in, [&] { progress.Update(in.bytes_read()); });
     progress.Finish();
     if (!x.ok()) return x.status();
     ims = std::move(x->ims);

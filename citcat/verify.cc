@@ -1,4 +1,3 @@
-#include "systems/system.h"
 #include "replay/verify.h"
 
 #include <cstdio>
@@ -9,6 +8,7 @@
 #include "citcat/progress.h"
 #include "extract/extract.h"
 #include "replay/replay.h"
+#include "systems/system.h"
 
 namespace citcat::cli {
 
@@ -29,7 +29,7 @@ absl::Status VerifyCapture(const std::string& path) {
   absl::StatusOr<extract::Extraction> x;
   {
     Progress progress("verify: extract", std::max<int64_t>(in.file_size(), 0), "B");
-    x = extract::Extract(in, [&] { progress.Update(in.bytes_read()); });
+    x = systems::Extract(in, [&] { progress.Update(in.bytes_read()); });
   }
   if (!x.ok()) return x.status();
   Progress progress("verify: replay", x->aes.end().cat_records(), "records");

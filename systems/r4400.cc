@@ -1,5 +1,20 @@
+// The traced R4400 system: its core adapter, its capture with the guest this build made, and
+// what the guest's CITCAT hooks cost (docs/machines/r4400-system.md, r4400-guest.md).
 #include "systems/r4400.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "guest/r4400/guest_paths.h"
+#include "guest/r4400/tools/disk_image.h"
+#include "guest/r4400/tools/guest_info.h"
+#include "io/file.h"
+#include "machine/elf_loader.h"
+#include "machine/r4400/capture.h"
 #include "replay/r4400_adapter.h"
 
 namespace citcat::systems {
@@ -12,11 +27,142 @@ bool EndsStateDump(const cat::CatHeader& header, const cat::BusRecord& r) {
          r.kind == cat::RecordKind::kUncachedWrite && done->Contains(r.address);
 }
 
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+// A private scratch directory, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "citcat-XXXXXX").string();
+    path_ = mkdtemp(pattern.data()) ? pattern : std::string();
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Builds a C file against the guest SDK (guest/r4400/sdk/README.md) into `elf`.
+absl::Status BuildWithSdk(const std::string& source, const std::string& elf) {
+  if (!std::filesystem::exists(source)) {
+    return absl::NotFoundError(absl::StrCat(source, ": cannot open: No such file or directory"));
+  }
+  std::string command = absl::StrCat(CITCAT_R4400_GCC, " ", CITCAT_R4400_SDK_BUILD, " ",
+                                     ShellQuote(source), " -o ", ShellQuote(elf));
+  if (std::system(command.c_str()) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": does not build against the guest SDK (compiler messages above)"));
+  }
+  return absl::OkStatus();
+}
+
+// The disk image with the user's program added as the workload `elf`.
+absl::StatusOr<std::string> DiskWithElf(const std::string& disk, const std::string& elf_path) {
+  absl::StatusOr<std::string> elf = io::ReadWholeFile(elf_path, guest::kDiskMaxProgramBytes);
+  if (!elf.ok()) return elf.status();
+  if (absl::Status s =
+          machine::ParseElf({reinterpret_cast<const uint8_t*>(elf->data()), elf->size()}).status();
+      !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(elf_path, ": ", s.message()));
+  }
+  absl::StatusOr<std::vector<guest::DiskFile>> files =
+      guest::ReadDiskImage({reinterpret_cast<const uint8_t*>(disk.data()), disk.size()});
+  if (!files.ok()) return files.status();
+  guest::AddOrReplace(*files, {"elf", std::vector<uint8_t>(elf->begin(), elf->end())});
+  absl::StatusOr<std::vector<uint8_t>> image = guest::BuildDiskImage(*files);
+  if (!image.ok()) return image.status();
+  return std::string(image->begin(), image->end());
+}
+
+absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::string& output) {
+  machine::CaptureSettings settings;
+  settings.kernel_path = request.kernel.empty() ? CITCAT_R4400_KERNEL_ELF : request.kernel;
+  absl::StatusOr<std::string> disk =
+      io::ReadWholeFile(request.disk.empty() ? CITCAT_R4400_DISK_IMAGE : request.disk, 1ull << 30);
+  if (!disk.ok()) return disk.status();
+  settings.workloads = request.workloads;
+  if (std::string elf = request.program; !elf.empty()) {
+    if (!settings.workloads.empty()) {
+      return absl::InvalidArgumentError("give --elf or --workload, not both");
+    }
+    TempDir scratch;
+    if (absl::EndsWith(elf, ".c")) {
+      std::string built = scratch.path() + "/program.elf";
+      if (absl::Status s = BuildWithSdk(elf, built); !s.ok()) return s;
+      elf = built;
+    }
+    disk = DiskWithElf(*disk, elf);
+    if (!disk.ok()) return disk.status();
+    settings.workloads = "elf";
+  }
+  settings.disk.assign(disk->begin(), disk->end());
+  settings.seed = request.seed;
+  settings.memory_bytes = request.memory_bytes;
+  settings.max_traced = request.max_traced;
+  absl::StatusOr<machine::CaptureResult> run =
+      machine::CaptureR4400(settings, output, request.progress);
+  if (!run.ok()) return run.status();
+
+  const machine::RunSummary& r = run->summary;
+  CaptureReport report;
+  report.console = run->console;
+  report.instructions = r.instructions;
+  report.traced_instructions = r.traced_instructions;
+  report.bus_records = r.bus_records;
+  report.bus_bytes = r.bus_bytes;
+  report.interrupts = r.interrupts;
+  report.dma_transfers = r.dma_transfers;
+  report.device_reads = r.device_reads;
+  report.register_reads = r.count_reads;
+  report.register_name = "Count";
+  report.hook_instructions =
+      guest::HookInstructions(r.interrupt_reports, r.cause_echoes, r.count_echoes);
+  report.hooks = absl::StrCat(r.interrupt_reports, " interrupt reports, ", r.cause_echoes,
+                              " Cause and ", r.count_echoes, " Count echoes");
+  report.driver_instructions = r.driver_instructions;
+  report.halted = r.halted;
+  return report;
+}
+
+// Each interrupt report is one Cause echo too; a schedule from elsewhere may break that.
+uint64_t HookInstructions(const aes::EventSchedule& aes) {
+  uint64_t count = 0, cause = 0;
+  for (const aes::RegisterRead& r : aes.register_reads()) {
+    if (r.register_() == aes::RegisterRead::REGISTER_MIPS_COUNT) ++count;
+    if (r.register_() == aes::RegisterRead::REGISTER_MIPS_CAUSE) ++cause;
+  }
+  const uint64_t interrupts = aes.interrupts_size();
+  return cause >= interrupts ? guest::HookInstructions(interrupts, cause, count) : 0;
+}
+
+std::span<const Workload> Workloads() {
+  static const std::vector<Workload>* const list = [] {
+    auto* v = new std::vector<Workload>;
+    for (const guest::WorkloadInfo& w : guest::kWorkloads) v->push_back({w.name, w.description});
+    return v;
+  }();
+  return *list;
+}
+
+// Traced PCs are 64-bit; a 32-bit kernel's addresses are their sign extensions.
+uint64_t KernelAddress(uint64_t value, bool elf64) {
+  return elf64 ? value : static_cast<uint64_t>(int64_t{static_cast<int32_t>(value)});
+}
+
 }  // namespace
 
 System R4400() {
   return {
       .name = "r4400",
+      .title = "R4400",
       .description = "MIPS R4400: MIPS III, 16 KB I and D caches, write-back, big-endian",
       .cat_machine = cat::Machine::kR4400,
       .ims_machine = ims::MACHINE_R4400,
@@ -24,6 +170,12 @@ System R4400() {
                  .make_core = replay::MakeR4400Adapter,
                  .header = replay::R4400Header,
                  .starts_after = EndsStateDump},
+      .capture = Capture,
+      .workloads = Workloads(),
+      .default_mix = CITCAT_R4400_DEFAULT_MIX,
+      .guest_kernel = CITCAT_R4400_KERNEL_ELF,
+      .kernel_address = KernelAddress,
+      .hook_instructions = HookInstructions,
   };
 }
 

@@ -75,6 +75,11 @@ absl::StatusOr<replay::VerifyResult> CompareCats(const std::string& original,
   return replay::CompareCats((*system)->replay, original, regenerated);
 }
 
+absl::StatusOr<extract::Extraction> Extract(cat::CatReader& reader,
+                                            const std::function<void()>& after_record) {
+  return extract::Extract(reader, after_record);
+}
+
 absl::StatusOr<cat::CatHeader> CatHeaderFor(const ims::InitialMachineState& ims) {
   absl::StatusOr<const System*> system = ForIms(ims);
   if (!system.ok()) return system.status();

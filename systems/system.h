@@ -4,25 +4,75 @@
 #ifndef CITCAT_SYSTEMS_SYSTEM_H_
 #define CITCAT_SYSTEMS_SYSTEM_H_
 
+#include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "aes/aes.pb.h"
+#include "cat_parser/reader.h"
 #include "cat_parser/record.h"
+#include "extract/extract.h"
 #include "ims/ims.pb.h"
 #include "replay/replay.h"
 #include "replay/verify.h"
 
 namespace citcat::systems {
 
+// What `citcat capture` asks of a traced system.
+struct CaptureRequest {
+  std::string workloads;  // comma-separated workload names; empty: the default mix
+  std::string program;    // a program to run instead: an ELF, or a C file built with the SDK
+  std::string kernel;     // the guest kernel ELF; empty: the one this build made
+  std::string disk;       // the disk image with the workloads; empty: the one this build made
+  uint64_t seed = 1;      // of the outside world
+  uint64_t max_traced = 20'000'000;  // instructions after the begin of the trace
+  uint64_t memory_bytes = 32ull << 20;
+  std::function<void(uint64_t instructions)> progress;  // now and then, may be empty
+};
+
+// What a capture did, in the terms of every traced system.
+struct CaptureReport {
+  std::string console;               // what the guest printed
+  uint64_t instructions = 0;         // retired, boot included
+  uint64_t traced_instructions = 0;  // retired since the begin of the trace
+  uint64_t bus_records = 0, bus_bytes = 0;
+  uint64_t interrupts = 0, dma_transfers = 0, device_reads = 0;
+  uint64_t register_reads = 0;       // of registers the outside world sets (MIPS Count)
+  const char* register_name = "";    // what those are called ("Count")
+  uint64_t hook_instructions = 0;    // of the kernel's CITCAT hooks after the state dump
+  std::string hooks;                 // what the hooks did, for the perturbation line
+  uint64_t driver_instructions = 0;  // of the begin-of-trace driver
+  bool halted = false;               // the guest powered the machine off
+};
+
+struct Workload {
+  std::string_view name;
+  std::string_view description;
+};
+
 struct System {
   const char* name;         // "r4400": --machine, messages
+  const char* title;        // "R4400": in sentences
   const char* description;  // one line for --help
   cat::Machine cat_machine;
   ims::Machine ims_machine;
   replay::ReplayMachine replay;
+
+  // The traced machine with its guest: runs a capture and writes the CAT to `output`.
+  std::function<absl::StatusOr<CaptureReport>(const CaptureRequest& request,
+                                              const std::string& output)>
+      capture;
+  std::span<const Workload> workloads;
+  const char* default_mix;
+  const char* guest_kernel;  // the guest kernel ELF this build made ("" if none)
+  // The trace address of a symbol of a guest kernel ELF (the R4400 sign-extends 32-bit ones).
+  std::function<uint64_t(uint64_t elf_value, bool elf64)> kernel_address;
+  // Instructions of the guest kernel's CITCAT hooks, estimated from a schedule (0: unknown).
+  std::function<uint64_t(const aes::EventSchedule& aes)> hook_instructions;
 };
 
 // Every system, in the order --help lists them.
@@ -47,6 +97,10 @@ absl::StatusOr<replay::VerifyResult> ReplayAgainst(const std::string& original,
                                                    replay::ReplaySummary* summary);
 absl::StatusOr<replay::VerifyResult> CompareCats(const std::string& original,
                                                  const std::string& regenerated);
+
+// Extraction of a CAT on the system its header names (extract::Extract with its contract).
+absl::StatusOr<extract::Extraction> Extract(cat::CatReader& reader,
+                                            const std::function<void()>& after_record = {});
 
 // The CAT header the system the IMS names writes.
 absl::StatusOr<cat::CatHeader> CatHeaderFor(const ims::InitialMachineState& ims);

@@ -193,7 +193,7 @@ TEST_F(Cli, CaptureRefusesWhatItCannotRun) {
   } cases[] = {
       {"capture --elf " + Path("missing.elf") + " -o " + Path("o"), "missing.elf: cannot open"},
       {"capture --elf " + Path("not.elf") + " -o " + Path("o"), "not.elf: "},
-      {"capture --machine i486 -o " + Path("o"), "machine 'i486' is not available yet"},
+      {"capture --machine i486 -o " + Path("o"), "unknown machine 'i486' (machines: r4400)"},
       {"capture --memory-mb 1000 -o " + Path("o"), "memory size"},
       {"capture --kernel " + Path("not.elf") + " -o " + Path("o"), "not.elf"},
   };
