@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "traces/mips_registers.h"
 #include "traces/output.h"
 #include "traces/sink.h"
 #include "traces/writers.h"
@@ -38,6 +39,15 @@ class FixedText : public Disassembler {
 
 FixedText fixed_text;
 
+// A MIPS record's instruction: the big-endian word, the next PC, the MIPS register table.
+void SetWord(Record& r, uint32_t word) {
+  const uint8_t bytes[4] = {static_cast<uint8_t>(word >> 24), static_cast<uint8_t>(word >> 16),
+                            static_cast<uint8_t>(word >> 8), static_cast<uint8_t>(word)};
+  r.SetBytes(bytes);
+  r.next_pc = r.pc + 4;
+  r.registers = &MipsRegisters();
+}
+
 // lw $a0, 16($sp); beq $a0, $0 (taken); sw $a0, 0($a1) in the slot; jal (at the target, into
 // its slot = mult); then a syscall that raises its exception.
 std::vector<Record> Snippet() {
@@ -46,13 +56,12 @@ std::vector<Record> Snippet() {
   r.disassembler = &fixed_text;
   r.index = 7;
   r.pc = 0xFFFFFFFF80001000;
-  r.word = 0x8FA40010;
+  SetWord(r, 0x8FA40010);
   r.mnemonic = "lw";
   r.immediate = 16;
   r.AddRead(29);
   r.AddWritten(4);
-  r.num_accesses = 1;
-  r.access[0] = {0xFFFFFFFF8000FFF0, 4, false, true, 0x12};
+  r.accesses.push_back({0xFFFFFFFF8000FFF0, 4, false, true, 0x12});
   r.fallthrough = r.pc + 4;
   v.push_back(r);
 
@@ -60,7 +69,7 @@ std::vector<Record> Snippet() {
   r.disassembler = &fixed_text;
   r.index = 8;
   r.pc = 0xFFFFFFFF80001004;
-  r.word = 0x10800006;
+  SetWord(r, 0x10800006);
   r.mnemonic = "beq";
   r.immediate = 6;
   r.AddRead(4);
@@ -75,12 +84,11 @@ std::vector<Record> Snippet() {
   r.disassembler = &fixed_text;
   r.index = 9;
   r.pc = 0xFFFFFFFF80001008;
-  r.word = 0xACA40000;
+  SetWord(r, 0xACA40000);
   r.mnemonic = "sw";
   r.AddRead(4);
   r.AddRead(5);
-  r.num_accesses = 1;
-  r.access[0] = {0xFFFFFFFF80004000, 4, true, true, 0x12};
+  r.accesses.push_back({0xFFFFFFFF80004000, 4, true, true, 0x12});
   r.fallthrough = r.pc + 4;
   v.push_back(r);
 
@@ -88,7 +96,7 @@ std::vector<Record> Snippet() {
   r.disassembler = &fixed_text;
   r.index = 10;
   r.pc = 0xFFFFFFFF80001020;
-  r.word = 0x0C000800;
+  SetWord(r, 0x0C000800);
   r.mnemonic = "jal";
   r.immediate = 0x800;
   r.AddWritten(31);
@@ -103,12 +111,12 @@ std::vector<Record> Snippet() {
   r.disassembler = &fixed_text;
   r.index = 11;
   r.pc = 0xFFFFFFFF80001024;
-  r.word = 0x00850018;
+  SetWord(r, 0x00850018);
   r.mnemonic = "mult";
   r.AddRead(4);
   r.AddRead(5);
-  r.AddWritten(kRegHi);
-  r.AddWritten(kRegLo);
+  r.AddWritten(kMipsHi);
+  r.AddWritten(kMipsLo);
   r.fallthrough = r.pc + 4;
   r.mode = Mode::kUser;
   v.push_back(r);
@@ -116,7 +124,7 @@ std::vector<Record> Snippet() {
   r = Record();
   r.index = 12;
   r.pc = 0xFFFFFFFF80002000;
-  r.word = 0x0000000C;
+  SetWord(r, 0x0000000C);
   r.mnemonic = "syscall";
   r.fallthrough = r.pc + 4;
   r.raised = {true, 8, r.pc, "syscall"};
@@ -237,6 +245,7 @@ TEST(TraceWriters, ChampSimBranchesByRegisterPattern) {
   auto one = [](BranchKind kind, uint16_t reads) {
     Record r;
     r.pc = 0x1000;
+    r.registers = &MipsRegisters();
     r.branch = kind;
     r.taken = true;
     r.AddRead(reads);
