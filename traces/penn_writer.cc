@@ -1,7 +1,7 @@
 // The Penn instruction trace format (Milo Martin's CIS 501 traces): one line of 14
-// whitespace-separated fields per micro-operation (docs/trace-formats.md, "penn"). A MIPS
-// instruction is one operation, except that a second destination register (MULT writes HI and
-// LO) becomes a second micro-op, as the format's one Dest field requires.
+// whitespace-separated fields per micro-operation (docs/trace-formats.md, "penn"). An
+// instruction is one operation, except that each further destination register (MULT writes HI
+// and LO) becomes another micro-op, as the format's one Dest field requires.
 #include <cctype>
 
 #include "absl/container/inlined_vector.h"
