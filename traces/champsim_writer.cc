@@ -11,11 +11,16 @@
 namespace citcat::traces {
 namespace {
 
-// The flat register numbers, moved clear of ChampSim's special registers and of 0 ("none").
-uint8_t ChampSimRegister(uint16_t reg) {
-  if (reg == kRegFlags) return champsim::kFlags;
-  if (reg >= kRegFpr0) return static_cast<uint8_t>(reg + 2);  // 66..97
-  return static_cast<uint8_t>(reg + 32);                      // 32..65
+// ChampSim fetches whole lines: a second access to a line adds no traffic, so when an
+// instruction has more accesses than the record's slots (x86 PUSHAD: 8 stores), keeping one per
+// line keeps every line it touches.
+constexpr uint64_t kLineBytes = 64;
+
+// Adds `address` to `slots` unless its line is there already or the slots are full.
+void AddAccess(uint64_t* slots, int capacity, int& used, uint64_t address) {
+  for (int i = 0; i < used; ++i)
+    if (slots[i] / kLineBytes == address / kLineBytes) return;
+  if (used < capacity) slots[used++] = address;
 }
 
 class ChampSimWriter final : public BufferedWriter {
@@ -25,7 +30,7 @@ class ChampSimWriter final : public BufferedWriter {
   absl::Status Consume(const Record& r) override {
     if (has_branch_) {
       has_branch_ = false;
-      const uint64_t slot = branch_pc_ + 4;
+      const uint64_t slot = branch_next_pc_;
       if (r.pc == slot && !r.taken_before.present) {
         // A slot that raised an exception did not retire, and neither did its branch: both
         // run again after the handler.
@@ -42,7 +47,7 @@ class ChampSimWriter final : public BufferedWriter {
     if (r.raised.present) return absl::OkStatus();  // did not retire
     if (r.branch != BranchKind::kNone && r.delay_slot) {
       branch_ = Convert(r);
-      branch_pc_ = r.pc;
+      branch_next_pc_ = r.next_pc;
       has_branch_ = true;
       return absl::OkStatus();
     }
@@ -59,33 +64,36 @@ class ChampSimWriter final : public BufferedWriter {
  private:
   static champsim::InputInstr Convert(const Record& r) {
     champsim::InputInstr in;
+    const RegisterSet& regs = *r.registers;
     in.ip = r.pc;
     int nsrc = 0, ndst = 0;
+    // A register the machine's table gives no ChampSim number (0) is left out.
     auto src = [&](uint8_t reg) {
+      if (reg == 0) return;
       for (int i = 0; i < nsrc; ++i)
         if (in.source_registers[i] == reg) return;
       if (nsrc < champsim::kSources) in.source_registers[nsrc++] = reg;
     };
     auto dst = [&](uint8_t reg) {
-      if (ndst < champsim::kDestinations) in.destination_registers[ndst++] = reg;
+      if (reg != 0 && ndst < champsim::kDestinations) in.destination_registers[ndst++] = reg;
     };
     using champsim::kFlags, champsim::kInstructionPointer, champsim::kStackPointer;
     switch (r.branch) {
       case BranchKind::kNone:
-        for (int i = 0; i < r.num_read; ++i) src(ChampSimRegister(r.read[i]));
-        for (int i = 0; i < r.num_written; ++i) dst(ChampSimRegister(r.written[i]));
+        for (uint16_t reg : r.read) src(regs.ChampSim(reg));
+        for (uint16_t reg : r.written) dst(regs.ChampSim(reg));
         break;
       case BranchKind::kConditional:
         src(kInstructionPointer);
         src(kFlags);
-        for (int i = 0; i < r.num_read; ++i) src(ChampSimRegister(r.read[i]));
+        for (uint16_t reg : r.read) src(regs.ChampSim(reg));
         dst(kInstructionPointer);
         break;
       case BranchKind::kDirectJump:
         dst(kInstructionPointer);
         break;
       case BranchKind::kIndirectJump:
-        for (int i = 0; i < r.num_read; ++i) src(ChampSimRegister(r.read[i]));
+        for (uint16_t reg : r.read) src(regs.ChampSim(reg));
         dst(kInstructionPointer);
         break;
       case BranchKind::kDirectCall:
@@ -93,7 +101,7 @@ class ChampSimWriter final : public BufferedWriter {
         src(kStackPointer);
         src(kInstructionPointer);
         if (r.branch == BranchKind::kIndirectCall) {
-          for (int i = 0; i < r.num_read; ++i) src(ChampSimRegister(r.read[i]));
+          for (uint16_t reg : r.read) src(regs.ChampSim(reg));
         }
         dst(kStackPointer);
         dst(kInstructionPointer);
@@ -102,13 +110,13 @@ class ChampSimWriter final : public BufferedWriter {
         src(kStackPointer);
         src(kInstructionPointer);
         src(kFlags);
-        for (int i = 0; i < r.num_read; ++i) src(ChampSimRegister(r.read[i]));
+        for (uint16_t reg : r.read) src(regs.ChampSim(reg));
         dst(kStackPointer);
         dst(kInstructionPointer);
         break;
       case BranchKind::kReturn:
         src(kStackPointer);
-        for (int i = 0; i < r.num_read; ++i) src(ChampSimRegister(r.read[i]));
+        for (uint16_t reg : r.read) src(regs.ChampSim(reg));
         dst(kStackPointer);
         dst(kInstructionPointer);
         break;
@@ -121,12 +129,11 @@ class ChampSimWriter final : public BufferedWriter {
     in.is_branch = r.branch != BranchKind::kNone;
     in.branch_taken = in.is_branch && r.taken;
     int nload = 0, nstore = 0;
-    for (int i = 0; i < r.num_accesses; ++i) {
-      const MemoryAccess& a = r.access[i];
-      if (a.store && nstore < champsim::kDestinations) {
-        in.destination_memory[nstore++] = a.address;
-      } else if (!a.store && nload < champsim::kSources) {
-        in.source_memory[nload++] = a.address;
+    for (const MemoryAccess& a : r.accesses) {
+      if (a.store) {
+        AddAccess(in.destination_memory, champsim::kDestinations, nstore, a.address);
+      } else {
+        AddAccess(in.source_memory, champsim::kSources, nload, a.address);
       }
     }
     return in;
@@ -139,7 +146,7 @@ class ChampSimWriter final : public BufferedWriter {
   }
 
   champsim::InputInstr branch_;
-  uint64_t branch_pc_ = 0;
+  uint64_t branch_next_pc_ = 0;  // where its delay slot is
   bool has_branch_ = false;
 };
 

@@ -13,8 +13,8 @@ class DinWriter final : public BufferedWriter {
 
   absl::Status Consume(const Record& r) override {
     absl::StrAppendFormat(&buffer_, "2 %x\n", r.pc);
-    for (int i = 0; i < r.num_accesses; ++i) {
-      absl::StrAppendFormat(&buffer_, "%d %x\n", r.access[i].store ? 1 : 0, r.access[i].address);
+    for (const MemoryAccess& a : r.accesses) {
+      absl::StrAppendFormat(&buffer_, "%d %x\n", a.store ? 1 : 0, a.address);
     }
     return MaybeFlush();
   }

@@ -41,14 +41,15 @@ class IdtraceWriter final : public BufferedWriter {
   using BufferedWriter::BufferedWriter;
 
   absl::Status Consume(const Record& r) override {
-    // A new line, or a jump back into the same line (a new basic block), is a line access.
+    // A new line, or a jump back into the same line (a new basic block), is a line access; so
+    // is the next line for an instruction that runs into it (x86: instructions are unaligned).
     const uint64_t line = r.pc & ~(kLineBytes - 1);
     if (!started_ || line != last_line_ || r.pc != next_pc_) Entry(kLineTag, line);
     started_ = true;
-    last_line_ = line;
-    next_pc_ = r.pc + r.size;
-    for (int i = 0; i < r.num_accesses; ++i) {
-      const MemoryAccess& a = r.access[i];
+    last_line_ = (r.pc + (r.size == 0 ? 0 : r.size - 1)) & ~(kLineBytes - 1);
+    if (last_line_ != line) Entry(kLineTag, last_line_);
+    next_pc_ = r.next_pc;
+    for (const MemoryAccess& a : r.accesses) {
       Entry((a.store ? kWriteTag : kReadTag) + SizeCode(a.size), a.address);
     }
     return MaybeFlush();
@@ -69,9 +70,8 @@ class IdtraceExecWriter final : public BufferedWriter {
   absl::Status Consume(const Record& r) override {
     if (!started_ || r.pc != next_pc_) Entry(kBlockTag, r.pc);
     started_ = true;
-    next_pc_ = r.pc + r.size;
-    for (int i = 0; i < r.num_accesses; ++i) {
-      const MemoryAccess& a = r.access[i];
+    next_pc_ = r.next_pc;
+    for (const MemoryAccess& a : r.accesses) {
       Entry((a.store ? kWriteTag : kReadTag) + SizeCode(a.size), a.address);
     }
     if (r.branch != BranchKind::kNone && r.taken && !r.raised.present) Entry(kTargetTag, r.target);

@@ -1,6 +1,9 @@
 #include "traces/mips_recorder.h"
 
+#include <bit>
+
 #include "simcore/mips/decoder.h"
+#include "traces/mips_registers.h"
 
 namespace citcat::traces {
 namespace {
@@ -11,17 +14,20 @@ uint64_t Mask(uint8_t bytes) {
   return bytes >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * bytes)) - 1;
 }
 
-Mode ModeOf(const mips::Cpu& cpu) {
+// Where the instruction word's byte `i` in memory sits in the word, in the core's byte order.
+int ByteShift(int i, bool big_endian) { return 8 * (big_endian ? 3 - i : i); }
+
+// Status.KSU as it applies: 0 kernel (also while EXL or ERL is set, and for the reserved 3),
+// 1 supervisor, 2 user.
+uint8_t PrivilegeOf(const mips::Cpu& cpu) {
   const uint32_t status = cpu.status();
-  if (status & (mips::kStatusExl | mips::kStatusErl)) return Mode::kKernel;
-  switch ((status >> mips::kStatusKsuShift) & 3) {
-    case 1:
-      return Mode::kSupervisor;
-    case 2:
-      return Mode::kUser;
-    default:
-      return Mode::kKernel;
-  }
+  if (status & (mips::kStatusExl | mips::kStatusErl)) return 0;
+  const uint8_t ksu = (status >> mips::kStatusKsuShift) & 3;
+  return ksu == 3 ? 0 : ksu;
+}
+
+Mode ModeOf(uint8_t privilege) {
+  return privilege == 1 ? Mode::kSupervisor : privilege == 2 ? Mode::kUser : Mode::kKernel;
 }
 
 // The branch outcome from the registers before the branch executes.
@@ -65,8 +71,8 @@ bool Taken(Op op, mips::Cpu& cpu, uint32_t word) {
 
 // FP registers and the condition bit, which the decoder's GPR sets leave out.
 void AddFpuOperands(Op op, uint32_t w, Record& r) {
-  const uint16_t ft = kRegFpr0 + mips::Rt(w), fs = kRegFpr0 + mips::Rd(w);
-  const uint16_t fd = kRegFpr0 + mips::Sa(w);
+  const uint16_t ft = kMipsFpr0 + mips::Rt(w), fs = kMipsFpr0 + mips::Rd(w);
+  const uint16_t fd = kMipsFpr0 + mips::Sa(w);
   switch (op) {
     case Op::kLwc1:
     case Op::kLdc1:
@@ -85,23 +91,23 @@ void AddFpuOperands(Op op, uint32_t w, Record& r) {
       r.AddWritten(fs);
       break;
     case Op::kCfc1:
-      r.AddRead(kRegFlags);
+      r.AddRead(kMipsFcc);
       break;
     case Op::kCtc1:
-      r.AddWritten(kRegFlags);
+      r.AddWritten(kMipsFcc);
       break;
     case Op::kBc1f:
     case Op::kBc1t:
     case Op::kBc1fl:
     case Op::kBc1tl:
-      r.AddRead(kRegFlags);
+      r.AddRead(kMipsFcc);
       break;
     case Op::kCop1Arith: {
       const uint32_t funct = w & 0x3F;
       r.AddRead(fs);
       if (funct >= 0x30) {  // C.cond.fmt
         r.AddRead(ft);
-        r.AddWritten(kRegFlags);
+        r.AddWritten(kMipsFcc);
       } else {
         if (funct <= 3) r.AddRead(ft);  // ADD, SUB, MUL, DIV
         r.AddWritten(fd);
@@ -145,7 +151,9 @@ MipsRecorder::MipsRecorder(TraceSink& sink) : sink_(sink) {}
 
 absl::string_view MipsRecorder::Text(const Record& record) {
   if (!disasm_) disasm_ = std::make_unique<mips::Disassembler>();
-  return disasm_->Text(record.pc, record.word);
+  uint32_t word = 0;
+  for (int i = 0; i < 4; ++i) word |= uint32_t{record.bytes[i]} << ByteShift(i, big_endian_);
+  return disasm_->Text(record.pc, word);
 }
 
 void MipsRecorder::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
@@ -155,31 +163,33 @@ void MipsRecorder::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
   r = Record();
   r.index = cpu.retired();
   r.pc = pc;
-  r.word = word;
-  r.size = 4;
-  r.mode = ModeOf(cpu);
+  r.next_pc = pc + 4;
+  big_endian_ = cpu.big_endian();
+  uint8_t bytes[4];
+  for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> ByteShift(i, big_endian_));
+  r.SetBytes(bytes);
+  r.privilege = PrivilegeOf(cpu);
+  r.mode = ModeOf(r.privilege);
+  r.registers = &MipsRegisters();
   const std::string_view name = mips::OpName(info.op);
   r.mnemonic = absl::string_view(name.data(), name.size());
   r.immediate = Immediate(info.op, word);
   r.disassembler = this;
-  for (int i = 1; i < 32; ++i) {
-    if (info.gpr_read & (1u << i)) r.AddRead(i);
-  }
-  if (info.reads_hi) r.AddRead(kRegHi);
-  if (info.reads_lo) r.AddRead(kRegLo);
-  for (int i = 1; i < 32; ++i) {
-    if (info.gpr_written & (1u << i)) r.AddWritten(i);
-  }
-  if (info.writes_hi) r.AddWritten(kRegHi);
-  if (info.writes_lo) r.AddWritten(kRegLo);
+  // Set bits only, lowest first: most instructions name one to three registers.
+  for (uint32_t m = info.gpr_read & ~1u; m != 0; m &= m - 1) r.AddRead(std::countr_zero(m));
+  if (info.reads_hi) r.AddRead(kMipsHi);
+  if (info.reads_lo) r.AddRead(kMipsLo);
+  for (uint32_t m = info.gpr_written & ~1u; m != 0; m &= m - 1) r.AddWritten(std::countr_zero(m));
+  if (info.writes_hi) r.AddWritten(kMipsHi);
+  if (info.writes_lo) r.AddWritten(kMipsLo);
   if (info.fpu) AddFpuOperands(info.op, word, r);
 
   load_gpr_ = -1;
   load_fpr_ = -1;
   load_partial_ = info.mem_partial;
-  store_conditional_ = info.op == Op::kSc || info.op == Op::kScd;
+  sc_gpr_ = info.op == Op::kSc || info.op == Op::kScd ? mips::Rt(word) : -1;
   if (info.mem == mips::MemAccess::kLoad || info.mem == mips::MemAccess::kStore) {
-    MemoryAccess& a = r.access[r.num_accesses++];
+    MemoryAccess& a = r.accesses.emplace_back();
     a.size = info.mem_bytes;
     a.address = cpu.gpr(mips::Rs(word)) + static_cast<uint64_t>(int64_t{mips::Simm(word)});
     if (info.mem_partial) a.address &= ~uint64_t{a.size - 1u};
@@ -242,16 +252,16 @@ void MipsRecorder::Complete(mips::Cpu& cpu) {
   Record& r = pending_;
   if (!r.raised.present) {
     if (load_gpr_ >= 0) {
-      MemoryAccess& a = r.access[0];
+      MemoryAccess& a = r.accesses[0];
       a.value = cpu.gpr(load_gpr_) & (load_partial_ ? ~uint64_t{0} : Mask(a.size));
       a.value_known = true;
     } else if (load_fpr_ >= 0) {
-      MemoryAccess& a = r.access[0];
+      MemoryAccess& a = r.accesses[0];
       a.value = a.size == 8 ? cpu.fpu().ReadDouble(load_fpr_) : cpu.fpu().ReadWord(load_fpr_);
       a.value_known = true;
     }
     // A failed SC stores nothing; its register then holds 0.
-    if (store_conditional_ && cpu.gpr(mips::Rt(r.word)) == 0) r.num_accesses = 0;
+    if (sc_gpr_ >= 0 && cpu.gpr(sc_gpr_) == 0) r.accesses.clear();
   }
   Emit();
 }
@@ -273,8 +283,8 @@ void MipsRecorder::OnException(mips::Cpu& cpu, uint8_t code, uint64_t faulting_p
     // The observed instruction raised it: it did not complete, so nothing it would have written
     // or accessed is real.
     pending_.raised = std::move(e);
-    pending_.num_accesses = 0;
-    pending_.num_written = 0;
+    pending_.accesses.clear();
+    pending_.written.clear();
     Emit();
     return;
   }

@@ -40,8 +40,9 @@ class MipsRecorder final : public Disassembler {
   int load_gpr_ = -1;          // the register a pending load writes
   int load_fpr_ = -1;          // the FP register a pending LWC1/LDC1 writes
   bool load_partial_ = false;  // LWL/LWR/LDL/LDR: the merged register is the value
-  bool store_conditional_ = false;
-  Event next_before_;  // an interrupt or fetch exception to attach to the next record
+  int sc_gpr_ = -1;            // SC/SCD: the register that tells whether it stored
+  bool big_endian_ = true;     // the core's instruction byte order
+  Event next_before_;          // an interrupt or fetch exception to attach to the next record
   std::unique_ptr<mips::Disassembler> disasm_;
   absl::Status status_;
 };

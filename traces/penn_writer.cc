@@ -1,9 +1,10 @@
 // The Penn instruction trace format (Milo Martin's CIS 501 traces): one line of 14
-// whitespace-separated fields per micro-operation (docs/trace-formats.md, "penn"). A MIPS
-// instruction is one operation, except that a second destination register (MULT writes HI and
-// LO) becomes a second micro-op, as the format's one Dest field requires.
+// whitespace-separated fields per micro-operation (docs/trace-formats.md, "penn"). An
+// instruction is one operation, except that each further destination register (MULT writes HI
+// and LO) becomes another micro-op, as the format's one Dest field requires.
 #include <cctype>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_format.h"
 #include "traces/writers.h"
 
@@ -30,7 +31,7 @@ const char* MicroOp(const Record& r) {
     case BranchKind::kExceptionReturn:
       return "ERET";
   }
-  for (int i = 0; i < r.num_accesses; ++i) return r.access[i].store ? "STORE" : "LOAD";
+  if (!r.accesses.empty()) return r.accesses[0].store ? "STORE" : "LOAD";
   return "ALU";
 }
 
@@ -39,27 +40,30 @@ class PennWriter final : public BufferedWriter {
   using BufferedWriter::BufferedWriter;
 
   absl::Status Consume(const Record& r) override {
-    // Registers other than the condition bit (which is the Flags field).
-    int src[2] = {-1, -1}, dst[Record::kMaxRegisters];
-    int nsrc = 0, ndst = 0;
+    // Registers other than the condition flags (which are the Flags field).
+    const uint16_t flags_reg = r.registers->flags();
+    int src[2] = {-1, -1};
+    absl::InlinedVector<int, Record::kInlineRegisters> dst;
+    int nsrc = 0;
     char flags = '-';
-    for (int i = 0; i < r.num_read; ++i) {
-      if (r.read[i] == kRegFlags) {
+    for (uint16_t reg : r.read) {
+      if (reg == flags_reg) {
         flags = 'R';
       } else if (nsrc < 2) {
-        src[nsrc++] = r.read[i];
+        src[nsrc++] = reg;
       }
     }
-    for (int i = 0; i < r.num_written; ++i) {
-      if (r.written[i] == kRegFlags) {
+    for (uint16_t reg : r.written) {
+      if (reg == flags_reg) {
         flags = 'W';
       } else {
-        dst[ndst++] = r.written[i];
+        dst.push_back(reg);
       }
     }
+    const int ndst = static_cast<int>(dst.size());
     const char branch = r.branch == BranchKind::kNone ? '-' : r.taken ? 'T' : 'N';
-    const char ldst = r.num_accesses == 0 ? '-' : r.access[0].store ? 'S' : 'L';
-    const uint64_t address = r.num_accesses == 0 ? 0 : r.access[0].address;
+    const char ldst = r.accesses.empty() ? '-' : r.accesses[0].store ? 'S' : 'L';
+    const uint64_t address = r.accesses.empty() ? 0 : r.accesses[0].address;
     const uint64_t target = r.branch == BranchKind::kNone ? 0 : r.target;
     absl::string_view name = r.mnemonic;
     if (name == "cop1arith") {

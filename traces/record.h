@@ -4,21 +4,26 @@
 #define CITCAT_TRACES_RECORD_H_
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "traces/registers.h"
 
 namespace citcat::traces {
 
-// Register numbers in one flat space, so that writers need no machine knowledge. The MIPS
-// integer registers are 0..31, HI and LO 32 and 33, the FP registers 64..95 and the FP condition
-// bit (the MIPS stand-in for condition flags) kFlags.
-inline constexpr uint16_t kRegHi = 32;
-inline constexpr uint16_t kRegLo = 33;
-inline constexpr uint16_t kRegFpr0 = 64;
-inline constexpr uint16_t kRegFlags = 96;
-
+// The machine-neutral privilege class that filters (`--mode`) use. The machine's own number is
+// Record::privilege.
 enum class Mode : uint8_t { kKernel, kSupervisor, kUser };
+
+// For machines with privilege rings numbered 0 (most privileged) to 3, such as the i486's CPL:
+// ring 0 is the kernel, ring 3 user code, and rings 1 and 2 (unused by most systems, OS/2 and
+// some drivers aside) supervisor, neither `--mode user` nor `--mode kernel`.
+constexpr Mode ModeOfRing(uint8_t ring) {
+  return ring == 0 ? Mode::kKernel : ring >= 3 ? Mode::kUser : Mode::kSupervisor;
+}
 
 enum class BranchKind : uint8_t {
   kNone,
@@ -59,29 +64,40 @@ class Disassembler {
 
 class Record {
  public:
-  static constexpr int kMaxRegisters = 4;
-  static constexpr int kMaxAccesses = 2;
+  static constexpr int kMaxInstructionBytes = 15;  // x86's limit; MIPS uses 4
+  // Inline room covers every MIPS instruction and all but a few x86 ones (PUSHAD, POPAD, ENTER
+  // with nesting, far transfers, FSAVE): those spill to the heap, which is rare enough not to
+  // matter, while a fixed capacity for the worst case (a task switch touches ~100 bytes of TSS)
+  // would make every record several times larger for writers that stream millions a second.
+  static constexpr int kInlineRegisters = 8;
+  static constexpr int kInlineAccesses = 4;
+  using Registers = absl::InlinedVector<uint16_t, kInlineRegisters>;
+  using Accesses = absl::InlinedVector<MemoryAccess, kInlineAccesses>;
 
   uint64_t index = 0;  // instructions retired before this one since the start of the replay
   uint64_t pc = 0;
-  uint32_t word = 0;  // the raw instruction as a number (MIPS: the 32-bit word)
-  uint8_t size = 4;   // instruction bytes
+  // The instruction after this one in memory (a MIPS branch's delay slot). Not always pc + size:
+  // x86 16-bit code wraps its IP within the segment.
+  uint64_t next_pc = 0;
+  uint8_t size = 0;                          // instruction bytes, 1..kMaxInstructionBytes
+  uint8_t bytes[kMaxInstructionBytes] = {};  // as they lie in memory (MIPS: in the core's order)
+  // The machine's own privilege number (MIPS: 0 kernel, 1 supervisor, 2 user as in Status.KSU,
+  // 0 while EXL or ERL is set; i486: the CPL) and its neutral class.
+  uint8_t privilege = 0;
   Mode mode = Mode::kKernel;
+  const RegisterSet* registers = &kUnnamedRegisters;  // names the numbers in read and written
   absl::string_view mnemonic;  // "addiu": the operation, from the decoder (static storage)
   int64_t immediate = 0;       // the instruction's immediate field, extended as it uses it
 
-  uint8_t num_read = 0, num_written = 0;
-  uint16_t read[kMaxRegisters] = {};
-  uint16_t written[kMaxRegisters] = {};
-
-  uint8_t num_accesses = 0;
-  MemoryAccess access[kMaxAccesses];
+  Registers read;     // each listed once
+  Registers written;  // in the order written
+  Accesses accesses;  // in the order made
 
   BranchKind branch = BranchKind::kNone;
   bool taken = false;
   uint64_t target = 0;       // where a taken branch goes (also set when not taken)
   bool delay_slot = false;   // the branch has a delay slot: the next record is that slot
-  uint64_t fallthrough = 0;  // the next instruction in memory order (after a delay slot)
+  uint64_t fallthrough = 0;  // where execution goes on untaken (after a delay slot)
 
   Event raised;        // this instruction raised an exception and did not complete
   Event taken_before;  // an interrupt or fetch exception was taken just before this instruction
@@ -92,21 +108,23 @@ class Record {
   }
   Disassembler* disassembler = nullptr;
 
+  absl::Span<const uint8_t> Bytes() const { return {bytes, size}; }
+  void SetBytes(absl::Span<const uint8_t> b) {
+    size = static_cast<uint8_t>(b.size() < kMaxInstructionBytes ? b.size() : kMaxInstructionBytes);
+    std::memcpy(bytes, b.data(), size);
+  }
+
   bool Reads(uint16_t reg) const {
-    for (int i = 0; i < num_read; ++i)
-      if (read[i] == reg) return true;
+    for (uint16_t r : read)
+      if (r == reg) return true;
     return false;
   }
   void AddRead(uint16_t reg) {
-    if (num_read < kMaxRegisters && !Reads(reg)) read[num_read++] = reg;
+    if (!Reads(reg)) read.push_back(reg);
   }
-  void AddWritten(uint16_t reg) {
-    if (num_written < kMaxRegisters) written[num_written++] = reg;
-  }
+  void AddWritten(uint16_t reg) { written.push_back(reg); }
 };
 
-// "a0", "hi", "f12", "fcc": MIPS ABI names for the register numbers above.
-std::string RegisterName(uint16_t reg);
 const char* ModeName(Mode mode);  // "kernel", "supervisor", "user"
 const char* BranchKindName(BranchKind kind);
 

@@ -1,5 +1,5 @@
-// The readable text trace: one line per instruction with its disassembly, the registers it read
-// and wrote, its memory accesses with their values and its branch outcome; exceptions and
+// The readable text trace: one line per instruction with its bytes, its disassembly, the registers
+// it read and wrote, its memory accesses with their values and its branch outcome; exceptions and
 // interrupts on lines of their own (docs/trace-formats.md, "text").
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -15,24 +15,17 @@ class TextWriter final : public BufferedWriter {
   absl::Status Consume(const Record& r) override {
     if (r.taken_before.present) AppendEvent("taken", r.taken_before);
     const char mode = r.mode == Mode::kUser ? 'u' : r.mode == Mode::kSupervisor ? 's' : 'k';
-    absl::StrAppendFormat(&buffer_, "%12d %c %016x %08x  %s", r.index, mode, r.pc, r.word,
-                          r.Disassembly());
-    if (r.num_read > 0) {
-      buffer_ += "  r=";
-      for (int i = 0; i < r.num_read; ++i) {
-        if (i > 0) buffer_ += ',';
-        buffer_ += RegisterName(r.read[i]);
-      }
+    absl::StrAppendFormat(&buffer_, "%12d %c %016x ", r.index, mode, r.pc);
+    for (uint8_t b : r.Bytes()) {
+      buffer_ += kHex[b >> 4];
+      buffer_ += kHex[b & 15];
     }
-    if (r.num_written > 0) {
-      buffer_ += "  w=";
-      for (int i = 0; i < r.num_written; ++i) {
-        if (i > 0) buffer_ += ',';
-        buffer_ += RegisterName(r.written[i]);
-      }
-    }
-    for (int i = 0; i < r.num_accesses; ++i) {
-      const MemoryAccess& a = r.access[i];
+    buffer_ += "  ";
+    const absl::string_view text = r.Disassembly();
+    buffer_.append(text.data(), text.size());
+    AppendRegisters("  r=", r.read, *r.registers);
+    AppendRegisters("  w=", r.written, *r.registers);
+    for (const MemoryAccess& a : r.accesses) {
       absl::StrAppendFormat(&buffer_, "  %s%d[%x]=", a.store ? "st" : "ld", a.size, a.address);
       if (a.value_known) {
         absl::StrAppendFormat(&buffer_, "%0*x", 2 * a.size, a.value);
@@ -50,6 +43,22 @@ class TextWriter final : public BufferedWriter {
   }
 
  private:
+  static constexpr char kHex[] = "0123456789abcdef";
+
+  void AppendRegisters(const char* label, const Record::Registers& regs, const RegisterSet& set) {
+    if (regs.empty()) return;
+    buffer_ += label;
+    for (size_t i = 0; i < regs.size(); ++i) {
+      if (i > 0) buffer_ += ',';
+      const absl::string_view name = set.Name(regs[i]);
+      if (name.empty()) {
+        absl::StrAppend(&buffer_, "r", regs[i]);
+      } else {
+        buffer_.append(name.data(), name.size());
+      }
+    }
+  }
+
   void AppendEvent(const char* how, const Event& e) {
     absl::StrAppendFormat(&buffer_, "%12s ! %s %s (code %d) at %016x\n", "", e.name, how, e.code,
                           e.pc);

@@ -49,8 +49,8 @@ class Gshare : public citcat::traces::TraceSink {
 class DirectMappedCache : public citcat::traces::TraceSink {
  public:
   absl::Status Consume(const Record& r) override {
-    for (int i = 0; i < r.num_accesses; ++i) {
-      const uint64_t line = r.access[i].address >> 4;
+    for (const citcat::traces::MemoryAccess& a : r.accesses) {
+      const uint64_t line = a.address >> 4;
       uint64_t& tag = tags_[line % kLines];
       if (tag == line + 1) {
         ++hits_;

@@ -74,8 +74,7 @@ class Checker : public TraceSink {
     // Kernel words and doublewords (FP context switches use LDC1/SDC1): a load sees the last
     // store to the same bytes (the kernel's own data; no DMA in these workloads).
     const bool partial = r.mnemonic.size() == 3 && (r.mnemonic[2] == 'l' || r.mnemonic[2] == 'r');
-    for (int i = 0; i < r.num_accesses; ++i) {
-      const MemoryAccess& a = r.access[i];
+    for (const MemoryAccess& a : r.accesses) {
       const bool whole = (a.size == 4 || a.size == 8) && !partial && a.value_known;
       if (a.store) {
         for (uint64_t w = a.address & ~uint64_t{3}; w < a.address + a.size; w += 4) words_.erase(w);

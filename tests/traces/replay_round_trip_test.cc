@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "replay/replay.h"
 #include "tests/replay/r4400_guest.h"
+#include "traces/mips_registers.h"
 #include "traces/output.h"
 #include "traces/sink.h"
 #include "traces/writers.h"
@@ -26,8 +27,13 @@ namespace {
 
 // What the records must reproduce, kept in memory: fine for a small capture.
 struct Kept {
-  uint64_t index, pc;
-  uint32_t word;
+  uint64_t index, pc, next_pc;
+  uint32_t word;  // the bytes read as a big-endian word
+  uint8_t size, privilege;
+  Mode mode;
+  const RegisterSet* registers;
+  absl::string_view mnemonic;
+  int64_t immediate;
   BranchKind branch;
   bool taken, delay_slot, raised, before;
   uint64_t target, before_pc;
@@ -37,9 +43,18 @@ struct Kept {
 class Keep : public TraceSink {
  public:
   absl::Status Consume(const Record& r) override {
+    const uint32_t word = uint32_t{r.bytes[0]} << 24 | uint32_t{r.bytes[1]} << 16 |
+                          uint32_t{r.bytes[2]} << 8 | r.bytes[3];
     Kept k{r.index,
            r.pc,
-           r.word,
+           r.next_pc,
+           word,
+           r.size,
+           r.privilege,
+           r.mode,
+           r.registers,
+           r.mnemonic,
+           r.immediate,
            r.branch,
            r.taken,
            r.delay_slot,
@@ -48,7 +63,7 @@ class Keep : public TraceSink {
            r.target,
            r.taken_before.pc,
            {}};
-    for (int i = 0; i < r.num_accesses; ++i) k.accesses.push_back(r.access[i]);
+    k.accesses.assign(r.accesses.begin(), r.accesses.end());
     kept.push_back(std::move(k));
     return absl::OkStatus();
   }
@@ -149,6 +164,32 @@ TEST(TraceRoundTrip, OneRecordPerInstruction) {
     ASSERT_EQ(k.index, expected) << std::hex << k.pc;
     expected += !k.raised;
   }
+}
+
+// The R4400 is big-endian: its words lie in memory most significant byte first, and the
+// operation the decoder named is the one in the word's opcode field.
+TEST(TraceRoundTrip, InstructionBytesLengthPrivilegeAndRegisterTable) {
+  const Replayed& r = ReplayOnce();
+  uint64_t loads = 0, upper = 0;
+  for (const Kept& k : r.records) {
+    ASSERT_EQ(k.size, 4) << std::hex << k.pc;
+    ASSERT_EQ(k.next_pc, k.pc + 4) << std::hex << k.pc;
+    ASSERT_EQ(k.registers, &MipsRegisters());
+    ASSERT_LE(k.privilege, 2);
+    ASSERT_EQ(k.mode, k.privilege == 0   ? Mode::kKernel
+                      : k.privilege == 1 ? Mode::kSupervisor
+                                         : Mode::kUser);
+    if (k.mnemonic == "lw") {
+      ASSERT_EQ(k.word >> 26, 0x23u) << std::hex << k.pc;
+      ++loads;
+    } else if (k.mnemonic == "lui") {
+      ASSERT_EQ(k.word >> 26, 0x0Fu) << std::hex << k.pc;
+      ASSERT_EQ(k.word & 0xFFFF, static_cast<uint64_t>(k.immediate)) << std::hex << k.pc;
+      ++upper;
+    }
+  }
+  EXPECT_GT(loads, 1000u);
+  EXPECT_GT(upper, 100u);
 }
 
 TEST(TraceRoundTrip, BranchOutcomesMatchWhereExecutionWent) {

@@ -9,6 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "traces/champsim.h"
+#include "traces/mips_registers.h"
 #include "traces/output.h"
 #include "traces/sink.h"
 #include "traces/writers.h"
@@ -38,6 +40,15 @@ class FixedText : public Disassembler {
 
 FixedText fixed_text;
 
+// A MIPS record's instruction: the big-endian word, the next PC, the MIPS register table.
+void SetWord(Record& r, uint32_t word) {
+  const uint8_t bytes[4] = {static_cast<uint8_t>(word >> 24), static_cast<uint8_t>(word >> 16),
+                            static_cast<uint8_t>(word >> 8), static_cast<uint8_t>(word)};
+  r.SetBytes(bytes);
+  r.next_pc = r.pc + 4;
+  r.registers = &MipsRegisters();
+}
+
 // lw $a0, 16($sp); beq $a0, $0 (taken); sw $a0, 0($a1) in the slot; jal (at the target, into
 // its slot = mult); then a syscall that raises its exception.
 std::vector<Record> Snippet() {
@@ -46,13 +57,12 @@ std::vector<Record> Snippet() {
   r.disassembler = &fixed_text;
   r.index = 7;
   r.pc = 0xFFFFFFFF80001000;
-  r.word = 0x8FA40010;
+  SetWord(r, 0x8FA40010);
   r.mnemonic = "lw";
   r.immediate = 16;
   r.AddRead(29);
   r.AddWritten(4);
-  r.num_accesses = 1;
-  r.access[0] = {0xFFFFFFFF8000FFF0, 4, false, true, 0x12};
+  r.accesses.push_back({0xFFFFFFFF8000FFF0, 4, false, true, 0x12});
   r.fallthrough = r.pc + 4;
   v.push_back(r);
 
@@ -60,7 +70,7 @@ std::vector<Record> Snippet() {
   r.disassembler = &fixed_text;
   r.index = 8;
   r.pc = 0xFFFFFFFF80001004;
-  r.word = 0x10800006;
+  SetWord(r, 0x10800006);
   r.mnemonic = "beq";
   r.immediate = 6;
   r.AddRead(4);
@@ -75,12 +85,11 @@ std::vector<Record> Snippet() {
   r.disassembler = &fixed_text;
   r.index = 9;
   r.pc = 0xFFFFFFFF80001008;
-  r.word = 0xACA40000;
+  SetWord(r, 0xACA40000);
   r.mnemonic = "sw";
   r.AddRead(4);
   r.AddRead(5);
-  r.num_accesses = 1;
-  r.access[0] = {0xFFFFFFFF80004000, 4, true, true, 0x12};
+  r.accesses.push_back({0xFFFFFFFF80004000, 4, true, true, 0x12});
   r.fallthrough = r.pc + 4;
   v.push_back(r);
 
@@ -88,7 +97,7 @@ std::vector<Record> Snippet() {
   r.disassembler = &fixed_text;
   r.index = 10;
   r.pc = 0xFFFFFFFF80001020;
-  r.word = 0x0C000800;
+  SetWord(r, 0x0C000800);
   r.mnemonic = "jal";
   r.immediate = 0x800;
   r.AddWritten(31);
@@ -103,12 +112,12 @@ std::vector<Record> Snippet() {
   r.disassembler = &fixed_text;
   r.index = 11;
   r.pc = 0xFFFFFFFF80001024;
-  r.word = 0x00850018;
+  SetWord(r, 0x00850018);
   r.mnemonic = "mult";
   r.AddRead(4);
   r.AddRead(5);
-  r.AddWritten(kRegHi);
-  r.AddWritten(kRegLo);
+  r.AddWritten(kMipsHi);
+  r.AddWritten(kMipsLo);
   r.fallthrough = r.pc + 4;
   r.mode = Mode::kUser;
   v.push_back(r);
@@ -116,7 +125,7 @@ std::vector<Record> Snippet() {
   r = Record();
   r.index = 12;
   r.pc = 0xFFFFFFFF80002000;
-  r.word = 0x0000000C;
+  SetWord(r, 0x0000000C);
   r.mnemonic = "syscall";
   r.fallthrough = r.pc + 4;
   r.raised = {true, 8, r.pc, "syscall"};
@@ -237,6 +246,7 @@ TEST(TraceWriters, ChampSimBranchesByRegisterPattern) {
   auto one = [](BranchKind kind, uint16_t reads) {
     Record r;
     r.pc = 0x1000;
+    r.registers = &MipsRegisters();
     r.branch = kind;
     r.taken = true;
     r.AddRead(reads);
@@ -248,6 +258,166 @@ TEST(TraceWriters, ChampSimBranchesByRegisterPattern) {
             ChampSim(0x1000, 1, 1, {6, 26}, {6, 26, 57}, {}, {}));
   EXPECT_EQ(one(BranchKind::kReturn, 31), ChampSim(0x1000, 1, 1, {6, 26}, {6, 63}, {}, {}));
   EXPECT_EQ(one(BranchKind::kExceptionReturn, 0), ChampSim(0x1000, 1, 1, {26}, {6, 26}, {}, {}));
+}
+
+// An x86-like machine, built by hand: what the writers must take from any machine's table.
+constexpr RegisterInfo kX86Info[] = {
+    {"eax", 10}, {"ecx", 11}, {"edx", 12}, {"ebx", 13}, {"esp", champsim::kStackPointer},
+    {"ebp", 14}, {"esi", 15}, {"edi", 16}, {"ss", 17},  {"eflags", champsim::kFlags}};
+enum X86 : uint16_t { kEax, kEcx, kEdx, kEbx, kEsp, kEbp, kEsi, kEdi, kSs, kEflags };
+constexpr RegisterSet kX86("x86-like", kX86Info, kEflags);
+
+class MnemonicText : public Disassembler {
+ public:
+  absl::string_view Text(const Record& r) override { return r.mnemonic; }
+};
+MnemonicText mnemonic_text;
+
+Record X86(uint64_t pc, std::vector<uint8_t> bytes, absl::string_view mnemonic) {
+  Record r;
+  r.pc = pc;
+  r.SetBytes(bytes);
+  r.next_pc = pc + bytes.size();
+  r.fallthrough = r.next_pc;
+  r.registers = &kX86;
+  r.privilege = 3;
+  r.mode = ModeOfRing(3);
+  r.mnemonic = mnemonic;
+  r.disassembler = &mnemonic_text;
+  return r;
+}
+
+// PUSHAD with ESP = 0x8010 pushes EAX, ECX, EDX, EBX, the old ESP, EBP, ESI, EDI: 9 registers
+// read (SS too), 8 stores over two 64-byte lines; POPAD takes them back: 8 loads, 8 registers
+// written.
+std::vector<Record> PushadPopad() {
+  const uint64_t values[8] = {0xA, 0xC, 0xD, 0xB, 0x8010, 0xE, 0x5, 0xD1};
+  Record push = X86(0x401000, {0x60}, "pushad");
+  push.index = 40;
+  for (uint16_t reg : {kEax, kEcx, kEdx, kEbx, kEsp, kEbp, kEsi, kEdi, kSs}) push.AddRead(reg);
+  push.AddWritten(kEsp);
+  for (int i = 0; i < 8; ++i) push.accesses.push_back({0x800Cu - 4 * i, 4, true, true, values[i]});
+  Record pop = X86(0x401001, {0x61}, "popad");
+  pop.index = 41;
+  pop.AddRead(kEsp);
+  pop.AddRead(kSs);
+  for (uint16_t reg : {kEdi, kEsi, kEbp, kEbx, kEdx, kEcx, kEax, kEsp}) pop.AddWritten(reg);
+  for (int i = 7; i >= 0; --i) pop.accesses.push_back({0x800Cu - 4 * i, 4, false, true, values[i]});
+  return {push, pop};
+}
+
+TEST(TraceWriters, TextHasEveryRegisterAndAccessOfAnX86Instruction) {
+  EXPECT_EQ(Write(Format::kText, PushadPopad()),
+            "          40 u 0000000000401000 60  pushad  r=eax,ecx,edx,ebx,esp,ebp,esi,edi,ss  "
+            "w=esp  st4[800c]=0000000a  st4[8008]=0000000c  st4[8004]=0000000d  "
+            "st4[8000]=0000000b  st4[7ffc]=00008010  st4[7ff8]=0000000e  st4[7ff4]=00000005  "
+            "st4[7ff0]=000000d1\n"
+            "          41 u 0000000000401001 61  popad  r=esp,ss  "
+            "w=edi,esi,ebp,ebx,edx,ecx,eax,esp  ld4[7ff0]=000000d1  ld4[7ff4]=00000005  "
+            "ld4[7ff8]=0000000e  ld4[7ffc]=00008010  ld4[8000]=0000000b  ld4[8004]=0000000d  "
+            "ld4[8008]=0000000c  ld4[800c]=0000000a\n");
+}
+
+TEST(TraceWriters, ChampSimKeepsEveryLineAnX86InstructionTouches) {
+  // The machine's own ChampSim numbers; the first 4 sources and 2 destinations fit; one access
+  // per 64-byte line, so both lines of the 8 pushes and pops are there.
+  EXPECT_EQ(Write(Format::kChampSim, PushadPopad()),
+            ChampSim(0x401000, 0, 0, {6}, {10, 11, 12, 13}, {0x800C, 0x7FFC}, {}) +
+                ChampSim(0x401001, 0, 0, {16, 15}, {6, 17}, {}, {0x7FF0, 0x8000}));
+}
+
+TEST(TraceWriters, PennTakesFlagsAndDestinationsFromTheTable) {
+  Record add = X86(0x401002, {0x01, 0xD8}, "add");  // add eax, ebx
+  add.AddRead(kEax);
+  add.AddRead(kEbx);
+  add.AddWritten(kEax);
+  add.AddWritten(kEflags);
+  Record pop = PushadPopad()[1];
+  pop.accesses.resize(1);
+  const std::string out = Write(Format::kPenn, {add, pop});
+  EXPECT_THAT(out, ::testing::StartsWith("1 401002 0 3 0 W - - 0 0 401004 0 ADD ALU\n"
+                                         "1 401001 4 8 7 - - L 0 7ff0 401002 0 POPAD LOAD\n"
+                                         "2 401001 4 8 6 - - L 0 7ff0 401002 0 POPAD LOAD\n"));
+  EXPECT_THAT(out, ::testing::EndsWith("8 401001 4 8 4 - - L 0 7ff0 401002 0 POPAD LOAD\n"));
+}
+
+// x86 code of 1 to 7 bytes, one instruction running into the next 16-byte line and jumping;
+// then a far jump to 16-bit code whose IP wraps: the instruction at 1000:FFFE (linear 0x1fffe)
+// is followed by the one at 1000:0000 (linear 0x10000), not by pc + size.
+std::vector<Record> VariableLength() {
+  std::vector<Record> v;
+  v.push_back(X86(0x1000, {0x90}, "nop"));
+  v.push_back(X86(0x1001, {0x83, 0xC0, 0x01}, "add"));
+  v.push_back(X86(0x1004, {0xC7, 0x45, 0xF8, 0x01, 0x00, 0x00, 0x00}, "mov"));
+  Record jmp = X86(0x100B, {0x0F, 0x84, 0x2F, 0x00, 0x00, 0x00}, "jz");  // 0x100b..0x1010
+  jmp.branch = BranchKind::kConditional;
+  jmp.taken = true;
+  jmp.target = 0x1040;
+  v.push_back(jmp);
+  Record far = X86(0x1040, {0xEA, 0xFE, 0xFF, 0x00, 0x10}, "jmp");
+  far.branch = BranchKind::kDirectJump;
+  far.taken = true;
+  far.target = 0x1FFFE;
+  v.push_back(far);
+  Record wrap = X86(0x1FFFE, {0x40, 0x90}, "nop");
+  wrap.next_pc = 0x10000;
+  v.push_back(wrap);
+  v.push_back(X86(0x10000, {0x90}, "nop"));
+  return v;
+}
+
+TEST(TraceWriters, IdtraceFollowsTheRecordsNextPc) {
+  EXPECT_EQ(Write(Format::kIdtraceExec, VariableLength()),
+            std::string("\x70\x00\x10\x00\x00"   // block at 0x1000 runs to the jz
+                        "\x90\x40\x10\x00\x00"   // its target
+                        "\x70\x40\x10\x00\x00"   // the far jmp
+                        "\x90\xfe\xff\x01\x00"   // its target
+                        "\x70\xfe\xff\x01\x00",  // one block across the IP wrap
+                        25));
+  EXPECT_EQ(Write(Format::kIdtrace, VariableLength()),
+            std::string("\x60\x00\x10\x00\x00"   // nop, add, mov, jz in line 0x1000
+                        "\x60\x10\x10\x00\x00"   // the jz runs into line 0x1010
+                        "\x60\x40\x10\x00\x00"   // far jmp
+                        "\x60\xf0\xff\x01\x00"   // line 0x1fff0
+                        "\x60\x00\x00\x01\x00",  // line 0x10000
+                        25));
+}
+
+TEST(TraceWriters, ChampSimFindsTheDelaySlotAtTheNextPc) {
+  // MIPS16's 2-byte `jr $ra` has its delay slot at pc + 2: the slot is written first.
+  Record jr;
+  jr.pc = 0x2000;
+  jr.next_pc = 0x2002;
+  jr.registers = &MipsRegisters();
+  jr.AddRead(31);
+  jr.branch = BranchKind::kReturn;
+  jr.taken = true;
+  jr.target = 0x3000;
+  jr.delay_slot = true;
+  Record slot;
+  slot.pc = 0x2002;
+  slot.next_pc = 0x2004;
+  Record after;
+  after.pc = 0x3000;
+  after.next_pc = 0x3002;
+  EXPECT_EQ(Write(Format::kChampSim, {jr, slot, after}),
+            ChampSim(0x2002, 0, 0, {}, {}, {}, {}) +
+                ChampSim(0x2000, 1, 1, {6, 26}, {6, 63}, {}, {}) +
+                ChampSim(0x3000, 0, 0, {}, {}, {}, {}));
+}
+
+TEST(TraceRecord, RingsMapToModes) {
+  EXPECT_EQ(ModeOfRing(0), Mode::kKernel);
+  EXPECT_EQ(ModeOfRing(1), Mode::kSupervisor);
+  EXPECT_EQ(ModeOfRing(2), Mode::kSupervisor);
+  EXPECT_EQ(ModeOfRing(3), Mode::kUser);
+}
+
+TEST(TraceRecord, BytesAreCappedAtTheLongestX86Instruction) {
+  Record r;
+  r.SetBytes(std::vector<uint8_t>(20, 0x66));
+  EXPECT_EQ(r.size, Record::kMaxInstructionBytes);
+  EXPECT_EQ(r.Bytes().size(), 15u);
 }
 
 TEST(TraceWriters, CompressedByTheFileNameSuffix) {
