@@ -42,9 +42,10 @@ bool Overlap(uint64_t a, uint64_t n, uint64_t b, uint64_t m) { return a - b < m 
 
 }  // namespace
 
-const AddressWindow* CatHeader::MagicAt(uint64_t address, uint64_t size) const {
+const AddressWindow* CatHeader::MagicAt(uint64_t address, uint64_t size, WindowKind kind) const {
   for (const AddressWindow& w : magic) {
-    if (w.Contains(address)) return size <= w.size - (address - w.base) ? &w : nullptr;
+    if (w.kind == kind && w.Contains(address))
+      return size <= w.size - (address - w.base) ? &w : nullptr;
   }
   return nullptr;
 }

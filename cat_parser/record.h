@@ -139,9 +139,11 @@ struct CatHeader {
     }
     return nullptr;
   }
-  // The reserved area that holds the access of `size` bytes at `address` wholly; nullptr if
-  // none does, or if the access starts in an area and runs past its end.
-  const AddressWindow* MagicAt(uint64_t address, uint64_t size) const;
+  // The reserved area of this kind (memory-mapped, or ports for port I/O) that holds the access
+  // of `size` bytes at `address` wholly; nullptr if none does, or if the access starts in an
+  // area and runs past its end.
+  const AddressWindow* MagicAt(uint64_t address, uint64_t size,
+                               WindowKind kind = WindowKind::kMemoryMapped) const;
   // Whether the access of `size` bytes at `address` (a zero-size access: the byte at `address`)
   // is RAM: inside main memory and touching no hole, no memory-mapped device window and no
   // memory-mapped reserved area. Port windows are another address space and never count.

@@ -31,7 +31,8 @@ CatHeader PcHeader() {
                {"vga", WindowKind::kMemoryMapped, 0xA0000, 0x20000},
                {"nic", WindowKind::kMemoryMapped, 0x800000, 0x1000}};
   h.magic = {{"trace-begin", WindowKind::kMemoryMapped, 0xE00000, 8},
-             {"cpu-state", WindowKind::kMemoryMapped, 0xE01000, 0x100}};
+             {"cpu-state", WindowKind::kMemoryMapped, 0xE01000, 0x100},
+             {"report", WindowKind::kPort, 0xE01000, 4}};
   return h;
 }
 
@@ -147,7 +148,8 @@ TEST(IsMemory, EdgesOfHolesDevicesReservedAreasAndMemory) {
   EXPECT_TRUE(h.IsMemory(0x801000, 1));
   EXPECT_FALSE(h.IsMemory(0xE00004, 4));  // a reserved area
   EXPECT_TRUE(h.IsMemory(0xE00008, 8));
-  EXPECT_TRUE(h.IsMemory(0x3F8, 4));  // a port number is no memory address
+  EXPECT_TRUE(h.IsMemory(0x3F8, 4));      // a port number is no memory address
+  EXPECT_FALSE(h.IsMemory(0xE01000, 4));  // the memory-mapped area at the port area's number
   EXPECT_TRUE(h.IsMemory(h.memory_bytes - 1, 1));
   EXPECT_FALSE(h.IsMemory(h.memory_bytes - 1, 2));
   EXPECT_FALSE(h.IsMemory(h.memory_bytes, 0));
@@ -172,6 +174,8 @@ TEST(MagicAt, HoldsTheAccessWhollyOrNotAtAll) {
   EXPECT_EQ(h.MagicAt(0xE00FFF, 1), nullptr);
   EXPECT_EQ(h.MagicAt(0xE01100, 1), nullptr);
   EXPECT_EQ(h.MagicAt(0xE00000, 0), &h.magic[0]);
+  EXPECT_EQ(h.MagicAt(0xE01000, 4, WindowKind::kPort), &h.magic[2]);  // ports: another space
+  EXPECT_EQ(h.MagicAt(0xE01002, 4, WindowKind::kPort), nullptr);
 }
 
 }  // namespace

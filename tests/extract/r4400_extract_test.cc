@@ -6,7 +6,7 @@
 #include "cat_parser/reader.h"
 #include "cat_parser/text.h"
 #include "extract/extract.h"
-#include "extract/r4400.h"
+#include "extract/r4400_contract.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "machine/r4400/machine.h"
