@@ -17,6 +17,8 @@ static_assert(std::endian::native == std::endian::little,
 inline constexpr std::array<uint8_t, 8> kMagic = {0x89, 'C', 'A', 'T', 0x0D, 0x0A, 0x1A, 0x0A};
 inline constexpr uint16_t kMajorVersion = 1;
 inline constexpr uint16_t kMinorVersion = 0;
+// The minor version a writer puts in a file that uses the memory-hole field, added in 1.1.
+inline constexpr uint16_t kMinorVersionHoles = 1;
 inline constexpr uint32_t kMaxHeaderBody = 1 << 20;
 inline constexpr size_t kFileHeaderPrefix = 16;  // magic, versions, body length
 
@@ -37,6 +39,7 @@ enum Tag : uint16_t {
   kTagDevice = 0x0006,
   kTagMagic = 0x0007,
   kTagProducer = 0x0008,
+  kTagMemoryHole = 0x0009,  // 1.1; required on purpose: a reader skipping it would take it for RAM
   kFirstOptionalTag = 0x8000,
 };
 inline constexpr size_t kMaxWindowName = 64;

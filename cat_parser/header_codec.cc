@@ -61,6 +61,20 @@ absl::Status ValidateHeader(const CatHeader& h) {
   if ((h.side_band & ~kKnownSideBand) != 0) {
     return absl::InvalidArgumentError("unknown side-band signal");
   }
+  uint64_t holes_end = 0;
+  for (const MemoryHole& hole : h.holes) {
+    std::string where = absl::StrCat("memory hole at 0x", absl::Hex(hole.base), " of 0x",
+                                     absl::Hex(hole.size), " bytes");
+    if (hole.size == 0) return absl::InvalidArgumentError(absl::StrCat(where, " is empty"));
+    if (hole.base >= h.memory_bytes || hole.size > h.memory_bytes - hole.base) {
+      return absl::InvalidArgumentError(absl::StrCat(where, " lies outside main memory"));
+    }
+    if (hole.base < holes_end) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " overlaps the one before or comes out of address order"));
+    }
+    holes_end = hole.base + hole.size;
+  }
   for (const CacheGeometry& c : h.caches) {
     bool type_ok = c.type == CacheType::kInstruction || c.type == CacheType::kData ||
                    c.type == CacheType::kUnified;
@@ -90,6 +104,12 @@ std::vector<uint8_t> EncodeHeaderBody(const CatHeader& h) {
   PutField(out, kTagByteOrder, {b, 1});
   Store64(b, h.memory_bytes);
   PutField(out, kTagMemoryBytes, {b, 8});
+  for (const MemoryHole& hole : h.holes) {
+    uint8_t v[16];
+    Store64(v, hole.base);
+    Store64(v + 8, hole.size);
+    PutField(out, kTagMemoryHole, v);
+  }
   Store32(b, h.side_band);
   PutField(out, kTagSideBand, {b, 4});
   for (const CacheGeometry& c : h.caches) {
@@ -167,6 +187,10 @@ absl::StatusOr<CatHeader> DecodeHeaderBody(std::span<const uint8_t> body, absl::
         (tag == kTagDevice ? h.devices : h.magic).push_back(std::move(w));
         break;
       }
+      case kTagMemoryHole:
+        if (length != 16) return error(pos, "memory hole field has the wrong length");
+        h.holes.push_back({Load64(v), Load64(v + 8)});
+        break;
       case kTagProducer:
         if (seen_producer) return error(pos, "producer field repeated");
         seen_producer = true;

@@ -35,6 +35,38 @@ std::optional<RecordKind> KindFromName(absl::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+
+// Whether [a, a + n) and [b, b + m) share a byte; n, m > 0, and [a, a + n) does not wrap.
+bool Overlap(uint64_t a, uint64_t n, uint64_t b, uint64_t m) { return a - b < m || b - a < n; }
+
+}  // namespace
+
+const AddressWindow* CatHeader::MagicAt(uint64_t address, uint64_t size, WindowKind kind) const {
+  for (const AddressWindow& w : magic) {
+    if (w.kind == kind && w.Contains(address))
+      return size <= w.size - (address - w.base) ? &w : nullptr;
+  }
+  return nullptr;
+}
+
+bool CatHeader::IsMemory(uint64_t address, uint64_t size) const {
+  if (size == 0) size = 1;
+  if (address >= memory_bytes || size > memory_bytes - address) return false;
+  for (const MemoryHole& h : holes) {
+    if (Overlap(address, size, h.base, h.size)) return false;
+  }
+  for (const std::vector<AddressWindow>* list : {&devices, &magic}) {
+    for (const AddressWindow& w : *list) {
+      if (w.kind == WindowKind::kMemoryMapped && w.size != 0 &&
+          Overlap(address, size, w.base, w.size)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 absl::string_view MachineName(Machine machine) {
   switch (machine) {
     case Machine::kR4400:

@@ -113,10 +113,19 @@ struct AddressWindow {
   bool operator==(const AddressWindow&) const = default;
 };
 
+// Addresses [base, base + size) inside main memory that are not RAM, such as a PC's
+// 0xA0000-0xFFFFF below the first megabyte.
+struct MemoryHole {
+  uint64_t base = 0;
+  uint64_t size = 0;
+  bool operator==(const MemoryHole&) const = default;
+};
+
 struct CatHeader {
   Machine machine = Machine::kR4400;
   ByteOrder byte_order = ByteOrder::kBig;
   uint64_t memory_bytes = 0;
+  std::vector<MemoryHole> holes;  // ascending, apart, inside [0, memory_bytes); none on the R4400
   uint32_t side_band = kSideBandBranchCount;
   std::vector<CacheGeometry> caches;
   std::vector<AddressWindow> devices;  // bus master N (N >= 1) is devices[N - 1]
@@ -130,6 +139,15 @@ struct CatHeader {
     }
     return nullptr;
   }
+  // The reserved area of this kind (memory-mapped, or ports for port I/O) that holds the access
+  // of `size` bytes at `address` wholly; nullptr if none does, or if the access starts in an
+  // area and runs past its end.
+  const AddressWindow* MagicAt(uint64_t address, uint64_t size,
+                               WindowKind kind = WindowKind::kMemoryMapped) const;
+  // Whether the access of `size` bytes at `address` (a zero-size access: the byte at `address`)
+  // is RAM: inside main memory and touching no hole, no memory-mapped device window and no
+  // memory-mapped reserved area. Port windows are another address space and never count.
+  bool IsMemory(uint64_t address, uint64_t size) const;
   bool operator==(const CatHeader&) const = default;
 };
 

@@ -273,6 +273,12 @@ absl::StatusOr<CatHeader> ParseHeader(TextParser& parser) {
     } else if (line.keyword == "memory-bytes") {
       if (!ParseNumber(line.rest, h.memory_bytes)) return parser.Error(line, "bad memory size");
       memory = true;
+    } else if (line.keyword == "hole") {
+      Fields f(parser, line);
+      MemoryHole& hole = h.holes.emplace_back();
+      s = f.RequireNumber("base", hole.base, UINT64_MAX);
+      if (s.ok()) s = f.RequireNumber("size", hole.size, UINT64_MAX);
+      if (s.ok()) s = f.CheckNoOthers();
     } else if (line.keyword == "side-band") {
       for (const auto& [name, unused] : line.fields) {
         if (name != "branch-count") {
@@ -351,6 +357,9 @@ std::string HeaderToText(const CatHeader& h) {
   std::string out =
       absl::StrCat(kFirstLine, "\nmachine ", NameOf(kMachines, h.machine), "\nbyte-order ",
                    NameOf(kByteOrders, h.byte_order), "\nmemory-bytes ", Hex(h.memory_bytes), "\n");
+  for (const MemoryHole& hole : h.holes) {
+    absl::StrAppend(&out, "hole base=", Hex(hole.base), " size=", Hex(hole.size), "\n");
+  }
   if (h.side_band & kSideBandBranchCount) out += "side-band branch-count\n";
   for (const CacheGeometry& c : h.caches) {
     absl::StrAppend(&out, "cache level=", c.level, " type=", NameOf(kCacheTypes, c.type),

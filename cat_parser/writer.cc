@@ -25,7 +25,7 @@ absl::StatusOr<std::unique_ptr<CatWriter>> CatWriter::Create(std::unique_ptr<io:
   std::vector<uint8_t> head(kMagic.begin(), kMagic.end());
   head.resize(kFileHeaderPrefix);
   Store16(&head[8], kMajorVersion);
-  Store16(&head[10], kMinorVersion);
+  Store16(&head[10], header.holes.empty() ? kMinorVersion : kMinorVersionHoles);
   Store32(&head[12], static_cast<uint32_t>(body.size()));
   head.insert(head.end(), body.begin(), body.end());
   uint8_t crc[4];

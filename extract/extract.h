@@ -1,23 +1,24 @@
-// Extraction: one streaming pass over a CAT that fills the IMS and the AES (docs/ims-aes.md).
+// `citcat extract`'s entry point until the CLI has its registry of machines: the extractor
+// (extractor.h) with the contract of the CAT's machine, picked here by the header. The one place
+// in extract/ that names a machine; a registry passes the contract to extractor.h's Extract.
 #ifndef CITCAT_EXTRACT_EXTRACT_H_
 #define CITCAT_EXTRACT_EXTRACT_H_
 
 #include <functional>
+#include <memory>
 
-#include "absl/status/status.h"
-#include "aes/aes.pb.h"
+#include "absl/status/statusor.h"
 #include "cat_parser/reader.h"
-#include "ims/ims.pb.h"
+#include "extract/contract.h"
+#include "extract/extractor.h"
 
 namespace citcat::extract {
 
-struct Extraction {
-  ims::InitialMachineState ims;
-  aes::EventSchedule aes;
-};
+// The contract of the traced system `header` names; Unimplemented for a machine without one.
+absl::StatusOr<std::unique_ptr<SystemContract>> ContractFor(const cat::CatHeader& header,
+                                                            absl::string_view path);
 
-// Reads every record of `reader` once. `after_record`, if given, is called after each record
-// (progress). Errors name the file, the record and what is inconsistent.
+// Extract(reader, *ContractFor(reader.header()), after_record).
 absl::StatusOr<Extraction> Extract(cat::CatReader& reader,
                                    const std::function<void()>& after_record = {});
 

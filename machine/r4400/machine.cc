@@ -6,6 +6,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "machine/r4400/contract.h"
 #include "machine/r4400/world.h"
 
 namespace citcat::machine {
@@ -28,15 +29,10 @@ constexpr uint32_t kDiskMaxBlocks = 128;
 constexpr int kDiskLine = 3;
 constexpr int kTimerLine = 7;
 
-constexpr uint64_t kBeginMarker = 0x4349544341540001ull;
 constexpr uint64_t kMaxSlice = 20000;  // instructions between looks at the outside world
 
-// A big-endian value of up to 8 bytes.
-uint64_t LoadBE(std::span<const uint8_t> bytes) {
-  uint64_t v = 0;
-  for (uint8_t b : bytes) v = v << 8 | b;
-  return v;
-}
+using r4400::LoadBE;
+
 void StoreBE32(uint8_t* p, uint32_t v) {
   p[0] = v >> 24;
   p[1] = v >> 16;
@@ -89,7 +85,7 @@ struct R4400Machine::Impl : public simcore::Bus,
       std::memcpy(&magic[a - kMagicBase], d.data(), d.size());
       CountHookStore(a - kMagicBase);
       if (a == kMagicBase && d.size() == 8 && !began) {
-        if (LoadBE(d) == kBeginMarker) {
+        if (LoadBE(d) == r4400::kBeginMarker) {
           began = true;
           began_at_retired = cpu.retired();
         }
@@ -110,16 +106,16 @@ struct R4400Machine::Impl : public simcore::Bus,
   void CountHookStore(uint64_t offset) {
     if (!began) return;
     switch (offset) {
-      case 0x3000:
+      case CITCAT_R4400_STATE_DONE:
         summary.driver_instructions = cpu.retired() - began_at_retired;
         break;
-      case 0x4000:
+      case CITCAT_R4400_EXCEPTION + CITCAT_R4400_EXCEPTION_EPC:
         ++summary.interrupt_reports;
         break;
-      case 0x5000:
+      case CITCAT_R4400_CAUSE:
         ++summary.cause_echoes;
         break;
-      case 0x5008:
+      case CITCAT_R4400_COUNT:
         ++summary.count_echoes;
         break;
     }

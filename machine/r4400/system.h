@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cat_parser/record.h"
+#include "machine/r4400/contract.h"
 
 namespace citcat::machine {
 
@@ -15,8 +16,8 @@ inline constexpr uint64_t kUartBase = 0x1F000000;
 inline constexpr uint64_t kDiskBase = 0x1F100000;
 inline constexpr uint64_t kClockBase = 0x1F200000;
 inline constexpr uint64_t kDeviceWindow = 0x100;
-inline constexpr uint64_t kMagicBase = 0x1FE00000;
-inline constexpr uint64_t kMagicSize = 0x10000;
+inline constexpr uint64_t kMagicBase = r4400::kReservedBase;
+inline constexpr uint64_t kMagicSize = r4400::kReservedSize;
 inline constexpr uint64_t kBootArgs = 0x00000F00;  // NUL-terminated workload list, 256 bytes
 inline constexpr uint64_t kBootArgsSize = 0x100;
 inline constexpr uint32_t kDiskBlock = 512;
@@ -35,14 +36,10 @@ inline cat::CatHeader R4400SystemHeader(uint64_t memory_bytes,
   h.devices = {{"uart", WindowKind::kMemoryMapped, kUartBase, kDeviceWindow},
                {"disk", WindowKind::kMemoryMapped, kDiskBase, kDeviceWindow},
                {"clock", WindowKind::kMemoryMapped, kClockBase, kDeviceWindow}};
-  h.magic = {{"trace-begin", WindowKind::kMemoryMapped, kMagicBase, 8},
-             {"cpu-state", WindowKind::kMemoryMapped, kMagicBase + 0x1000, 0x1000},
-             {"tlb", WindowKind::kMemoryMapped, kMagicBase + 0x2000, 48 * 32},
-             {"state-done", WindowKind::kMemoryMapped, kMagicBase + 0x3000, 8},
-             {"exception", WindowKind::kMemoryMapped, kMagicBase + 0x4000, 0x10},
-             {"cause", WindowKind::kMemoryMapped, kMagicBase + 0x5000, 4},
-             {"count", WindowKind::kMemoryMapped, kMagicBase + 0x5008, 4},
-             {"console", WindowKind::kMemoryMapped, kMagicBase + 0x6000, 8}};
+  for (const r4400::ReservedArea& a : r4400::kReservedAreas) {
+    h.magic.push_back(
+        {std::string(a.name), WindowKind::kMemoryMapped, kMagicBase + a.offset, a.size});
+  }
   h.producer = std::move(producer);
   return h;
 }

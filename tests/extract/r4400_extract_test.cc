@@ -1,12 +1,12 @@
 // Extraction from hand-written R4400 CATs: the state dump becomes the IMS, the rest the AES and
 // the first-touch memory image; inconsistent traces are refused with the record named.
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "cat_parser/reader.h"
 #include "cat_parser/text.h"
 #include "extract/extract.h"
-#include "extract/r4400.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "machine/r4400/machine.h"
@@ -18,11 +18,13 @@ using ::testing::HasSubstr;
 
 // A CAT from the text form: the R4400 machine's header, then `records`.
 absl::StatusOr<Extraction> ExtractText(const std::string& records,
-                                       cat::Machine machine = cat::Machine::kR4400) {
+                                       cat::Machine machine = cat::Machine::kR4400,
+                                       const std::function<void(cat::CatHeader&)>& edit = {}) {
   machine::R4400Options options;
   auto m = machine::R4400Machine::Create(options);
   cat::CatHeader header = (*m)->Header();
   header.machine = machine;
+  if (edit) edit(header);
   std::string text = cat::HeaderToText(header) + records;
   auto in = io::InputFile::FromMemory("t.txt",
                                       {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
@@ -169,6 +171,22 @@ INSTANTIATE_TEST_SUITE_P(
                      std::string(kBegin) + kDone + "port-read addr=0x3f8 bc=12 data=00\n",
                      "record 2: a port-read record on an R4400 bus"}),
     [](const auto& info) { return info.param.name; });
+
+TEST(R4400Extract, RefusesAHeaderWhoseDumpAreaIsTooSmall) {
+  auto x = ExtractText(std::string(kBegin) + kTrace, cat::Machine::kR4400,
+                       [](cat::CatHeader& h) { h.magic[1].size = 0x100; });
+  ASSERT_FALSE(x.ok());
+  EXPECT_THAT(std::string(x.status().message()),
+              HasSubstr("the reserved area 'cpu-state' has 256 bytes, the R4400 system's 4096"));
+}
+
+TEST(R4400Extract, RefusesAHeaderWithoutAnArea) {
+  auto x = ExtractText(std::string(kBegin) + kTrace, cat::Machine::kR4400,
+                       [](cat::CatHeader& h) { h.magic.pop_back(); });
+  ASSERT_FALSE(x.ok());
+  EXPECT_THAT(std::string(x.status().message()),
+              HasSubstr("header lacks the reserved area 'console' of the R4400 system"));
+}
 
 TEST(Extract, I486IsNotAvailableYet) {
   auto x = ExtractText(kBegin, cat::Machine::kI486);

@@ -12,22 +12,22 @@
         .set    noat
         .set    hardfloat
 
-#define ST(off) (0x1000 + (off))        /* cpu-state slot, from the reserved area base */
-#define CP0(r) ST(0x200 + 8 * (r))
+#define ST(off) (CITCAT_R4400_CPU_STATE + (off)) /* cpu-state slot, from the reserved area base */
+#define CP0(r) ST(CITCAT_R4400_SLOT_CP0 + 8 * (r))
 
         .macro  dump_cp0 r
         dmfc0   $8, $\r
-        sd      $8, (0x1200 + 8 * \r)($27)
+        sd      $8, (ST(CITCAT_R4400_SLOT_CP0) + 8 * \r)($27)
         .endm
         .macro  dump_fgr i
         .set    push
         .set    fp=64
         dmfc1   $8, $f\i
         .set    pop
-        sd      $8, (0x1300 + 8 * \i)($27)
+        sd      $8, (ST(CITCAT_R4400_SLOT_FGR) + 8 * \i)($27)
         .endm
         .macro  dump_gpr i
-        sd      $\i, (0x1000 + 8 * \i)($27)
+        sd      $\i, (ST(CITCAT_R4400_SLOT_GPR) + 8 * \i)($27)
         .endm
 
         .text
@@ -64,14 +64,14 @@ citcat_driver:
 3:
 
         /* 2. the begin marker 0x4349544341540001 */
-        lui     $27, MAGIC_HI
-        lui     $8, 0x4349
-        ori     $8, $8, 0x5443
+        lui     $27, CITCAT_R4400_RESERVED_LUI
+        lui     $8, CITCAT_R4400_BEGIN_MARKER_HI >> 16
+        ori     $8, $8, CITCAT_R4400_BEGIN_MARKER_HI & 0xFFFF
         dsll32  $8, $8, 0
-        lui     $9, 0x4154
-        ori     $9, $9, 0x0001
+        lui     $9, CITCAT_R4400_BEGIN_MARKER_LO >> 16
+        ori     $9, $9, CITCAT_R4400_BEGIN_MARKER_LO & 0xFFFF
         or      $8, $8, $9
-        sd      $8, 0($27)              /* trace-begin */
+        sd      $8, CITCAT_R4400_TRACE_BEGIN($27)
 
         /* 3a. CP0 as DMFC0 reads it (Random last, below; Count and Cause are read here once,
                for the dump only) */
@@ -109,21 +109,21 @@ citcat_driver:
 
         /* 3b. the TLB: entry i at tlb + 0x20 * i (PageMask, EntryHi, EntryLo0, EntryLo1) */
         move    $9, $0
-        addiu   $10, $27, 0x2000
+        addiu   $10, $27, CITCAT_R4400_TLB
 2:      mtc0    $9, $0                  /* Index */
         tlbr
         dmfc0   $8, $5
-        sd      $8, 0($10)
+        sd      $8, CITCAT_R4400_TLB_PAGE_MASK($10)
         dmfc0   $8, $10
-        sd      $8, 8($10)
+        sd      $8, CITCAT_R4400_TLB_ENTRY_HI($10)
         dmfc0   $8, $2
-        sd      $8, 16($10)
+        sd      $8, CITCAT_R4400_TLB_ENTRY_LO0($10)
         dmfc0   $8, $3
-        sd      $8, 24($10)
+        sd      $8, CITCAT_R4400_TLB_ENTRY_LO1($10)
         addiu   $9, $9, 1
-        sltiu   $8, $9, 48
+        sltiu   $8, $9, CITCAT_R4400_TLB_ENTRIES
         bnez    $8, 2b
-        addiu   $10, $10, 32
+        addiu   $10, $10, CITCAT_R4400_TLB_ENTRY_BYTES
         /* restore Index, EntryHi, EntryLo0/1 and PageMask from the stored copies */
         ld      $8, CP0(0)($27)
         mtc0    $8, $0
@@ -175,14 +175,14 @@ citcat_driver:
         dump_fgr 30
         dump_fgr 31
         cfc1    $8, $31
-        sd      $8, ST(0x400)($27)
+        sd      $8, ST(CITCAT_R4400_SLOT_FCR31)($27)
         mtc0    $11, $12                /* Status as stored */
 
         /* 3d. HI and LO */
         mfhi    $8
-        sd      $8, ST(0x100)($27)
+        sd      $8, ST(CITCAT_R4400_SLOT_HI)($27)
         mflo    $8
-        sd      $8, ST(0x108)($27)
+        sd      $8, ST(CITCAT_R4400_SLOT_LO)($27)
 
         /* 3e. Random, 37 instructions before the resume point: this DMFC0 is the 37th
                instruction retired before the first instruction at the resume PC. Then every
@@ -223,9 +223,9 @@ citcat_driver_random:
         dump_gpr 29
         dump_gpr 30
         dump_gpr 31
-        sd      $26, ST(0x110)($27)     /* 3: the resume PC */
+        sd      $26, ST(CITCAT_R4400_SLOT_RESUME_PC)($27) /* 3: the resume PC */
         .globl  citcat_driver_end
 citcat_driver_end:
         jr      $26                     /* 2 */
-        sd      $0, 0x3000($27)         /* 1: state-done, in the delay slot */
+        sd      $0, CITCAT_R4400_STATE_DONE($27) /* 1: state-done, in the delay slot */
         .end    citcat_driver

@@ -83,15 +83,15 @@ vec_xrefill_end:
         .globl  vec_general_begin, vec_general_end
 vec_general_begin:
         mfc0    $26, $13                /* Cause: the only MFC0 of Cause in the kernel */
-        lui     $27, MAGIC_HI           /* [citcat] reserved area, kseg1 */
-        sw      $26, MAGIC_CAUSE($27)   /* [citcat] echo Cause */
+        lui     $27, CITCAT_R4400_RESERVED_LUI /* [citcat] reserved area, kseg1 */
+        sw      $26, CITCAT_R4400_CAUSE($27) /* [citcat] echo Cause */
         mtc0    $26, $30                /* [citcat] keep Cause in ErrorEPC */
         andi    $26, $26, 0x7C          /* [citcat] ExcCode << 2 */
         bnez    $26, 1f                 /* [citcat] the one branch: not an interrupt */
         dmfc0   $26, $14                /* [citcat] EPC (delay slot, harmless on both paths) */
-        sd      $26, MAGIC_EXC_EPC($27) /* [citcat] interrupt report: EPC */
+        sd      $26, (CITCAT_R4400_EXCEPTION + CITCAT_R4400_EXCEPTION_EPC)($27) /* [citcat] interrupt report: EPC */
         mfc0    $26, $12                /* [citcat] */
-        sw      $26, MAGIC_EXC_STATUS($27) /* [citcat] interrupt report: Status */
+        sw      $26, (CITCAT_R4400_EXCEPTION + CITCAT_R4400_EXCEPTION_STATUS)($27) /* [citcat] Status */
 1:      j       save_all
         nop
 vec_general_end:

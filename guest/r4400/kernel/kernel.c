@@ -102,14 +102,18 @@ static inline void io_write(uint32_t addr, uint32_t v) { *(volatile uint32_t *)a
 #define MTC0(reg, val) \
   __asm__ volatile(".set push\n.set noreorder\nmtc0 %0, $" #reg "\n.set pop" : : "r"(val) : "memory")
 
+/* A #define of the reserved area's layout as text, for inline assembler. */
+#define CITCAT_TEXT(x) CITCAT_TEXT2(x)
+#define CITCAT_TEXT2(x) #x
+
 /* Every read of Count is echoed to the reserved `count` address: 2 extra instructions. */
 static inline uint32_t read_count(void) {
   uint32_t v, base;
   __asm__ volatile(
       ".set push\n.set noreorder\n"
       "mfc0 %0, $9\n"
-      "lui %1, 0xBFE0\n"            /* [citcat] */
-      "sw %0, 0x5008(%1)\n"         /* [citcat] echo Count */
+      "lui %1, " CITCAT_TEXT(CITCAT_R4400_RESERVED_LUI) "\n"   /* [citcat] */
+      "sw %0, " CITCAT_TEXT(CITCAT_R4400_COUNT) "(%1)\n" /* [citcat] echo Count */
       ".set pop"
       : "=&r"(v), "=&r"(base)
       :
@@ -602,8 +606,8 @@ static int do_syscall(struct task *t) {
           "dsll32 $9, %1, 0\n"
           "dsrl32 $9, $9, 0\n"
           "or $8, $8, $9\n"
-          "lui %0, 0xBFE0\n"
-          "sd $8, 0x6000(%0)\n" /* the reserved `console` area */
+          "lui %0, " CITCAT_TEXT(CITCAT_R4400_RESERVED_LUI) "\n"
+          "sd $8, " CITCAT_TEXT(CITCAT_R4400_CONSOLE) "(%0)\n" /* the reserved `console` area */
           ".set pop"
           : "=&r"(base)
           : "r"(a0), "r"(a1)

@@ -40,12 +40,8 @@
 #define CLOCK_ENTROPY 0xBF200000
 #define CLOCK_MICROS 0xBF200004
 #define CLOCK_POWER_OFF 0xBF200008
-#define MAGIC_HI 0xBFE0       /* lui base of the reserved area */
-#define MAGIC_CAUSE 0x5000
-#define MAGIC_COUNT 0x5008
-#define MAGIC_EXC_EPC 0x4000
-#define MAGIC_EXC_STATUS 0x4008
-#define MAGIC_CONSOLE 0x6000
+/* the reserved area (CITCAT_R4400_*): what the hooks store where, shared with the host tools */
+#include "machine/r4400/contract.h"
 
 /* ---- CP0 ---- */
 #define ST_IE 0x00000001

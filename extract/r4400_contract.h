@@ -1,0 +1,35 @@
+// The traced R4400 system's contract with extraction (docs/machines/r4400-system.md): the begin
+// marker, the state dump between it and `state-done`, the interrupt reports and the Count and
+// Cause echoes. The numbers are the kernel's, from machine/r4400/contract.h.
+#ifndef CITCAT_EXTRACT_R4400_CONTRACT_H_
+#define CITCAT_EXTRACT_R4400_CONTRACT_H_
+
+#include <cstdint>
+
+#include "extract/contract.h"
+
+namespace citcat::extract {
+
+class R4400Contract : public SystemContract {
+ public:
+  ims::Machine machine() const override { return ims::MACHINE_R4400; }
+  absl::string_view name() const override { return "R4400"; }
+  absl::Status Start(const cat::CatHeader& header) override;
+  bool Carries(cat::RecordKind kind) const override;
+  bool IsBeginMarker(const cat::BusRecord& record) const override;
+  absl::StatusOr<bool> DumpStore(const ReservedStore& store, const ReservedMemory& dump,
+                                 ims::InitialMachineState& ims) override;
+  absl::Status HookStore(const ReservedStore& store, aes::EventSchedule& aes) override;
+
+ private:
+  void DecodeState(const ReservedMemory& dump, ims::MipsState& s) const;
+
+  const cat::AddressWindow *begin_ = nullptr, *state_ = nullptr, *tlb_ = nullptr, *done_ = nullptr,
+                           *exception_ = nullptr, *cause_ = nullptr, *count_ = nullptr;
+  uint32_t last_cause_ = 0;
+  bool cause_seen_ = false;
+};
+
+}  // namespace citcat::extract
+
+#endif  // CITCAT_EXTRACT_R4400_CONTRACT_H_
