@@ -17,7 +17,6 @@
 #include "archive/archive.h"
 #include "archive/stats.h"
 #include "cat_parser/reader.h"
-#include "extract/extract.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/guest_info.h"
 #include "io/file.h"

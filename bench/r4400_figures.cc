@@ -12,7 +12,6 @@
 #include "systems/system.h"
 #include "archive/stats.h"
 #include "cat_parser/reader.h"
-#include "extract/extract.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/guest_info.h"
 #include "io/file.h"

@@ -11,7 +11,6 @@
 #include "archive/stats.h"
 #include "cat_parser/reader.h"
 #include "citcat/command.h"
-#include "extract/extract.h"
 #include "io/file.h"
 #include "replay/verify.h"
 #include "systems/system.h"

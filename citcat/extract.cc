@@ -1,4 +1,3 @@
-#include "extract/extract.h"
 
 #include <cstdio>
 #include <filesystem>

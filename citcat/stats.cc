@@ -9,7 +9,6 @@
 #include "archive/archive.h"
 #include "citcat/command.h"
 #include "citcat/progress.h"
-#include "extract/extract.h"
 #include "systems/system.h"
 
 ABSL_FLAG(std::string, plot, "",

@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "citcat/command.h"
 #include "citcat/progress.h"
-#include "extract/extract.h"
 #include "replay/replay.h"
 #include "systems/system.h"
 

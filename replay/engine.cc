@@ -87,12 +87,22 @@ absl::Status Engine::Load(const CoreAdapterFactory& make_core) {
           absl::StrCat("memory extent at ", Hex(e.address()), " outside main memory"));
     }
   }
+  if (header_.memory_bytes != memory) {
+    return InvalidReplayInput(absl::StrCat("the system's memory map has ", header_.memory_bytes,
+                                           " bytes of memory, the IMS ", memory));
+  }
   if (ram_ == nullptr) {
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate ", ram_size_, " bytes for the replayed memory"));
   }
-  for (const cat::AddressWindow& w : header_.magic)
-    reserved_.push_back({w, std::vector<uint8_t>(w.size)});
+  plain_ram_ = memory;
+  for (const cat::MemoryHole& h : header_.holes) plain_ram_ = std::min(plain_ram_, h.base);
+  for (const std::vector<cat::AddressWindow>* list : {&header_.devices, &header_.magic}) {
+    for (const cat::AddressWindow& w : *list) plain_ram_ = std::min(plain_ram_, w.base);
+  }
+  for (const cat::AddressWindow& w : header_.magic) {
+    reserved_.push_back({w.base, std::vector<uint8_t>(w.size)});
+  }
   for (const ims::MemoryExtent& e : ims_.memory()) {
     std::memcpy(&ram_[e.address()], e.data().data(), e.data().size());
   }
@@ -110,12 +120,8 @@ absl::Status Engine::Load(const CoreAdapterFactory& make_core) {
 
 Engine::Reserved* Engine::ReservedArea(uint64_t a, uint64_t n) {
   // The same rule as extraction: an access inside a named area, wholly.
-  for (Reserved& r : reserved_) {
-    if (a >= r.area.base && a - r.area.base < r.area.size) {
-      return n <= r.area.size - (a - r.area.base) ? &r : nullptr;
-    }
-  }
-  return nullptr;
+  const cat::AddressWindow* w = header_.MagicAt(a, n);
+  return w == nullptr ? nullptr : &reserved_[w - header_.magic.data()];
 }
 
 void Engine::Diverge(uint64_t cat_record, const std::string& what) {
@@ -396,7 +402,7 @@ void Engine::Read(const cat::BusRecord& r, std::span<uint8_t> data) {
   } else if (InRam(a, data.size())) {
     std::memcpy(data.data(), &ram_[a], data.size());
   } else if (Reserved* w = ReservedArea(a, data.size())) {
-    std::memcpy(data.data(), &w->bytes[a - w->area.base], data.size());
+    std::memcpy(data.data(), &w->bytes[a - w->base], data.size());
   } else if (r.kind != cat::RecordKind::kUncachedRead) {
     Diverge(absl::StrCat("a ", cat::KindName(r.kind), " at ", Hex(a), " outside main memory"));
   } else {
@@ -413,7 +419,7 @@ void Engine::Write(const cat::BusRecord& r) {
   } else if (InRam(a, r.data.size())) {
     std::memcpy(&ram_[a], r.data.data(), r.data.size());
   } else if (Reserved* w = ReservedArea(a, r.data.size())) {
-    std::memcpy(&w->bytes[a - w->area.base], r.data.data(), r.data.size());
+    std::memcpy(&w->bytes[a - w->base], r.data.data(), r.data.size());
   } else if (r.kind != cat::RecordKind::kUncachedWrite) {
     Diverge(absl::StrCat("a ", cat::KindName(r.kind), " at ", Hex(a), " outside main memory"));
   } else {

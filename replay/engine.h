@@ -72,7 +72,7 @@ class Engine final : public simcore::Bus {
 
  private:
   struct Reserved {
-    cat::AddressWindow area;
+    uint64_t base;
     std::vector<uint8_t> bytes;  // the last value stored to each byte
   };
   struct Executed {
@@ -85,7 +85,11 @@ class Engine final : public simcore::Bus {
   };
 
   bool diverged() const { return !divergence_.empty(); }
-  bool InRam(uint64_t a, uint64_t n) const { return a < ram_size_ && n <= ram_size_ - a; }
+  // Main memory by the header's memory map (holes, device windows and reserved areas are not);
+  // below plain_ram_ nothing but memory lies, so most accesses need no look at the map.
+  bool InRam(uint64_t a, uint64_t n) const {
+    return (a < plain_ram_ && n <= plain_ram_ - a) || header_.IsMemory(a, n);
+  }
   Reserved* ReservedArea(uint64_t a, uint64_t n);
   uint64_t CurrentRecord() const { return ims_.start().cat_record() + records_; }
   void Diverge(uint64_t cat_record, const std::string& what);
@@ -110,8 +114,9 @@ class Engine final : public simcore::Bus {
   const cat::CatHeader header_;
   const bool observe_;
   const uint64_t ram_size_;
+  uint64_t plain_ram_ = 0;
   std::unique_ptr<uint8_t[], Free> ram_;
-  std::vector<Reserved> reserved_;
+  std::vector<Reserved> reserved_;  // one per header_.magic entry
   std::unique_ptr<CoreAdapter> core_;
 
   bool end_known_ = false;

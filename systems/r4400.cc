@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "extract/r4400_contract.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/disk_image.h"
 #include "guest/r4400/tools/guest_info.h"
@@ -170,6 +171,7 @@ System R4400() {
                  .make_core = replay::MakeR4400Adapter,
                  .header = replay::R4400Header,
                  .starts_after = EndsStateDump},
+      .make_contract = [] { return std::make_unique<extract::R4400Contract>(); },
       .capture = Capture,
       .workloads = Workloads(),
       .default_mix = CITCAT_R4400_DEFAULT_MIX,

@@ -77,7 +77,13 @@ absl::StatusOr<replay::VerifyResult> CompareCats(const std::string& original,
 
 absl::StatusOr<extract::Extraction> Extract(cat::CatReader& reader,
                                             const std::function<void()>& after_record) {
-  return extract::Extract(reader, after_record);
+  absl::StatusOr<const System*> system = ForCat(reader.header().machine);
+  if (!system.ok()) {
+    return absl::Status(system.status().code(),
+                        absl::StrCat(reader.path(), ": ", system.status().message()));
+  }
+  std::unique_ptr<extract::SystemContract> contract = (*system)->make_contract();
+  return extract::Extract(reader, *contract, after_record);
 }
 
 absl::StatusOr<cat::CatHeader> CatHeaderFor(const ims::InitialMachineState& ims) {

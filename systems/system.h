@@ -15,7 +15,8 @@
 #include "aes/aes.pb.h"
 #include "cat_parser/reader.h"
 #include "cat_parser/record.h"
-#include "extract/extract.h"
+#include "extract/contract.h"
+#include "extract/extractor.h"
 #include "ims/ims.pb.h"
 #include "replay/replay.h"
 #include "replay/verify.h"
@@ -61,6 +62,8 @@ struct System {
   cat::Machine cat_machine;
   ims::Machine ims_machine;
   replay::ReplayMachine replay;
+  // What extraction needs to know of the system's guest: its contract (extract/contract.h).
+  std::function<std::unique_ptr<extract::SystemContract>()> make_contract;
 
   // The traced machine with its guest: runs a capture and writes the CAT to `output`.
   std::function<absl::StatusOr<CaptureReport>(const CaptureRequest& request,

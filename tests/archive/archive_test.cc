@@ -16,7 +16,6 @@
 #include "archive/stats.h"
 #include "cat_parser/crc.h"
 #include "cat_parser/reader.h"
-#include "extract/extract.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "replay/verify.h"
@@ -48,7 +47,7 @@ class ArchiveTest : public ::testing::Test {
     replay_test::CaptureGuest(5, {}, *capture_);
     auto reader = cat::CatReader::Open(*capture_);
     ASSERT_TRUE(reader.ok()) << reader.status();
-    auto x = extract::Extract(**reader);
+    auto x = systems::Extract(**reader);
     ASSERT_TRUE(x.ok()) << x.status();
     extraction_ = new extract::Extraction(*std::move(x));
     auto a = Pack(extraction_->ims, extraction_->aes);

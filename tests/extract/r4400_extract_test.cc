@@ -6,7 +6,8 @@
 
 #include "cat_parser/reader.h"
 #include "cat_parser/text.h"
-#include "extract/extract.h"
+#include "extract/extractor.h"
+#include "extract/r4400_contract.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "machine/r4400/machine.h"
@@ -37,7 +38,8 @@ absl::StatusOr<Extraction> ExtractText(const std::string& records,
   if (!n.ok()) return n.status();
   auto reader = cat::CatReader::Open(path);
   if (!reader.ok()) return reader.status();
-  return Extract(**reader);
+  R4400Contract contract;
+  return Extract(**reader, contract);
 }
 
 constexpr char kBegin[] = "uncached-write addr=0x1fe00000 bc=0 data=4349544341540001\n";

@@ -21,6 +21,8 @@ constexpr uint64_t kMemory = 1 << 20;
 constexpr uint64_t kDevice = 0x10000000;   // a memory-mapped device window
 constexpr uint64_t kMailbox = 0x10001000;  // a reserved area
 constexpr uint64_t kCode = 0x1000;         // the PC of step 0; each step is 4 bytes
+constexpr uint64_t kHole = 0xA0000;        // a hole in main memory, as a PC has
+constexpr uint64_t kHoleSize = 0x60000;
 
 // One instruction of the fake core's program.
 struct Step {
@@ -190,6 +192,7 @@ cat::CatHeader Header(const ims::InitialMachineState&) {
   h.memory_bytes = kMemory;
   h.devices = {{"device", cat::WindowKind::kMemoryMapped, kDevice, 0x100}};
   h.magic = {{"mailbox", cat::WindowKind::kMemoryMapped, kMailbox, 16}};
+  h.holes = {{kHole, kHoleSize}};
   return h;
 }
 
@@ -453,6 +456,27 @@ TEST_F(EngineTest, AFillOutsideMainMemory) {
   CleanSchedule();
   script_[0].address = kMemory;
   EXPECT_THAT(Divergence(3), HasSubstr("a fill at 0x100000 outside main memory"));
+}
+
+TEST_F(EngineTest, AFillInAHoleOfMainMemory) {
+  CleanSchedule();
+  script_[0].address = kHole + kHoleSize - 4;
+  EXPECT_THAT(Divergence(3), HasSubstr("a fill at 0xffffc outside main memory"));
+}
+
+TEST_F(EngineTest, AnUncachedReadInAHoleIsADeviceRead) {
+  CleanSchedule();
+  script_[2].address = kHole + 0x8000;
+  aes_.mutable_device_io(0)->set_address(kHole + 0x8000);
+  absl::StatusOr<ReplaySummary> s = Run();
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(reads_[1], (std::vector<uint8_t>{0x12, 0x34}));
+}
+
+TEST_F(EngineTest, AnAccessAcrossTheEdgeOfAHoleIsNotMemory) {
+  CleanSchedule();
+  script_[0].address = kHole - 2;
+  EXPECT_THAT(Divergence(3), HasSubstr("a fill at 0x9fffe outside main memory"));
 }
 
 TEST_F(EngineTest, TheReportNamesTheLastInstructionsWhenObserving) {

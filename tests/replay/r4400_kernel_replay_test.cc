@@ -9,7 +9,6 @@
 #include "systems/system.h"
 #include "absl/strings/str_cat.h"
 #include "cat_parser/reader.h"
-#include "extract/extract.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "guest/r4400/guest_paths.h"
@@ -44,7 +43,7 @@ Captured Capture(const std::string& workloads, uint64_t seed, uint64_t max_trace
   if (result.ok()) c.traced_instructions = result->summary.traced_instructions;
   auto reader = cat::CatReader::Open(c.cat_path);
   EXPECT_TRUE(reader.ok()) << reader.status();
-  auto x = extract::Extract(**reader);
+  auto x = systems::Extract(**reader);
   EXPECT_TRUE(x.ok()) << x.status();
   c.x = *std::move(x);
   return c;

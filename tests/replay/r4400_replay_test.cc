@@ -9,7 +9,6 @@
 #include "systems/system.h"
 #include "absl/strings/str_cat.h"
 #include "cat_parser/reader.h"
-#include "extract/extract.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "replay/replay.h"
@@ -36,7 +35,7 @@ Captured CaptureAndExtract(uint64_t seed, const replay_test::GuestOptions& optio
   c.capture = replay_test::CaptureGuest(seed, options, c.cat_path);
   auto reader = cat::CatReader::Open(c.cat_path);
   EXPECT_TRUE(reader.ok()) << reader.status();
-  auto x = extract::Extract(**reader);
+  auto x = systems::Extract(**reader);
   EXPECT_TRUE(x.ok()) << x.status();
   c.x = *std::move(x);
   return c;

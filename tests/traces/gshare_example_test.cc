@@ -9,7 +9,6 @@
 #include "systems/system.h"
 #include "absl/strings/str_cat.h"
 #include "cat_parser/reader.h"
-#include "extract/extract.h"
 #include "gtest/gtest.h"
 #include "replay/replay.h"
 #include "tests/replay/r4400_guest.h"
@@ -89,7 +88,7 @@ TEST(TraceSinkExample, GshareAndCacheFedByAReplay) {
   citcat::replay_test::CaptureGuest(5, {}, cat_path);
   auto reader = citcat::cat::CatReader::Open(cat_path);
   ASSERT_TRUE(reader.ok()) << reader.status();
-  auto x = citcat::extract::Extract(**reader);
+  auto x = citcat::systems::Extract(**reader);
   ASSERT_TRUE(x.ok()) << x.status();
 
   // [run]

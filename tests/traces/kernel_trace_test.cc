@@ -11,7 +11,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cat_parser/reader.h"
-#include "extract/extract.h"
 #include "gtest/gtest.h"
 #include "guest/r4400/guest_paths.h"
 #include "machine/elf_loader.h"
@@ -37,7 +36,7 @@ extract::Extraction Capture(const std::string& workloads, uint64_t seed) {
   EXPECT_TRUE(result.ok()) << result.status();
   auto reader = cat::CatReader::Open(path);
   EXPECT_TRUE(reader.ok()) << reader.status();
-  auto x = extract::Extract(**reader);
+  auto x = systems::Extract(**reader);
   EXPECT_TRUE(x.ok()) << x.status();
   std::remove(path.c_str());
   return *std::move(x);

@@ -13,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cat_parser/reader.h"
-#include "extract/extract.h"
 #include "gtest/gtest.h"
 #include "replay/replay.h"
 #include "tests/replay/r4400_guest.h"
@@ -108,7 +107,7 @@ const Replayed& ReplayOnce() {
     replay_test::CaptureGuest(3, {}, cat_path);
     auto reader = cat::CatReader::Open(cat_path);
     EXPECT_TRUE(reader.ok()) << reader.status();
-    auto x = extract::Extract(**reader);
+    auto x = systems::Extract(**reader);
     EXPECT_TRUE(x.ok()) << x.status();
     Keep keep;
     std::vector<std::unique_ptr<TraceSink>> writers;
