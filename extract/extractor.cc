@@ -1,6 +1,7 @@
 #include "extract/extractor.h"
 
 #include "absl/strings/str_cat.h"
+#include "ims/ims_util.h"
 
 namespace citcat::extract {
 namespace {
@@ -17,6 +18,11 @@ bool IsPort(cat::RecordKind kind) {
 absl::StatusOr<std::unique_ptr<Extractor>> Extractor::Create(const cat::CatHeader& header,
                                                              std::string path,
                                                              SystemContract& contract) {
+  if (cat::MachineName(header.machine) != ims::MachineName(contract.machine())) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": a CAT of the ",
+                                                   cat::MachineName(header.machine), ", not the ",
+                                                   ims::MachineName(contract.machine())));
+  }
   for (const cat::AddressWindow& w : header.magic) {
     if (w.size > kMaxReservedArea) {
       return absl::InvalidArgumentError(absl::StrCat(

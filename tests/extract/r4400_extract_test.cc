@@ -190,10 +190,10 @@ TEST(R4400Extract, RefusesAHeaderWithoutAnArea) {
               HasSubstr("header lacks the reserved area 'console' of the R4400 system"));
 }
 
-TEST(Extract, I486IsNotAvailableYet) {
+TEST(R4400Extract, RefusesACatOfAnotherMachine) {
   auto x = ExtractText(kBegin, cat::Machine::kI486);
   ASSERT_FALSE(x.ok());
-  EXPECT_THAT(std::string(x.status().message()), HasSubstr("i486 is not available yet"));
+  EXPECT_THAT(std::string(x.status().message()), HasSubstr("a CAT of the i486, not the r4400"));
 }
 
 }  // namespace

@@ -1,0 +1,72 @@
+// The registry of traced systems: lookups by name, CAT machine and IMS, and the one-line errors
+// of the pipeline's entry points for a machine the build does not support.
+#include "systems/system.h"
+
+#include <cstdio>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/cat_parser/cat_test_util.h"
+
+namespace citcat::systems {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(Systems, EveryEntryIsFoundByItsNameItsCatMachineAndItsImsMachine) {
+  ASSERT_FALSE(All().empty());
+  for (const System& s : All()) {
+    SCOPED_TRACE(s.name);
+    EXPECT_EQ(*ByName(s.name), &s);
+    EXPECT_EQ(*ForCat(s.cat_machine), &s);
+    ims::InitialMachineState ims;
+    ims.mutable_description()->set_machine(s.ims_machine);
+    EXPECT_EQ(*ForIms(ims), &s);
+    EXPECT_EQ(s.replay.machine, s.ims_machine);
+    EXPECT_EQ(s.make_contract()->machine(), s.ims_machine);
+    EXPECT_THAT(Names(), HasSubstr(s.name));
+    EXPECT_TRUE(s.capture && s.replay.make_core && s.replay.header && s.replay.starts_after &&
+                s.kernel_address && s.hook_instructions);
+  }
+}
+
+TEST(Systems, AnUnknownNameListsTheMachines) {
+  absl::StatusOr<const System*> s = ByName("vax");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(), "unknown machine 'vax' (machines: " + Names() + ")");
+}
+
+TEST(Systems, AnImsOfNoSupportedMachineIsRefusedByReplay) {
+  ims::InitialMachineState ims;
+  absl::StatusOr<replay::ReplaySummary> r = Replay(ims, aes::EventSchedule(), {});
+  EXPECT_TRUE(absl::IsInvalidArgument(r.status()));
+  EXPECT_THAT(r.status().message(), HasSubstr("names no machine this build supports"));
+  EXPECT_FALSE(CatHeaderFor(ims).ok());
+}
+
+TEST(Systems, ACatOfAnUnsupportedMachineIsRefusedByExtractAndVerify) {
+  bool unsupported = true;
+  for (const System& s : All()) unsupported &= s.cat_machine != cat::Machine::kI486;
+  if (!unsupported) GTEST_SKIP() << "every machine of the CAT format is supported";
+  cat::CatHeader header;
+  header.machine = cat::Machine::kI486;
+  header.byte_order = cat::ByteOrder::kLittle;
+  header.memory_bytes = 1 << 20;
+  const std::string path = cat::testing::TempPath("i486.cat");
+  std::vector<uint8_t> bytes = cat::testing::EncodeCat(header, {});
+  FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+  auto reader = cat::CatReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  absl::StatusOr<extract::Extraction> x = Extract(**reader);
+  EXPECT_TRUE(absl::IsUnimplemented(x.status()));
+  EXPECT_EQ(x.status().message(), path + ": the i486 is not supported yet");
+  absl::StatusOr<replay::VerifyResult> v = CompareCats(path, path);
+  EXPECT_EQ(v.status().message(), path + ": the i486 is not supported yet");
+}
+
+}  // namespace
+}  // namespace citcat::systems
