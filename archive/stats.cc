@@ -1,4 +1,3 @@
-#include "systems/system.h"
 #include "archive/stats.h"
 
 #include <zstd.h>
@@ -7,9 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "aes/aes_util.h"
 #include "cat_parser/record.h"
-#include "guest/r4400/tools/guest_info.h"
 #include "replay/replay.h"
+#include "systems/system.h"
 
 namespace citcat::archive {
 uint64_t ZstdSize(const std::string& bytes) {
@@ -89,14 +90,22 @@ absl::StatusOr<Stats> ComputeStats(const ims::InitialMachineState& ims,
   s.interrupts = aes.interrupts_size();
   s.dma = aes.dma_size();
   s.device_io = aes.device_io_size();
-  for (const aes::RegisterRead& r : aes.register_reads()) {
-    if (r.register_() == aes::RegisterRead::REGISTER_MIPS_COUNT) ++s.count_reads;
-    if (r.register_() == aes::RegisterRead::REGISTER_MIPS_CAUSE) ++s.cause_reads;
+  std::vector<std::string> names;
+  for (int reg = aes::RegisterRead::Register_MIN + 1; reg <= aes::RegisterRead::Register_MAX;
+       ++reg) {
+    if (!aes::RegisterRead::Register_IsValid(reg)) continue;
+    uint64_t n = 0;
+    for (const aes::RegisterRead& r : aes.register_reads()) n += r.register_() == reg;
+    if (n == 0) continue;
+    const std::string name = aes::RegisterReadName(static_cast<aes::RegisterRead::Register>(reg));
+    s.register_reads.push_back({name, n});
+    names.push_back(name);
   }
   aes::EventSchedule part;
   *part.mutable_register_reads() = aes.register_reads();
   s.sizes.push_back(
-      Size("Count/Cause echoes", aes.register_reads_size(), part.SerializeAsString()));
+      Size(names.empty() ? "register echoes" : absl::StrCat(absl::StrJoin(names, "/"), " echoes"),
+           aes.register_reads_size(), part.SerializeAsString()));
   part.Clear();
   *part.mutable_dma() = aes.dma();
   s.sizes.push_back(Size("DMA", aes.dma_size(), part.SerializeAsString()));
@@ -112,9 +121,8 @@ absl::StatusOr<Stats> ComputeStats(const ims::InitialMachineState& ims,
   const PartSize& i = s.sizes.back();
   s.sizes.push_back({"IMS + AES", 2, a.raw + i.raw, a.zstd + i.zstd});
 
-  // Each interrupt report is one Cause echo too; a schedule from elsewhere may break that.
-  if (s.cause_reads >= s.interrupts) {
-    s.hook_instructions = guest::HookInstructions(s.interrupts, s.cause_reads, s.count_reads);
+  if (absl::StatusOr<const systems::System*> system = systems::ForIms(ims); system.ok()) {
+    s.hook_instructions = (*system)->hook_instructions(aes);
   }
   return s;
 }
@@ -131,10 +139,11 @@ std::string FormatStats(const Stats& s, const std::string& source) {
                           cat::KindName(static_cast<cat::RecordKind>(k)), s.kind_records[k],
                           s.kind_bytes[k]);
   }
-  absl::StrAppendFormat(&out,
-                        "\nevents: %d interrupts, %d DMA transfers, %d device accesses, "
-                        "%d Count reads, %d Cause reads\n\n",
-                        s.interrupts, s.dma, s.device_io, s.count_reads, s.cause_reads);
+  absl::StrAppendFormat(&out, "\nevents: %d interrupts, %d DMA transfers, %d device accesses",
+                        s.interrupts, s.dma, s.device_io);
+  for (const auto& [name, n] : s.register_reads)
+    absl::StrAppendFormat(&out, ", %d %s reads", n, name);
+  absl::StrAppend(&out, "\n\n");
   absl::StrAppendFormat(&out, "record sizes (Fig. 5):\n  %-20s %10s %14s %14s %12s\n", "part",
                         "entries", "raw bytes", "zstd bytes", "zstd B/Minstr");
   for (const PartSize& p : s.sizes) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -33,8 +34,10 @@ struct Stats {
   uint64_t bus_bytes = 0;
   uint64_t kind_records[256] = {};  // regenerated records by kind
   uint64_t kind_bytes[256] = {};
-  uint64_t interrupts = 0, dma = 0, device_io = 0, count_reads = 0, cause_reads = 0;
-  std::vector<PartSize> sizes;  // Count/Cause echoes, DMA, interrupts, device I/O, AES, IMS, total
+  uint64_t interrupts = 0, dma = 0, device_io = 0;
+  // Register reads the schedule answers, by register ("Count", "Cause"), in schema order.
+  std::vector<std::pair<std::string, uint64_t>> register_reads;
+  std::vector<PartSize> sizes;     // register echoes, DMA, interrupts, device I/O, AES, IMS, total
   uint64_t hook_instructions = 0;  // of the project's guest kernel, estimated from the events
   std::vector<CurvePoint> curve;   // at most about max_points, first and last record included
 };

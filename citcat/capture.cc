@@ -9,7 +9,8 @@
 #include "citcat/progress.h"
 #include "systems/system.h"
 
-ABSL_FLAG(std::string, machine, "r4400", "the traced machine (--list-machines names them)");
+ABSL_FLAG(std::string, machine, "",
+          "the traced machine (--list-machines names them; default: the first one listed)");
 ABSL_FLAG(bool, list_machines, false, "list the traced machines and exit");
 ABSL_FLAG(std::string, workload, "",
           "workloads to run, comma-separated (default: the default mix)");
@@ -35,7 +36,9 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
     for (const systems::System& s : systems::All()) std::printf("%-8s %s\n", s.name, s.description);
     return absl::OkStatus();
   }
-  absl::StatusOr<const systems::System*> system = systems::ByName(absl::GetFlag(FLAGS_machine));
+  const std::string name = absl::GetFlag(FLAGS_machine);
+  absl::StatusOr<const systems::System*> system =
+      name.empty() ? &systems::All().front() : systems::ByName(name);
   if (!system.ok()) return system.status();
   const systems::System& machine = **system;
   if (absl::GetFlag(FLAGS_list_workloads)) {

@@ -1,6 +1,6 @@
-// The main job on its built-in default: capture the default workload mix on the traced R4400,
-// extract the IMS and AES from the CAT alone, replay them, and check that the regenerated bus
-// traffic is the captured CAT, record for record.
+// The main job on its built-in default: capture the default workload mix on the first traced
+// machine of the registry, extract the IMS and AES from the CAT alone, replay them, and check
+// that the regenerated bus traffic is the captured CAT, record for record.
 #include <unistd.h>
 
 #include <chrono>

@@ -21,9 +21,9 @@ namespace {
 constexpr Command kCommands[] = {
     {"demo", "run the main job on a built-in default and print a summary",
      "citcat demo\n\n"
-     "Captures the default workload mix on the traced R4400, extracts the IMS and AES from\n"
-     "the CAT alone, replays them, checks that the regenerated CAT is identical to the\n"
-     "captured one, and prints a summary.",
+     "Captures the default workload mix on the first traced machine of `citcat capture\n"
+     "--list-machines`, extracts the IMS and AES from the CAT alone, replays them, checks\n"
+     "that the regenerated CAT is identical to the captured one, and prints a summary.",
      "citcat/demo.cc", RunDemo},
     {"dump", "print a CAT as text",
      "citcat dump CAPTURE.cat [-o OUT.txt] [--limit N]\n\n"
@@ -31,7 +31,7 @@ constexpr Command kCommands[] = {
      "Without -o the text goes to standard output.",
      "citcat/dump.cc", RunDump},
     {"capture", "run a workload on a traced machine and record its CAT",
-     "citcat capture --machine r4400 [--workload NAME[,NAME...]] [--seed N]\n"
+     "citcat capture [--machine M] [--workload NAME[,NAME...]] [--seed N]\n"
      "               [--instructions M] -o CAPTURE.cat\n\n"
      "Boots the guest kernel on the reference machine, runs the workloads and writes what\n"
      "the bus monitor sees from the begin of the trace on; see docs/machines/.",

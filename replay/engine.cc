@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "aes/aes_util.h"
 #include "replay/divergence.h"
 
 namespace citcat::replay {
@@ -41,16 +41,8 @@ std::string Describe(const aes::DeviceAccess& e) {
                       " (CAT record ", e.cat_record(), ")");
 }
 
-// "Count" for REGISTER_MIPS_COUNT: the schema's name without its prefixes.
-std::string RegisterName(aes::RegisterRead::Register reg) {
-  std::string name = aes::RegisterRead::Register_Name(reg);
-  name = name.substr(name.rfind('_') + 1);
-  for (size_t i = 1; i < name.size(); ++i) name[i] = absl::ascii_tolower(name[i]);
-  return name;
-}
-
 std::string Describe(const aes::RegisterRead& e) {
-  return absl::StrCat(RegisterName(e.register_()), " = ", Hex(e.value()), " (CAT record ",
+  return absl::StrCat(aes::RegisterReadName(e.register_()), " = ", Hex(e.value()), " (CAT record ",
                       e.cat_record(), ")");
 }
 

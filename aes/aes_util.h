@@ -1,0 +1,17 @@
+// Machine-neutral questions about an AES, answered from the schema.
+#ifndef CITCAT_AES_AES_UTIL_H_
+#define CITCAT_AES_AES_UTIL_H_
+
+#include <string>
+
+#include "aes/aes.pb.h"
+
+namespace citcat::aes {
+
+// A register's name in messages and statistics: the schema's name without its prefixes, as the
+// manuals write it ("Count" for REGISTER_MIPS_COUNT).
+std::string RegisterReadName(RegisterRead::Register reg);
+
+}  // namespace citcat::aes
+
+#endif  // CITCAT_AES_AES_UTIL_H_
