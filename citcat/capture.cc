@@ -30,7 +30,6 @@ ABSL_FLAG(std::string, elf, "",
           "a program to run instead of the workloads: an ELF built with the guest SDK "
           "(guest/r4400/sdk), or a C file, which is built with it first");
 ABSL_FLAG(bool, list_workloads, false, "list the workloads and exit");
-ABSL_FLAG(std::string, kernel, CITCAT_R4400_KERNEL_ELF, "the guest kernel (an ELF file)");
 ABSL_FLAG(std::string, disk, CITCAT_R4400_DISK_IMAGE, "the disk image holding the workloads");
 
 namespace citcat::cli {
