@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
@@ -45,6 +46,10 @@ std::string ShellQuote(const std::string& s) {
 absl::Status BuildWithSdk(const std::string& source, const std::string& elf) {
   if (!std::filesystem::exists(source)) {
     return absl::NotFoundError(absl::StrCat(source, ": cannot open: No such file or directory"));
+  }
+  if (std::string_view(CITCAT_R4400_GCC).empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        source, ": this citcat was built without the MIPS cross compiler; give a built ELF"));
   }
   std::string command = absl::StrCat(CITCAT_R4400_GCC, " ", CITCAT_R4400_SDK_BUILD, " ",
                                      ShellQuote(source), " -o ", ShellQuote(elf));
