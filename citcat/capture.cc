@@ -64,11 +64,10 @@ absl::Status BuildWithSdk(const std::string& source, const std::string& elf) {
 absl::StatusOr<std::string> DiskWithElf(const std::string& disk, const std::string& elf_path) {
   absl::StatusOr<std::string> elf = io::ReadWholeFile(elf_path, guest::kDiskMaxProgramBytes);
   if (!elf.ok()) return elf.status();
-  if (absl::Status s =
-          machine::ParseElf({reinterpret_cast<const uint8_t*>(elf->data()), elf->size()}).status();
-      !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(elf_path, ": ", s.message()));
-  }
+  absl::StatusOr<machine::ElfImage> program =
+      machine::ParseElf({reinterpret_cast<const uint8_t*>(elf->data()), elf->size()});
+  absl::Status s = program.ok() ? machine::CheckR4400Elf(*program) : program.status();
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(elf_path, ": ", s.message()));
   absl::StatusOr<std::vector<guest::DiskFile>> files =
       guest::ReadDiskImage({reinterpret_cast<const uint8_t*>(disk.data()), disk.size()});
   if (!files.ok()) return files.status();
