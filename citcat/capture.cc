@@ -22,8 +22,6 @@ ABSL_FLAG(std::string, elf, "",
           "a program to run instead of the workloads: an ELF built with the machine's guest SDK "
           "(guest/<machine>/sdk), or a C file, which is built with it first");
 ABSL_FLAG(bool, list_workloads, false, "list the workloads and exit");
-ABSL_FLAG(std::string, kernel, "",
-          "the guest kernel (an ELF file; default: the one this build made for the machine)");
 ABSL_FLAG(
     std::string, disk, "",
     "the disk image holding the workloads (default: the one this build made for the machine)");

@@ -12,6 +12,8 @@
 // Flags every subcommand may use (citcat/common_flags.cc).
 ABSL_DECLARE_FLAG(std::string, o);
 ABSL_DECLARE_FLAG(bool, quiet);
+// The guest kernel ELF, for the commands that name citcat/kernel_flag.cc (capture, replay).
+ABSL_DECLARE_FLAG(std::string, kernel);
 
 namespace citcat::cli {
 
@@ -22,6 +24,9 @@ struct Command {
   const char* source;   // the file defining its flags, to list them in its --help
   // Runs with the positional arguments; flags are already parsed.
   absl::Status (*run)(const std::vector<std::string>& args);
+  // A file of flags it shares with other commands, or none: absl flags are global, so a flag has
+  // one defining file, and a command accepts only the flags of the files it names.
+  const char* shared_source = nullptr;
 };
 
 absl::Status RunDump(const std::vector<std::string>& args);

@@ -35,7 +35,7 @@ constexpr Command kCommands[] = {
      "               [--instructions M] -o CAPTURE.cat\n\n"
      "Boots the guest kernel on the reference machine, runs the workloads and writes what\n"
      "the bus monitor sees from the begin of the trace on; see docs/machines/.",
-     "citcat/capture.cc", RunCapture},
+     "citcat/capture.cc", RunCapture, "citcat/kernel_flag.cc"},
     {"extract", "extract the initial machine state and event schedule from a CAT",
      "citcat extract CAPTURE.cat -o DIR\n\n"
      "Reads the CAT once and writes DIR/ims.pb (the initial machine state) and DIR/aes.pb\n"
@@ -48,7 +48,7 @@ constexpr Command kCommands[] = {
      "disagreement with the schedule stops it with the first divergence; see docs/replay.md.\n"
      "`citcat replay TRACE.citcat` replays an archive (citcat pack) instead and checks its\n"
      "manifest's checksums at the end; see docs/archive-format.md.",
-     "citcat/replay.cc", RunReplay},
+     "citcat/replay.cc", RunReplay, "citcat/kernel_flag.cc"},
     {"verify", "check that replay regenerates a CAT exactly",
      "citcat verify CAPTURE.cat [REGENERATED.cat]\n\n"
      "With two files: compares the capture from its replay start point on with a regenerated\n"
@@ -81,7 +81,9 @@ const Command* current = nullptr;
 
 bool IsCommandFlagFile(absl::string_view file) {
   return absl::EndsWith(file, "citcat/common_flags.cc") ||
-         (current != nullptr && absl::EndsWith(file, current->source));
+         (current != nullptr &&
+          (absl::EndsWith(file, current->source) ||
+           (current->shared_source != nullptr && absl::EndsWith(file, current->shared_source))));
 }
 
 void PrintOverview() {

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <optional>
 
-#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -26,7 +25,6 @@ ABSL_FLAG(std::string, mode, "",
 ABSL_FLAG(bool, filter_idle, false,
           "with --format: leave out the kernel idle loop, found by its symbols citcat_idle_begin "
           "and citcat_idle_end in the kernel ELF (--kernel)");
-ABSL_DECLARE_FLAG(std::string, kernel);  // citcat capture's: the guest kernel ELF
 ABSL_FLAG(std::string, idle_range, "",
           "with --format: leave out instructions at START <= PC < END (hex, START:END), e.g. the "
           "kernel idle loop between citcat_idle_begin and citcat_idle_end");

@@ -10,7 +10,6 @@
 namespace citcat::machine {
 namespace {
 
-constexpr uint16_t kEmMips = 8;
 constexpr uint16_t kEtExec = 2;
 constexpr uint32_t kPtLoad = 1;
 constexpr uint32_t kPtDynamic = 2;
@@ -82,6 +81,23 @@ const ElfSymbol* ElfImage::FindSymbol(std::string_view name) const {
   return nullptr;
 }
 
+std::string ElfImage::Describe() const {
+  const char* name = "unknown machine";
+  switch (machine) {
+    case kElfMachine386:
+      name = "i386";
+      break;
+    case kElfMachineMips:
+      name = "MIPS";
+      break;
+    case kElfMachineX86_64:
+      name = "x86-64";
+      break;
+  }
+  return absl::StrCat(name, " (e_machine ", machine, "), ", is64 ? "ELF64" : "ELF32", " ",
+                      big_endian ? "big-endian" : "little-endian");
+}
+
 absl::StatusOr<ElfImage> ParseElf(std::span<const uint8_t> file) {
   if (file.size() < 52 || std::memcmp(file.data(),
                                       "\x7F"
@@ -101,7 +117,6 @@ absl::StatusOr<ElfImage> ParseElf(std::span<const uint8_t> file) {
   if (!r.Has(0, ehsize)) return Bad("truncated header");
   const uint16_t type = static_cast<uint16_t>(r.Get(16, 2));
   img.machine = static_cast<uint16_t>(r.Get(18, 2));
-  if (img.machine != kEmMips) return Bad("not a MIPS executable");
   if (type != kEtExec) return Bad("not a static executable (e_type != ET_EXEC)");
   img.entry = r.Get(24, w);
   const uint64_t phoff = r.Get(24 + w, w);
@@ -137,7 +152,10 @@ absl::StatusOr<ElfImage> ParseElf(std::span<const uint8_t> file) {
     }
     if (filesz > memsz) return Bad("segment file size exceeds memory size");
     if (!r.Has(offset, filesz)) return Bad("segment outside the file");
-    if (vaddr + memsz < vaddr) return Bad("segment wraps the address space");
+    const uint64_t space_end = img.is64 ? 0 : uint64_t{1} << 32;  // 0: the whole 64-bit space
+    if (vaddr + memsz < vaddr || (space_end != 0 && vaddr + memsz > space_end)) {
+      return Bad("segment wraps the address space");
+    }
     if (memsz > (uint64_t{1} << 32)) return Bad("segment too large");
     ElfSegment seg;
     seg.vaddr = vaddr;

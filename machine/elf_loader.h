@@ -1,6 +1,7 @@
-// Minimal loader for static MIPS executables (ELF32 for o32/n32, ELF64 for n64, either byte order):
-// the loadable segments, the entry point and the symbol table, enough to put a test program into a
-// simulated memory and to find code by name. No relocation, no dynamic linking.
+// Minimal loader for static executables of any machine (ELF32 and ELF64, either byte order): the
+// loadable segments, the entry point and the symbol table, enough to put a kernel or test program
+// into a simulated memory and to find code by name. No relocation, no dynamic linking. It says
+// what the file is built for (e_machine, class, byte order); each caller decides what it accepts.
 #ifndef CITCAT_MACHINE_ELF_LOADER_H_
 #define CITCAT_MACHINE_ELF_LOADER_H_
 
@@ -14,6 +15,11 @@
 #include "absl/status/statusor.h"
 
 namespace citcat::machine {
+
+// e_machine values the project meets.
+inline constexpr uint16_t kElfMachine386 = 3;
+inline constexpr uint16_t kElfMachineMips = 8;
+inline constexpr uint16_t kElfMachineX86_64 = 62;
 
 struct ElfSegment {
   uint64_t vaddr = 0;
@@ -33,8 +39,8 @@ struct ElfSymbol {
 struct ElfImage {
   bool is64 = false;
   bool big_endian = true;
-  uint16_t machine = 0;  // EM_MIPS = 8
-  uint32_t e_flags = 0;  // EF_MIPS_ABI2 (0x20) marks n32
+  uint16_t machine = 0;  // e_machine: kElfMachine386, kElfMachineMips, ...
+  uint32_t e_flags = 0;  // machine-specific; on MIPS, EF_MIPS_ABI2 (0x20) marks n32
   uint64_t entry = 0;
   std::vector<ElfSegment> segments;  // PT_LOAD only, in file order
   std::vector<ElfSymbol> symbols;    // from .symtab, if present
@@ -46,10 +52,13 @@ struct ElfImage {
   // A 32-bit word at vaddr in the image's byte order (instruction fetch).
   std::optional<uint32_t> ReadWord32(uint64_t vaddr) const;
   const ElfSymbol* FindSymbol(std::string_view name) const;
+  // What the file is built for, for error messages: "i386 (e_machine 3), ELF32 little-endian".
+  std::string Describe() const;
 };
 
-// Parses an ELF executable held in memory. Rejects anything that is not a static MIPS
-// executable, and any header, segment or symbol that points outside the file.
+// Parses an ELF executable held in memory. Rejects anything that is not a static executable, and
+// any header, segment or symbol that points outside the file or past the address space; each error
+// is one line starting "ELF: ".
 absl::StatusOr<ElfImage> ParseElf(std::span<const uint8_t> file);
 absl::StatusOr<ElfImage> LoadElfFile(const std::string& path);
 

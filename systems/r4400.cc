@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -16,6 +17,7 @@
 #include "io/file.h"
 #include "machine/elf_loader.h"
 #include "machine/r4400/capture.h"
+#include "machine/r4400/machine.h"
 #include "replay/r4400_adapter.h"
 
 namespace citcat::systems {
@@ -56,6 +58,10 @@ absl::Status BuildWithSdk(const std::string& source, const std::string& elf) {
   if (!std::filesystem::exists(source)) {
     return absl::NotFoundError(absl::StrCat(source, ": cannot open: No such file or directory"));
   }
+  if (std::string_view(CITCAT_R4400_GCC).empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        source, ": this citcat was built without the MIPS cross compiler; give a built ELF"));
+  }
   std::string command = absl::StrCat(CITCAT_R4400_GCC, " ", CITCAT_R4400_SDK_BUILD, " ",
                                      ShellQuote(source), " -o ", ShellQuote(elf));
   if (std::system(command.c_str()) != 0) {
@@ -69,11 +75,10 @@ absl::Status BuildWithSdk(const std::string& source, const std::string& elf) {
 absl::StatusOr<std::string> DiskWithElf(const std::string& disk, const std::string& elf_path) {
   absl::StatusOr<std::string> elf = io::ReadWholeFile(elf_path, guest::kDiskMaxProgramBytes);
   if (!elf.ok()) return elf.status();
-  if (absl::Status s =
-          machine::ParseElf({reinterpret_cast<const uint8_t*>(elf->data()), elf->size()}).status();
-      !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(elf_path, ": ", s.message()));
-  }
+  absl::StatusOr<machine::ElfImage> program =
+      machine::ParseElf({reinterpret_cast<const uint8_t*>(elf->data()), elf->size()});
+  absl::Status s = program.ok() ? machine::CheckR4400Elf(*program) : program.status();
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(elf_path, ": ", s.message()));
   absl::StatusOr<std::vector<guest::DiskFile>> files =
       guest::ReadDiskImage({reinterpret_cast<const uint8_t*>(disk.data()), disk.size()});
   if (!files.ok()) return files.status();

@@ -1,14 +1,12 @@
 # Guest test programs for the QEMU oracle, cross-compiled at build time into
-# ${CITCAT_GUEST_TEST_DIR}. Sets CITCAT_GUEST_TESTS_AVAILABLE and the target citcat_guest_tests.
-# Binaries are build products only; never commit them.
-find_program(CITCAT_MIPS_GCC mips-linux-gnu-gcc)
+# ${CITCAT_GUEST_TEST_DIR} with the MIPS guest toolchain (cmake/guest_toolchains.cmake). Sets
+# CITCAT_GUEST_TESTS_AVAILABLE and, with the toolchain, the target citcat_guest_tests.
 set(CITCAT_GUEST_TEST_DIR ${PROJECT_BINARY_DIR}/guest/tests)
-set(CITCAT_GUEST_TESTS_AVAILABLE FALSE)
-if(CITCAT_MIPS_GCC)
-  set(CITCAT_GUEST_TESTS_AVAILABLE TRUE)
+set(CITCAT_GUEST_TESTS_AVAILABLE ${CITCAT_HAVE_MIPS_TOOLCHAIN})
+if(CITCAT_HAVE_MIPS_TOOLCHAIN)
   set(_src ${PROJECT_SOURCE_DIR}/guest/tests)
   set(_common -march=r4000 -nostdlib -static -O2 -mno-abicalls -fno-pic -ffreestanding
-      -fno-math-errno -fno-tree-loop-distribute-patterns -Wall -Werror)
+      -fno-math-errno -fno-tree-loop-distribute-patterns -Wall ${CITCAT_GUEST_WERROR})
   set(_outputs)
   # name, source, ABI flags
   foreach(_spec
@@ -29,16 +27,13 @@ if(CITCAT_MIPS_GCC)
     list(GET _parts 1 _source)
     list(SUBLIST _parts 2 -1 _abi)
     set(_out ${CITCAT_GUEST_TEST_DIR}/${_name})
-    add_custom_command(
+    citcat_mips_program(
       OUTPUT ${_out}
-      COMMAND ${CMAKE_COMMAND} -E make_directory ${CITCAT_GUEST_TEST_DIR}
-      COMMAND ${CITCAT_MIPS_GCC} ${_abi} ${_common} -o ${_out} ${_src}/start.S ${_src}/${_source}
-      DEPENDS ${_src}/start.S ${_src}/${_source} ${_src}/rt.h
-      COMMENT "Cross-compiling guest test ${_name}"
-      VERBATIM)
+      FLAGS ${_abi} ${_common}
+      SOURCES ${_src}/start.S ${_src}/${_source}
+      DEPENDS ${_src}/rt.h
+      COMMENT "Cross-compiling guest test ${_name}")
     list(APPEND _outputs ${_out})
   endforeach()
   add_custom_target(citcat_guest_tests DEPENDS ${_outputs})
-else()
-  message(WARNING "mips-linux-gnu-gcc not found: QEMU oracle tests are not built")
 endif()

@@ -342,7 +342,14 @@ absl::Status R4400Machine::Load(std::span<const LoadSegment> segments, uint64_t 
   return absl::OkStatus();
 }
 
+absl::Status CheckR4400Elf(const ElfImage& elf) {
+  if (elf.machine == kElfMachineMips && elf.big_endian) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("ELF: ", elf.Describe(), ", not a big-endian MIPS executable"));
+}
+
 absl::Status R4400Machine::LoadKernel(const ElfImage& kernel) {
+  if (absl::Status s = CheckR4400Elf(kernel); !s.ok()) return s;
   // ELF32 addresses are 32 bits; the CPU's 64-bit addresses hold them sign-extended.
   auto widen = [&](uint64_t a) {
     return kernel.is64 ? a : static_cast<uint64_t>(static_cast<int32_t>(a));

@@ -56,6 +56,9 @@ struct RunSummary {
   bool halted = false;               // the guest powered the machine off
 };
 
+// The system runs big-endian MIPS code: the error says what `elf` is built for instead.
+absl::Status CheckR4400Elf(const ElfImage& elf);
+
 class R4400Machine {
  public:
   static absl::StatusOr<std::unique_ptr<R4400Machine>> Create(const R4400Options& options);
@@ -64,7 +67,7 @@ class R4400Machine {
   // Loads a program's segments into RAM (no bus transactions) and sets the entry point: the CPU
   // starts there in kernel mode, BEV=0, ERL=0, interrupts off.
   absl::Status Load(std::span<const LoadSegment> segments, uint64_t entry);
-  // Loads a kernel linked to run in kseg0 (or kseg1) from its ELF image.
+  // Loads a kernel linked to run in kseg0 (or kseg1) from its ELF image (CheckR4400Elf first).
   absl::Status LoadKernel(const ElfImage& kernel);
 
   // The CAT header this machine writes.

@@ -186,6 +186,18 @@ TEST_F(Cli, CaptureBuildsACFileWithTheSdk) {
   EXPECT_THAT(Files(), ::testing::ElementsAre("bad.c", "h"));
 }
 
+// A user's program is held to warnings, not to our -Werror: it builds and runs.
+TEST_F(Cli, CaptureBuildsACFileWithWarnings) {
+  Write("warn.c",
+        "#include \"citcat_sdk.h\"\n"
+        "int main(void) { int unused; printf(\"warned\\n\"); return 0; }\n");
+  Result r =
+      Run(absl::StrCat("capture --instructions 300000 --elf ", Path("warn.c"), " -o ", Path("w")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("-Wunused-variable"));
+  EXPECT_THAT(r.out, HasSubstr("warned"));
+}
+
 TEST_F(Cli, CaptureRefusesWhatItCannotRun) {
   Write("not.elf", "not an executable");
   struct Case {

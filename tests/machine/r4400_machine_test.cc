@@ -187,5 +187,23 @@ TEST(R4400Machine, RejectsImpossibleSettings) {
   EXPECT_FALSE((*machine)->Load({&huge, 1}, kEntry).ok());
 }
 
+// The ELF loader takes any machine's executable; the R4400 takes only big-endian MIPS kernels.
+TEST(R4400Machine, LoadsOnlyBigEndianMipsKernels) {
+  auto machine = R4400Machine::Create({});
+  ASSERT_TRUE(machine.ok());
+  ElfImage kernel;
+  kernel.machine = kElfMachineMips;
+  kernel.entry = 0x80001000;
+  kernel.segments.push_back({0x80001000, 0x1000, 8, 5, std::vector<uint8_t>(8, 0)});
+  EXPECT_TRUE(CheckR4400Elf(kernel).ok());
+  EXPECT_TRUE((*machine)->LoadKernel(kernel).ok());
+  kernel.big_endian = false;
+  EXPECT_EQ(std::string((*machine)->LoadKernel(kernel).message()),
+            "ELF: MIPS (e_machine 8), ELF32 little-endian, not a big-endian MIPS executable");
+  kernel.machine = kElfMachine386;
+  EXPECT_EQ(std::string(CheckR4400Elf(kernel).message()),
+            "ELF: i386 (e_machine 3), ELF32 little-endian, not a big-endian MIPS executable");
+}
+
 }  // namespace
 }  // namespace citcat::machine

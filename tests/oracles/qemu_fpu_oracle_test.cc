@@ -18,6 +18,8 @@
 namespace citcat::oracle {
 namespace {
 
+#ifdef CITCAT_GUEST_TESTS_AVAILABLE
+
 std::string Guest(const std::string& name) {
   return std::string(CITCAT_GUEST_TEST_DIR) + "/" + name;
 }
@@ -31,8 +33,6 @@ struct Program {
 };
 // ctest shows the parameter in each test's name: make it the program name.
 void PrintTo(const Program& p, std::ostream* os) { *os << p.name; }
-
-#ifdef CITCAT_GUEST_TESTS_AVAILABLE
 
 class QemuProgram : public ::testing::TestWithParam<Program> {};
 

@@ -2,6 +2,7 @@
 // mode, TLB refills, syscalls, interrupts, FP, DMA. Checked against where execution went and
 // against themselves (a kernel word loaded after a store holds what was stored), and the idle
 // filter against the kernel's own symbols.
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -173,6 +174,19 @@ TEST(TraceKernel, FilterIdleOnTheCommandLine) {
   EXPECT_EQ(filtered, citcat::testing::ReadFile(dir / "range.din"));
   // The io workload waits for its disk: the idle loop is a good part of the trace.
   EXPECT_LT(filtered.size(), citcat::testing::ReadFile(dir / "all.din").size() * 9 / 10);
+
+  // --kernel names a kernel ELF elsewhere (here a copy): its symbols, not the built kernel's.
+  std::filesystem::create_directories(dir / "copy");
+  std::filesystem::copy_file(CITCAT_R4400_KERNEL_ELF, dir / "copy" / "kernel.elf");
+  const std::string text =
+      absl::StrCat("replay --quiet --ims ", d, "/x/ims.pb --aes ", d, "/x/aes.pb --format text ");
+  r = run(absl::StrCat(text, "-o ", d, "/t.txt --filter-idle --kernel ", d, "/copy/kernel.elf"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(run(absl::StrCat(text, "--idle-range ", range, " -o ", d, "/range.txt")).exit_code, 0);
+  ASSERT_EQ(run(absl::StrCat(text, "-o ", d, "/all.txt")).exit_code, 0);
+  const std::string filtered_text = citcat::testing::ReadFile(dir / "t.txt");
+  EXPECT_EQ(filtered_text, citcat::testing::ReadFile(dir / "range.txt"));
+  EXPECT_LT(filtered_text.size(), citcat::testing::ReadFile(dir / "all.txt").size() * 9 / 10);
 }
 
 }  // namespace

@@ -83,6 +83,16 @@ TEST_F(TraceCli, Errors) {
   EXPECT_FALSE(fs::exists(Path("i.din")));
 }
 
+// --filter-idle reads the kernel named by --kernel; a missing one is one line, and no trace.
+TEST_F(TraceCli, FilterIdleWithAMissingKernel) {
+  const std::string missing = Path("no/such/kernel.elf");
+  Result r =
+      Run(Replay("--format text -o " + Path("k.txt") + " --filter-idle --kernel " + missing));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "citcat replay: cannot open " + missing + "\n");
+  EXPECT_FALSE(fs::exists(Path("k.txt")));
+}
+
 TEST_F(TraceCli, DivergenceLeavesNoTrace) {
   std::ofstream(Path("empty.pb"));  // an empty AES: replay diverges at once
   Result r = Run(absl::StrCat("replay --quiet --ims ", Path("x/ims.pb"), " --aes ",
