@@ -144,8 +144,6 @@ void Engine::Fail(const absl::Status& status) {
   if (core_) core_->RequestStop();
 }
 
-void Engine::RunCore(uint64_t steps) { core_->Run(steps); }
-
 std::string Engine::Key(uint64_t branch_count, uint64_t pc) const {
   return absl::StrCat("branch count ", branch_count, ", ", core_->key_pc_name(), " ", Hex(pc));
 }
@@ -169,7 +167,7 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
     if (bc < target) {
       // Big slices: the core stops by itself when the branch count reaches the target.
       core_->set_stop_branch_count(target);
-      RunCore(kSlice);
+      core_->Run(kSlice);
     } else if (irq != nullptr && bc == irq->branch_count()) {
       const int before = next_irq_;
       core_->Inject(*irq);
@@ -217,7 +215,7 @@ void Engine::FinishSchedule() {
     if (d.branch_count() > core_->branch_count() && d.branch_count() <= end_bc) {
       core_->set_stop_branch_count(d.branch_count());
       while (core_->branch_count() < d.branch_count() && !diverged() && error_.ok()) {
-        RunCore(kSlice);
+        core_->Run(kSlice);
       }
       core_->set_stop_branch_count(~uint64_t{0});
     }

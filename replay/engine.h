@@ -42,10 +42,8 @@ class Engine final : public simcore::Bus {
   bool Peek(uint64_t address, std::span<uint8_t> data) const override;
 
   // ---- for core adapters ----
-  const ims::InitialMachineState& ims() const { return ims_; }
   const aes::EventSchedule& schedule() const { return aes_; }
   const ReplayOptions& options() const { return options_; }
-  bool observing() const { return observe_; }
   bool stopped() const { return diverged() || ended_ || !error_.ok(); }
 
   // Stops the replay with a divergence at the current record.
@@ -94,7 +92,6 @@ class Engine final : public simcore::Bus {
   uint64_t CurrentRecord() const { return ims_.start().cat_record() + records_; }
   void Diverge(uint64_t cat_record, const std::string& what);
   absl::Status DivergenceStatus() const;
-  void RunCore(uint64_t steps);
   void FinishSchedule();
   void BeginCpuTransaction(const cat::BusRecord& r);
   void EndCpuTransaction(const cat::BusRecord& r);
