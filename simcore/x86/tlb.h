@@ -1,0 +1,77 @@
+// The i486 TLB: 32 entries, 4-way set-associative, 8 sets indexed by linear address bits 14:12,
+// pseudo-LRU replacement as in the cache (plru.h). An entry caches one 4 KB translation: the
+// physical page and the rights of the page directory and page table entries combined (user only
+// if both allow user, writable only if both allow writes), the page table entry's PCD, PWT and
+// whether its dirty bit was set. Flushed whole by a CR3 load or task switch, one page by INVLPG.
+#ifndef CITCAT_SIMCORE_X86_TLB_H_
+#define CITCAT_SIMCORE_X86_TLB_H_
+
+#include <array>
+#include <cstdint>
+
+#include "simcore/x86/plru.h"
+
+namespace citcat::x86 {
+
+// Page table entry bits (Intel486 manual, "page table entries").
+inline constexpr uint32_t kPtePresent = 1u << 0;
+inline constexpr uint32_t kPteWritable = 1u << 1;
+inline constexpr uint32_t kPteUser = 1u << 2;
+inline constexpr uint32_t kPtePwt = 1u << 3;
+inline constexpr uint32_t kPtePcd = 1u << 4;
+inline constexpr uint32_t kPteAccessed = 1u << 5;
+inline constexpr uint32_t kPteDirty = 1u << 6;
+inline constexpr uint32_t kPteFrame = 0xFFFFF000u;
+
+struct TlbEntry {
+  uint32_t page = 0;  // linear address of the page | 1 when valid; 0 when invalid
+  uint32_t pte = 0;   // frame | kPteWritable/kPteUser (combined) | kPtePwt | kPtePcd | kPteDirty
+
+  bool valid() const { return page & 1; }
+  uint32_t frame() const { return pte & kPteFrame; }
+  bool writable() const { return pte & kPteWritable; }
+  bool user() const { return pte & kPteUser; }
+  bool pwt() const { return pte & kPtePwt; }
+  bool pcd() const { return pte & kPtePcd; }
+  bool dirty() const { return pte & kPteDirty; }
+};
+
+class Tlb {
+ public:
+  static constexpr uint32_t kSets = 8;
+  static constexpr uint32_t kWays = 4;
+
+  static constexpr uint32_t SetOf(uint32_t linear) { return (linear >> 12) & (kSets - 1); }
+
+  // The entry translating `linear`, or nullptr; a hit updates the set's replacement bits.
+  const TlbEntry* Lookup(uint32_t linear) {
+    const uint32_t set = SetOf(linear);
+    const uint32_t tag = (linear & kPteFrame) | 1;
+    for (uint32_t w = 0; w < kWays; ++w) {
+      if (entries_[set][w].page == tag) {
+        lru_[set] = PlruTouch(lru_[set], w);
+        return &entries_[set][w];
+      }
+    }
+    return nullptr;
+  }
+  // Caches a translation of the page holding `linear`: over the entry already holding that page,
+  // else into the first invalid way, else the pseudo-LRU victim. `pte` as in TlbEntry. Returns
+  // the way used.
+  uint32_t Insert(uint32_t linear, uint32_t pte);
+
+  void FlushAll();                   // CR3 load, task switch
+  void Invalidate(uint32_t linear);  // INVLPG
+
+  // Inspection, for tests and the i486 TLB test registers.
+  const TlbEntry& entry(uint32_t set, uint32_t way) const { return entries_[set][way]; }
+  uint8_t lru_bits(uint32_t set) const { return lru_[set]; }
+
+ private:
+  std::array<std::array<TlbEntry, kWays>, kSets> entries_{};
+  std::array<uint8_t, kSets> lru_{};
+};
+
+}  // namespace citcat::x86
+
+#endif  // CITCAT_SIMCORE_X86_TLB_H_
