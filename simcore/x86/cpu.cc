@@ -1,0 +1,687 @@
+// The i486 interpreter, first stretch: see cpu.h and docs/machines/i486-core.md, "Interpreter".
+#include "simcore/x86/cpu.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+
+namespace citcat::x86 {
+namespace {
+
+uint32_t Mask(int size) { return size == 4 ? 0xFFFFFFFFu : (1u << (8 * size)) - 1; }
+uint32_t SignBit(int size) { return 1u << (8 * size - 1); }
+int32_t SignExtend(uint32_t v, int size) {
+  return size == 4   ? static_cast<int32_t>(v)
+         : size == 2 ? static_cast<int16_t>(v)
+                     : static_cast<int8_t>(v);
+}
+
+// SF, ZF and PF of a result.
+uint32_t Szp(uint32_t r, int size) {
+  r &= Mask(size);
+  uint32_t f = 0;
+  if (r == 0) f |= flag::kZF;
+  if (r & SignBit(size)) f |= flag::kSF;
+  if (!(__builtin_popcount(r & 0xFF) & 1)) f |= flag::kPF;
+  return f;
+}
+
+}  // namespace
+
+Cpu::Cpu(simcore::Bus& bus) : bus_(bus), cache_(bus, branch_count_) {
+  // Real mode after RESET as far as this stretch goes: CS:IP = F000:FFF0 with CS base FFFF0000.
+  seg_[kCs] = {0xF000, 0xFFFF0000u, 0xFFFF, false};
+  eip_ = 0xFFF0;
+}
+
+void Cpu::SetFlat32() {
+  for (Segment& s : seg_) s = {0, 0, 0xFFFFFFFFu, true};
+}
+
+Access Cpu::DataAccess(uint32_t paddr) const {
+  Access a;
+  a.cacheable = !cacheable_ || cacheable_(paddr);
+  return a;
+}
+
+void Cpu::Raise(uint8_t vector, uint32_t error_code) {
+  if (exception_.pending) return;
+  exception_ = {true, vector, error_code, eip_, false};
+}
+
+// ---- memory ----
+
+bool Cpu::ReadMem(int seg, uint32_t offset, int size, uint32_t* value) {
+  uint8_t bytes[4] = {};
+  // Paging is not modelled yet: linear addresses are physical.
+  const uint32_t linear = Linear(seg, offset);
+  cache_.Read(linear, std::span<uint8_t>(bytes, size), DataAccess(linear));
+  uint32_t v = 0;
+  for (int i = size - 1; i >= 0; --i) v = v << 8 | bytes[i];
+  *value = v;
+  return !exception_.pending;
+}
+
+bool Cpu::WriteMem(int seg, uint32_t offset, int size, uint32_t value) {
+  uint8_t bytes[4];
+  for (int i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(value >> (8 * i));
+  const uint32_t linear = Linear(seg, offset);
+  cache_.Write(linear, std::span<const uint8_t>(bytes, size), DataAccess(linear));
+  return !exception_.pending;
+}
+
+bool Cpu::Fetch(uint32_t linear, uint8_t* bytes, int size) {
+  Access a = DataAccess(linear);
+  a.code = true;
+  while (size > 0) {
+    const uint32_t in_line = linear & (Cache::kLineBytes - 1);
+    const int n = std::min<int>(size, Cache::kLineBytes - in_line);
+    Cache::LineRef ref;
+    if (const uint8_t* line = cache_.FetchLine(linear, a, &ref)) {
+      std::memcpy(bytes, line + in_line, n);
+    } else {
+      for (int i = 0; i < n; ++i) cache_.Read(linear + i, std::span<uint8_t>(bytes + i, 1), a);
+    }
+    bytes += n;
+    linear += n;
+    size -= n;
+  }
+  return true;
+}
+
+// ---- operands ----
+
+uint32_t Cpu::EffectiveAddress(const Instruction& in) const {
+  uint32_t ea = static_cast<uint32_t>(in.disp);
+  if (in.base != kNoReg) ea += gpr_[in.base];
+  if (in.index != kNoReg) ea += gpr_[in.index] << in.scale;
+  return in.addrsize == 2 ? ea & 0xFFFF : ea;
+}
+
+uint32_t Cpu::ReadReg(int r, int size) const {
+  if (size == 1) return r < 4 ? gpr_[r] & 0xFF : (gpr_[r - 4] >> 8) & 0xFF;
+  return gpr_[r] & Mask(size);
+}
+
+void Cpu::WriteReg(int r, int size, uint32_t value) {
+  if (size == 4) {
+    gpr_[r] = value;
+  } else if (size == 2) {
+    gpr_[r] = (gpr_[r] & 0xFFFF0000u) | (value & 0xFFFF);
+  } else if (r < 4) {
+    gpr_[r] = (gpr_[r] & ~0xFFu) | (value & 0xFF);
+  } else {
+    gpr_[r - 4] = (gpr_[r - 4] & ~0xFF00u) | (value & 0xFF) << 8;
+  }
+}
+
+bool Cpu::ReadRm(const Instruction& in, int size, uint32_t* value) {
+  if (in.IsRegisterForm()) {
+    *value = ReadReg(in.rm, size);
+    return true;
+  }
+  return ReadMem(in.seg, EffectiveAddress(in), size, value);
+}
+
+bool Cpu::WriteRm(const Instruction& in, int size, uint32_t value) {
+  if (in.IsRegisterForm()) {
+    WriteReg(in.rm, size, value);
+    return true;
+  }
+  return WriteMem(in.seg, EffectiveAddress(in), size, value);
+}
+
+void Cpu::SetSp(uint32_t v) {
+  if (StackSize() == 4) {
+    gpr_[kEsp] = v;
+  } else {
+    gpr_[kEsp] = (gpr_[kEsp] & 0xFFFF0000u) | (v & 0xFFFF);
+  }
+}
+
+bool Cpu::Push(int size, uint32_t value) {
+  const uint32_t sp = (Sp() - size) & Mask(StackSize());
+  if (!WriteMem(kSs, sp, size, value)) return false;
+  SetSp(sp);
+  return true;
+}
+
+bool Cpu::Pop(int size, uint32_t* value) {
+  if (!ReadMem(kSs, Sp(), size, value)) return false;
+  SetSp(Sp() + size);
+  return true;
+}
+
+// ---- flags ----
+
+bool Cpu::Condition(uint8_t cond) const {
+  const uint32_t f = eflags_;
+  const bool cf = f & flag::kCF, zf = f & flag::kZF, sf = f & flag::kSF, of = f & flag::kOF,
+             pf = f & flag::kPF;
+  bool r = false;
+  switch (cond >> 1) {
+    case 0:
+      r = of;
+      break;
+    case 1:
+      r = cf;
+      break;
+    case 2:
+      r = zf;
+      break;
+    case 3:
+      r = cf || zf;
+      break;
+    case 4:
+      r = sf;
+      break;
+    case 5:
+      r = pf;
+      break;
+    case 6:
+      r = sf != of;
+      break;
+    case 7:
+      r = zf || sf != of;
+      break;
+  }
+  return (cond & 1) ? !r : r;
+}
+
+// The arithmetic and logic group. Logic operations leave AF undefined; the i486 clears it, and
+// so does this core (docs/machines/i486-core.md, "Undefined flags").
+uint32_t Cpu::Alu(Op op, int size, uint32_t a, uint32_t b) {
+  const uint32_t m = Mask(size), sign = SignBit(size);
+  a &= m;
+  b &= m;
+  uint64_t full = 0;
+  uint32_t f = 0;
+  switch (op) {
+    case Op::kAdd:
+    case Op::kAdc:
+    case Op::kInc: {
+      const uint32_t carry = op == Op::kAdc ? (eflags_ & flag::kCF) : 0;
+      full = uint64_t{a} + b + carry;
+      const uint32_t r = static_cast<uint32_t>(full) & m;
+      if (full > m) f |= flag::kCF;
+      if ((a ^ r) & (b ^ r) & sign) f |= flag::kOF;
+      f |= (a ^ b ^ r) & flag::kAF;
+      f |= Szp(r, size);
+      SetFlags(op == Op::kInc ? flag::kOSZAP : flag::kOSZAPC, f);
+      return r;
+    }
+    case Op::kSub:
+    case Op::kSbb:
+    case Op::kCmp:
+    case Op::kDec:
+    case Op::kNeg: {
+      const uint32_t borrow = op == Op::kSbb ? (eflags_ & flag::kCF) : 0;
+      full = uint64_t{a} - b - borrow;
+      const uint32_t r = static_cast<uint32_t>(full) & m;
+      if (full >> 63) f |= flag::kCF;
+      if ((a ^ b) & (a ^ r) & sign) f |= flag::kOF;
+      f |= (a ^ b ^ r) & flag::kAF;
+      f |= Szp(r, size);
+      SetFlags(op == Op::kDec ? flag::kOSZAP : flag::kOSZAPC, f);
+      return r;
+    }
+    case Op::kAnd:
+    case Op::kTest:
+    case Op::kOr:
+    case Op::kXor: {
+      const uint32_t r = op == Op::kOr ? a | b : op == Op::kXor ? a ^ b : a & b;
+      SetFlags(flag::kOSZAPC, Szp(r, size));
+      return r;
+    }
+    default:
+      return 0;
+  }
+}
+
+// Shifts and rotates. The count is masked to five bits; a zero count changes nothing. OF is
+// defined for a count of 1; for other counts this core computes it as for 1 from the last step,
+// and AF after SHL/SHR/SAR is cleared (docs/machines/i486-core.md, "Undefined flags").
+uint32_t Cpu::Shift(Op op, int size, uint32_t value, uint32_t count) {
+  const int bits = 8 * size;
+  const uint32_t m = Mask(size), sign = SignBit(size);
+  value &= m;
+  count &= 31;
+  if (count == 0) return value;
+  uint32_t r = value;
+  bool cf = eflags_ & flag::kCF;
+  bool of = false;
+  switch (op) {
+    case Op::kRol: {
+      const uint32_t n = count % bits;
+      r = n == 0 ? value : ((value << n) | (value >> (bits - n))) & m;
+      cf = r & 1;
+      of = ((r & sign) != 0) != cf;
+      SetFlags(flag::kOF | flag::kCF, (cf ? flag::kCF : 0) | (of ? flag::kOF : 0));
+      return r;
+    }
+    case Op::kRor: {
+      const uint32_t n = count % bits;
+      r = n == 0 ? value : ((value >> n) | (value << (bits - n))) & m;
+      cf = r & sign;
+      of = ((r ^ (r << 1)) & sign) != 0;
+      SetFlags(flag::kOF | flag::kCF, (cf ? flag::kCF : 0) | (of ? flag::kOF : 0));
+      return r;
+    }
+    case Op::kRcl:
+    case Op::kRcr: {
+      const uint32_t n = count % (bits + 1);
+      for (uint32_t i = 0; i < n; ++i) {
+        if (op == Op::kRcl) {
+          const bool out = r & sign;
+          r = ((r << 1) | (cf ? 1 : 0)) & m;
+          cf = out;
+        } else {
+          const bool out = r & 1;
+          r = (r >> 1) | (cf ? sign : 0);
+          cf = out;
+        }
+      }
+      of = op == Op::kRcl ? ((r & sign) != 0) != cf : ((r ^ (r << 1)) & sign) != 0;
+      SetFlags(flag::kOF | flag::kCF, (cf ? flag::kCF : 0) | (of ? flag::kOF : 0));
+      return r;
+    }
+    case Op::kShl:
+      r = count >= 32 ? 0 : (value << count) & m;
+      cf = count <= static_cast<uint32_t>(bits) ? (value >> (bits - count)) & 1 : false;
+      of = ((r & sign) != 0) != cf;
+      break;
+    case Op::kShr:
+      r = value >> count;
+      cf = (value >> (count - 1)) & 1;
+      of = value & sign;
+      break;
+    case Op::kSar: {
+      const int32_t v = SignExtend(value, size);
+      r = static_cast<uint32_t>(v >> std::min<uint32_t>(count, 31)) & m;
+      cf = (v >> std::min<uint32_t>(count - 1, 31)) & 1;
+      of = false;
+      break;
+    }
+    default:
+      return value;
+  }
+  SetFlags(flag::kOSZAPC, Szp(r, size) | (cf ? flag::kCF : 0) | (of ? flag::kOF : 0));
+  return r;
+}
+
+// MUL, IMUL (one operand), DIV, IDIV on the accumulator. MUL and IMUL leave SF, ZF, AF and PF
+// undefined and DIV and IDIV all six: this core leaves them as they were.
+bool Cpu::MulDiv(const Instruction& in, uint32_t src) {
+  const int size = in.opsize;
+  const uint32_t m = Mask(size);
+  const int bits = 8 * size;
+  const uint64_t acc =
+      size == 1 ? ReadReg(kEax, 2) : (uint64_t{ReadReg(kEdx, size)} << bits) | ReadReg(kEax, size);
+  uint64_t lo = 0, hi = 0;
+  switch (in.op) {
+    case Op::kMul: {
+      const uint64_t p = uint64_t{ReadReg(kEax, size)} * src;
+      lo = p & m;
+      hi = (p >> bits) & m;
+      SetFlags(flag::kOF | flag::kCF, hi ? flag::kOF | flag::kCF : 0);
+      break;
+    }
+    case Op::kImul1: {
+      const int64_t p = int64_t{SignExtend(ReadReg(kEax, size), size)} * SignExtend(src, size);
+      lo = static_cast<uint64_t>(p) & m;
+      hi = (static_cast<uint64_t>(p) >> bits) & m;
+      const bool fits = p == SignExtend(static_cast<uint32_t>(lo), size);
+      SetFlags(flag::kOF | flag::kCF, fits ? 0 : flag::kOF | flag::kCF);
+      break;
+    }
+    case Op::kDiv: {
+      if (src == 0) return Raise(kVecDivide), false;
+      const uint64_t q = acc / src;
+      if (q > m) return Raise(kVecDivide), false;
+      lo = q;
+      hi = acc % src;
+      break;
+    }
+    case Op::kIdiv: {
+      const int64_t dividend =
+          size == 4 ? static_cast<int64_t>(acc) : SignExtend(static_cast<uint32_t>(acc), 2 * size);
+      const int64_t divisor = SignExtend(src, size);
+      if (divisor == 0 || (divisor == -1 && dividend == INT64_MIN)) {
+        return Raise(kVecDivide), false;
+      }
+      const int64_t q = dividend / divisor;
+      const int64_t min = -(int64_t{1} << (bits - 1)), max = (int64_t{1} << (bits - 1)) - 1;
+      if (q < min || q > max) return Raise(kVecDivide), false;
+      lo = static_cast<uint64_t>(q) & m;
+      hi = static_cast<uint64_t>(dividend % divisor) & m;
+      break;
+    }
+    default:
+      return false;
+  }
+  if (size == 1) {
+    WriteReg(kEax, 2, static_cast<uint32_t>(hi << 8 | lo));
+  } else {
+    WriteReg(kEax, size, static_cast<uint32_t>(lo));
+    WriteReg(kEdx, size, static_cast<uint32_t>(hi));
+  }
+  return true;
+}
+
+// ---- the interpreter ----
+
+uint64_t Cpu::Run(uint64_t steps) {
+  const uint64_t before = retired_;
+  for (uint64_t i = 0; i < steps && !exception_.pending; ++i) Step();
+  return retired_ - before;
+}
+
+void Cpu::Step() {
+  uint8_t bytes[kMaxInstructionLength];
+  const bool code32 = seg_[kCs].big;
+  // The rest of the current line first; the next line only when the instruction runs into it.
+  const uint32_t linear = Linear(kCs, eip_);
+  int have = static_cast<int>(Cache::kLineBytes - (linear & (Cache::kLineBytes - 1)));
+  have = std::min(have, kMaxInstructionLength);
+  Fetch(linear, bytes, have);
+  Instruction in = Decode(bytes, have, code32);
+  if (in.fault == Fault::kTruncated) {
+    Fetch(linear + have, bytes + have, kMaxInstructionLength - have);
+    in = Decode(bytes, kMaxInstructionLength, code32);
+  }
+  if (in.fault == Fault::kUD) return Raise(kVecInvalidOpcode);
+  if (in.fault != Fault::kNone) return Raise(kVecGeneralProtection);
+  next_eip_ = code32 ? eip_ + in.length : (eip_ + in.length) & 0xFFFF;
+  jumped_ = false;
+  if (!Execute(in)) return;
+  if (!jumped_) eip_ = next_eip_;
+  ++retired_;
+}
+
+bool Cpu::Execute(const Instruction& in) {
+  const int size = in.opsize;
+  const auto imm = [&] { return in.imm & Mask(size); };
+  // The second operand of the common two-operand forms.
+  const auto source = [&](uint32_t* v) -> bool {
+    switch (in.src) {
+      case Operand::kReg:
+      case Operand::kRegOp:
+        *v = ReadReg(in.reg, size);
+        return true;
+      case Operand::kAcc:
+        *v = ReadReg(kEax, size);
+        return true;
+      case Operand::kImm:
+      case Operand::kImm8:
+        *v = imm();
+        return true;
+      case Operand::kRm:
+        return ReadRm(in, size, v);
+      case Operand::kMoffs:
+        return ReadMem(in.seg, static_cast<uint32_t>(in.disp), size, v);
+      case Operand::kOne:
+        *v = 1;
+        return true;
+      case Operand::kCl:
+        *v = gpr_[kEcx] & 0xFF;
+        return true;
+      default:
+        *v = 0;
+        return true;
+    }
+  };
+  const auto read_dst = [&](uint32_t* v) -> bool {
+    switch (in.dst) {
+      case Operand::kReg:
+      case Operand::kRegOp:
+        *v = ReadReg(in.reg, size);
+        return true;
+      case Operand::kAcc:
+        *v = ReadReg(kEax, size);
+        return true;
+      case Operand::kRm:
+        return ReadRm(in, size, v);
+      case Operand::kMoffs:
+        return ReadMem(in.seg, static_cast<uint32_t>(in.disp), size, v);
+      default:
+        *v = 0;
+        return true;
+    }
+  };
+  const auto write_dst = [&](uint32_t v) -> bool {
+    switch (in.dst) {
+      case Operand::kReg:
+      case Operand::kRegOp:
+        WriteReg(in.reg, size, v);
+        return true;
+      case Operand::kAcc:
+        WriteReg(kEax, size, v);
+        return true;
+      case Operand::kRm:
+        return WriteRm(in, size, v);
+      case Operand::kMoffs:
+        return WriteMem(in.seg, static_cast<uint32_t>(in.disp), size, v);
+      default:
+        return true;
+    }
+  };
+  // Flags are set by Alu/Shift before the result is stored; a store that faults restores them.
+  const uint32_t saved_flags = eflags_;
+  const auto store = [&](uint32_t v) -> bool {
+    if (write_dst(v)) return true;
+    eflags_ = saved_flags;
+    return false;
+  };
+  const auto branch = [&](bool taken, uint32_t target) {
+    ++branch_count_;
+    if (taken) Jump(target, size);
+  };
+
+  uint32_t a = 0, b = 0;
+  switch (in.op) {
+    case Op::kAdd:
+    case Op::kOr:
+    case Op::kAdc:
+    case Op::kSbb:
+    case Op::kAnd:
+    case Op::kSub:
+    case Op::kXor:
+      if (!read_dst(&a) || !source(&b)) return false;
+      return store(Alu(in.op, size, a, b));
+    case Op::kCmp:
+    case Op::kTest:
+      if (!read_dst(&a) || !source(&b)) return false;
+      Alu(in.op, size, a, b);
+      return true;
+    case Op::kInc:
+    case Op::kDec:
+      if (!read_dst(&a)) return false;
+      return store(Alu(in.op, size, a, 1));
+    case Op::kNot:
+      if (!read_dst(&a)) return false;
+      return write_dst(~a);
+    case Op::kNeg:
+      if (!read_dst(&a)) return false;
+      return store(Alu(Op::kNeg, size, 0, a));
+    case Op::kRol:
+    case Op::kRor:
+    case Op::kRcl:
+    case Op::kRcr:
+    case Op::kShl:
+    case Op::kShr:
+    case Op::kSar:
+      if (!read_dst(&a) || !source(&b)) return false;
+      return store(Shift(in.op, size, a, b));
+    case Op::kMul:
+    case Op::kImul1:
+    case Op::kDiv:
+    case Op::kIdiv:
+      if (!read_dst(&a)) return false;
+      return MulDiv(in, a);
+    case Op::kImul: {
+      if (!source(&a)) return false;
+      b = in.src2 == Operand::kNone ? ReadReg(in.reg, size) : imm();
+      const int64_t p = int64_t{SignExtend(a, size)} * SignExtend(b, size);
+      const uint32_t r = static_cast<uint32_t>(p) & Mask(size);
+      SetFlags(flag::kOF | flag::kCF, p == SignExtend(r, size) ? 0 : flag::kOF | flag::kCF);
+      WriteReg(in.reg, size, r);
+      return true;
+    }
+    case Op::kMov:
+      if (!source(&a)) return false;
+      return write_dst(a);
+    case Op::kMovzx:
+    case Op::kMovsx: {
+      if (!ReadRm(in, in.src_size, &a)) return false;
+      if (in.op == Op::kMovsx) a = static_cast<uint32_t>(SignExtend(a, in.src_size));
+      WriteReg(in.reg, size, a);
+      return true;
+    }
+    case Op::kLea:
+      WriteReg(in.reg, size, EffectiveAddress(in));
+      return true;
+    case Op::kXchg:
+      if (!read_dst(&a) || !source(&b)) return false;
+      if (!write_dst(b)) return false;
+      if (in.src == Operand::kAcc) {
+        WriteReg(kEax, size, a);
+      } else {
+        WriteReg(in.reg, size, a);
+      }
+      return true;
+    case Op::kXadd:
+      if (!read_dst(&a)) return false;
+      b = ReadReg(in.reg, size);
+      if (in.IsRegisterForm()) {
+        // The source gets the old destination first, so XADD r, r leaves the sum.
+        WriteReg(in.reg, size, a);
+        WriteReg(in.rm, size, Alu(Op::kAdd, size, a, b));
+        return true;
+      }
+      if (!store(Alu(Op::kAdd, size, a, b))) return false;
+      WriteReg(in.reg, size, a);
+      return true;
+    case Op::kCmpxchg: {
+      if (!read_dst(&a)) return false;
+      const uint32_t acc = ReadReg(kEax, size);
+      Alu(Op::kCmp, size, acc, a);
+      // The i486 writes the destination in both cases (the old value back when unequal).
+      if (acc == a) return store(ReadReg(in.reg, size));
+      if (!store(a)) return false;
+      WriteReg(kEax, size, a);
+      return true;
+    }
+    case Op::kBswap:
+      a = gpr_[in.reg];
+      gpr_[in.reg] = __builtin_bswap32(a);
+      return true;
+    case Op::kCbw:
+      if (size == 4) {
+        gpr_[kEax] = static_cast<uint32_t>(static_cast<int16_t>(gpr_[kEax]));
+      } else {
+        WriteReg(kEax, 2, static_cast<uint32_t>(static_cast<int8_t>(gpr_[kEax])));
+      }
+      return true;
+    case Op::kCwd:
+      WriteReg(kEdx, size, (ReadReg(kEax, size) & SignBit(size)) ? 0xFFFFFFFFu : 0);
+      return true;
+    case Op::kSetcc:
+      return WriteRm(in, 1, Condition(in.cond) ? 1 : 0);
+    case Op::kClc:
+      SetFlags(flag::kCF, 0);
+      return true;
+    case Op::kStc:
+      SetFlags(flag::kCF, flag::kCF);
+      return true;
+    case Op::kCmc:
+      eflags_ ^= flag::kCF;
+      return true;
+    case Op::kCld:
+      SetFlags(flag::kDF, 0);
+      return true;
+    case Op::kStd:
+      SetFlags(flag::kDF, flag::kDF);
+      return true;
+    case Op::kLahf:
+      WriteReg(4, 1, (eflags_ & 0xD5) | 2);  // AH
+      return true;
+    case Op::kSahf:
+      SetFlags(0xD5, ReadReg(4, 1));
+      return true;
+    case Op::kNop:
+      return true;
+    case Op::kPush:
+      if (in.dst == Operand::kRegOp) {
+        a = ReadReg(in.reg, size);  // PUSH ESP pushes the value before the push
+      } else if (in.dst == Operand::kRm) {
+        if (!ReadRm(in, size, &a)) return false;
+      } else if (in.dst == Operand::kImm) {
+        a = imm();
+      } else {
+        break;  // segment registers: not modelled yet
+      }
+      return Push(size, a);
+    case Op::kPop: {
+      if (in.dst == Operand::kSreg) break;
+      if (!Pop(size, &a)) return false;
+      if (in.dst == Operand::kRegOp) {
+        WriteReg(in.reg, size, a);
+        return true;
+      }
+      // POP r/m computes the address with the incremented ESP.
+      if (WriteRm(in, size, a)) return true;
+      SetSp(Sp() - size);
+      return false;
+    }
+    case Op::kJcc:
+      branch(Condition(in.cond), next_eip_ + in.imm);
+      return true;
+    case Op::kJmp:
+      if (in.dst == Operand::kRel) {
+        branch(true, next_eip_ + in.imm);
+        return true;
+      }
+      if (!ReadRm(in, size, &a)) return false;
+      branch(true, a);
+      return true;
+    case Op::kCall: {
+      uint32_t target = next_eip_ + in.imm;
+      if (in.dst != Operand::kRel && !ReadRm(in, size, &target)) return false;
+      if (!Push(size, next_eip_)) return false;
+      branch(true, target);
+      return true;
+    }
+    case Op::kRet: {
+      if (!Pop(size, &a)) return false;
+      if (in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
+      branch(true, a);
+      return true;
+    }
+    case Op::kLoop:
+    case Op::kLoope:
+    case Op::kLoopne:
+    case Op::kJcxz: {
+      const int count_size = in.addrsize;
+      uint32_t count = ReadReg(kEcx, count_size);
+      bool taken;
+      if (in.op == Op::kJcxz) {
+        taken = count == 0;
+      } else {
+        count = (count - 1) & Mask(count_size);
+        WriteReg(kEcx, count_size, count);
+        taken = count != 0;
+        if (in.op == Op::kLoope) taken = taken && (eflags_ & flag::kZF);
+        if (in.op == Op::kLoopne) taken = taken && !(eflags_ & flag::kZF);
+      }
+      branch(taken, next_eip_ + in.imm);
+      return true;
+    }
+    default:
+      break;
+  }
+  exception_ = {true, 0, 0, eip_, true};
+  return false;
+}
+
+}  // namespace citcat::x86

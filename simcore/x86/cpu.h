@@ -1,0 +1,141 @@
+// The Intel i486DX core, first stretch (issue 12): the architectural state, the memory path from a
+// segment offset through the on-chip cache to the bus, and the interpreter for the integer
+// instructions of 16- and 32-bit code. What is not modelled yet stops the core with a pending
+// fault instead of running wrongly: see docs/machines/i486-core.md, "Interpreter".
+//
+// Invariants:
+// - The core knows no file format and no system: everything beyond the cache is simcore::Bus.
+// - Exceptions are control-flow state, never C++ throws: an instruction that faults leaves the
+//   registers as they were before it (the i486's faults are restartable) and sets exception().
+// - branch_count() counts every retired control transfer (taken or not: each Jcc, JMP, CALL,
+//   RET, LOOP, JCXZ retires one), the side band the bus monitor samples with each record.
+#ifndef CITCAT_SIMCORE_X86_CPU_H_
+#define CITCAT_SIMCORE_X86_CPU_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+
+#include "simcore/bus.h"
+#include "simcore/x86/cache.h"
+#include "simcore/x86/decoder.h"
+
+namespace citcat::x86 {
+
+// Interrupt and exception vectors.
+enum Vector : uint8_t {
+  kVecDivide = 0,
+  kVecDebug = 1,
+  kVecBreakpoint = 3,
+  kVecOverflow = 4,
+  kVecBound = 5,
+  kVecInvalidOpcode = 6,
+  kVecNoMath = 7,
+  kVecGeneralProtection = 13,
+  kVecPageFault = 14,
+};
+
+struct Exception {
+  bool pending = false;
+  uint8_t vector = 0;
+  uint32_t error_code = 0;
+  uint32_t eip = 0;         // of the faulting instruction
+  bool unmodelled = false;  // not an i486 fault: an instruction this stretch does not model yet
+};
+
+// A segment register with its hidden descriptor cache.
+struct Segment {
+  uint16_t selector = 0;
+  uint32_t base = 0;
+  uint32_t limit = 0xFFFF;
+  bool big = false;  // D/B: 32-bit code or stack segment
+};
+
+class Cpu {
+ public:
+  explicit Cpu(simcore::Bus& bus);
+
+  // ---- architectural state ----
+  uint32_t reg(int r) const { return gpr_[r]; }
+  void set_reg(int r, uint32_t v) { gpr_[r] = v; }
+  uint32_t eip() const { return eip_; }
+  void set_eip(uint32_t v) { eip_ = v; }
+  uint32_t eflags() const { return eflags_; }
+  void set_eflags(uint32_t v) { eflags_ = (v & flag::kAll) | 2; }
+  const Segment& segment(int s) const { return seg_[s]; }
+  void set_segment(int s, const Segment& v) { seg_[s] = v; }
+  // Flat 32-bit protected mode (every segment base 0, limit 4 GB, 32-bit code and stack), the
+  // state of a flat operating system's user code.
+  void SetFlat32();
+
+  // ---- running ----
+  // Runs at most `steps` instructions; stops early at an exception (exception() says which; the
+  // faulting instruction did not retire). Returns the instructions retired.
+  uint64_t Run(uint64_t steps);
+  const Exception& exception() const { return exception_; }
+  void ClearException() { exception_ = {}; }
+
+  uint64_t retired() const { return retired_; }
+  uint64_t branch_count() const { return branch_count_; }
+
+  // Whether a physical address may be cached (KEN#): device windows may not. Default: all may.
+  void set_cacheable(std::function<bool(uint32_t paddr)> cacheable) {
+    cacheable_ = std::move(cacheable);
+  }
+  Cache& cache() { return cache_; }
+
+ private:
+  void Step();
+  bool Execute(const Instruction& in);
+  void Raise(uint8_t vector, uint32_t error_code = 0);
+
+  // Memory through segmentation and the cache; false once a fault is pending.
+  uint32_t Linear(int seg, uint32_t offset) const { return seg_[seg].base + offset; }
+  bool ReadMem(int seg, uint32_t offset, int size, uint32_t* value);
+  bool WriteMem(int seg, uint32_t offset, int size, uint32_t value);
+  bool Fetch(uint32_t linear, uint8_t* bytes, int size);
+  Access DataAccess(uint32_t paddr) const;
+
+  // Operands.
+  uint32_t EffectiveAddress(const Instruction& in) const;
+  bool ReadRm(const Instruction& in, int size, uint32_t* value);
+  bool WriteRm(const Instruction& in, int size, uint32_t value);
+  uint32_t ReadReg(int r, int size) const;
+  void WriteReg(int r, int size, uint32_t value);
+  bool Push(int size, uint32_t value);
+  bool Pop(int size, uint32_t* value);
+  int StackSize() const { return seg_[kSs].big ? 4 : 2; }
+  uint32_t Sp() const { return StackSize() == 4 ? gpr_[kEsp] : gpr_[kEsp] & 0xFFFF; }
+  void SetSp(uint32_t v);
+
+  // Flags.
+  bool Condition(uint8_t cond) const;
+  void SetFlags(uint32_t mask, uint32_t values) { eflags_ = (eflags_ & ~mask) | (values & mask); }
+  uint32_t Alu(Op op, int size, uint32_t a, uint32_t b);
+  uint32_t Shift(Op op, int size, uint32_t value, uint32_t count);
+  bool MulDiv(const Instruction& in, uint32_t src);
+
+  // Control flow.
+  void Jump(uint32_t target, int opsize) {
+    eip_ = opsize == 2 ? target & 0xFFFF : target;
+    jumped_ = true;
+  }
+
+  simcore::Bus& bus_;
+  uint64_t branch_count_ = 0;
+  Cache cache_;
+  std::function<bool(uint32_t)> cacheable_;
+
+  std::array<uint32_t, 8> gpr_{};
+  uint32_t eip_ = 0;
+  uint32_t eflags_ = 2;
+  std::array<Segment, 6> seg_{};
+  uint32_t next_eip_ = 0;  // after the instruction being executed
+  bool jumped_ = false;    // it set eip_ itself
+  Exception exception_;
+  uint64_t retired_ = 0;
+};
+
+}  // namespace citcat::x86
+
+#endif  // CITCAT_SIMCORE_X86_CPU_H_
