@@ -47,7 +47,7 @@ Access Cpu::DataAccess(uint32_t paddr) const {
 
 void Cpu::Raise(uint8_t vector, uint32_t error_code) {
   if (exception_.pending) return;
-  exception_ = {true, vector, error_code, eip_, false};
+  exception_ = {true, vector, error_code, eip_, false, false};
 }
 
 // ---- memory ----
@@ -394,7 +394,15 @@ void Cpu::Step() {
   if (in.fault != Fault::kNone) return Raise(kVecGeneralProtection);
   next_eip_ = code32 ? eip_ + in.length : (eip_ + in.length) & 0xFFFF;
   jumped_ = false;
-  if (!Execute(in)) return;
+  repeat_ = false;
+  if (!Execute(in)) {
+    if (exception_.trap) {  // INT n, INT3, INTO: the instruction completed
+      eip_ = next_eip_;
+      ++retired_;
+    }
+    return;
+  }
+  if (repeat_) return;  // the next iteration of a REP string instruction, at the same EIP
   if (!jumped_) eip_ = next_eip_;
   ++retired_;
 }
@@ -677,11 +685,320 @@ bool Cpu::Execute(const Instruction& in) {
       branch(taken, next_eip_ + in.imm);
       return true;
     }
+    case Op::kBt:
+    case Op::kBts:
+    case Op::kBtr:
+    case Op::kBtc:
+      return BitTest(in);
+    case Op::kBsf:
+    case Op::kBsr: {
+      if (!source(&a)) return false;
+      // A zero source sets ZF and leaves the destination as it was (undefined on the i486).
+      if (a == 0) {
+        SetFlags(flag::kZF, flag::kZF);
+        return true;
+      }
+      SetFlags(flag::kZF, 0);
+      WriteReg(in.reg, size, in.op == Op::kBsf ? __builtin_ctz(a) : 31 - __builtin_clz(a));
+      return true;
+    }
+    case Op::kShld:
+    case Op::kShrd: {
+      if (!read_dst(&a)) return false;
+      b = ReadReg(in.reg, size);
+      const uint32_t count = (in.src2 == Operand::kCl ? gpr_[kEcx] : in.imm) & 31;
+      return store(DoubleShift(in.op == Op::kShld, size, a, b, count));
+    }
+    case Op::kDaa:
+    case Op::kDas:
+    case Op::kAaa:
+    case Op::kAas:
+    case Op::kAam:
+    case Op::kAad:
+      return Decimal(in);
+    case Op::kSalc:
+      WriteReg(kEax, 1, (eflags_ & flag::kCF) ? 0xFF : 0);
+      return true;
+    case Op::kXlat:
+      if (!ReadMem(in.seg, (gpr_[kEbx] + (gpr_[kEax] & 0xFF)) & Mask(in.addrsize), 1, &a)) {
+        return false;
+      }
+      WriteReg(kEax, 1, a);
+      return true;
+    case Op::kPusha: {
+      const uint32_t sp = Sp();
+      for (int r = kEax; r <= kEdi; ++r) {
+        if (!Push(size, r == kEsp ? sp : ReadReg(r, size))) {
+          SetSp(sp);
+          return false;
+        }
+      }
+      return true;
+    }
+    case Op::kPopa: {
+      const uint32_t sp = Sp();
+      uint32_t v[8];
+      for (int r = kEdi; r >= kEax; --r) {
+        if (!Pop(size, &v[r])) {
+          SetSp(sp);
+          return false;
+        }
+      }
+      for (int r = kEax; r <= kEdi; ++r) {
+        if (r != kEsp) WriteReg(r, size, v[r]);  // the popped ESP is thrown away
+      }
+      return true;
+    }
+    case Op::kPushf:
+      // VM and RF are pushed as 0.
+      return Push(size, eflags_ & ~(flag::kVM | flag::kRF) & Mask(size));
+    case Op::kPopf: {
+      if (!Pop(size, &a)) return false;
+      // At CPL 0 (all this stretch models) POPF loads every flag but VM and RF.
+      const uint32_t writable = (flag::kAll & ~(flag::kVM | flag::kRF)) & Mask(size);
+      SetFlags(writable, a);
+      return true;
+    }
+    case Op::kEnter:
+      return Enter(in);
+    case Op::kLeave: {
+      const uint32_t sp = Sp();
+      SetSp(StackSize() == 4 ? gpr_[kEbp] : gpr_[kEbp] & 0xFFFF);
+      if (!Pop(size, &a)) {
+        SetSp(sp);
+        return false;
+      }
+      WriteReg(kEbp, size, a);
+      return true;
+    }
+    case Op::kMovs:
+    case Op::kCmps:
+    case Op::kStos:
+    case Op::kLods:
+    case Op::kScas:
+      return String(in);
+    case Op::kInt3:
+      return Trap(kVecBreakpoint);
+    case Op::kInt:
+      return Trap(static_cast<uint8_t>(in.imm));
+    case Op::kInto:
+      if (eflags_ & flag::kOF) return Trap(kVecOverflow);
+      return true;
     default:
       break;
   }
-  exception_ = {true, 0, 0, eip_, true};
+  exception_ = {true, 0, 0, eip_, false, true};
   return false;
+}
+
+// A software interrupt: the instruction completes (EIP after it) and the interrupt is taken;
+// delivery through the IDT is not modelled yet, so the core stops with it pending.
+bool Cpu::Trap(uint8_t vector) {
+  exception_ = {true, vector, 0, next_eip_, true, false};
+  return false;
+}
+
+// BT, BTS, BTR, BTC. With a register bit offset and a memory operand the offset addresses any
+// bit relative to the operand (signed); with an immediate or a register operand it is taken modulo
+// the operand width.
+bool Cpu::BitTest(const Instruction& in) {
+  const int size = in.opsize, bits = 8 * size;
+  const bool imm_offset = in.src == Operand::kImm8 || in.src == Operand::kImm;
+  const uint32_t offset = imm_offset ? in.imm & 0xFF : ReadReg(in.reg, size);
+  uint32_t value = 0;
+  uint32_t address = 0;
+  uint32_t bit = offset & (bits - 1);
+  const bool memory = !in.IsRegisterForm();
+  if (memory) {
+    address = EffectiveAddress(in);
+    if (!imm_offset) {
+      const int32_t signed_offset = SignExtend(offset, size);
+      address += static_cast<uint32_t>((signed_offset >> (size == 4 ? 5 : 4)) * size);
+      if (in.addrsize == 2) address &= 0xFFFF;
+    }
+    if (!ReadMem(in.seg, address, size, &value)) return false;
+  } else {
+    value = ReadReg(in.rm, size);
+  }
+  const bool set = (value >> bit) & 1;
+  uint32_t result = value;
+  if (in.op == Op::kBts) result |= 1u << bit;
+  if (in.op == Op::kBtr) result &= ~(1u << bit);
+  if (in.op == Op::kBtc) result ^= 1u << bit;
+  if (in.op != Op::kBt) {
+    if (memory) {
+      if (!WriteMem(in.seg, address, size, result)) return false;
+    } else {
+      WriteReg(in.rm, size, result);
+    }
+  }
+  SetFlags(flag::kCF, set ? flag::kCF : 0);
+  return true;
+}
+
+// SHLD and SHRD: `value` shifted with bits from `fill` coming in. For 16-bit operands a count
+// above 16 leaves the result undefined; this core shifts through value:fill:value, as later Intel
+// processors are documented to and as QEMU does (docs/machines/i486-core.md, "Undefined flags").
+uint32_t Cpu::DoubleShift(bool left, int size, uint32_t value, uint32_t fill, uint32_t count) {
+  const int bits = 8 * size;
+  const uint32_t m = Mask(size), sign = SignBit(size);
+  value &= m;
+  fill &= m;
+  if (count == 0) return value;
+  const uint64_t x = size == 2 ? (uint64_t{value} << 32 | uint64_t{fill} << 16 | value)
+                     : left    ? (uint64_t{value} << 32 | fill)
+                               : (uint64_t{fill} << 32 | value);
+  uint32_t r;
+  bool cf;
+  if (left) {
+    r = static_cast<uint32_t>((x << count) >> 32) & m;
+    cf = (x >> (32 + bits - count)) & 1;
+  } else {
+    r = static_cast<uint32_t>(x >> count) & m;
+    cf = (x >> (count - 1)) & 1;
+  }
+  const bool of = ((r ^ value) & sign) != 0;
+  SetFlags(flag::kOSZAPC, Szp(r, size) | (cf ? flag::kCF : 0) | (of ? flag::kOF : 0));
+  return r;
+}
+
+// DAA, DAS, AAA, AAS, AAM, AAD.
+bool Cpu::Decimal(const Instruction& in) {
+  uint32_t al = gpr_[kEax] & 0xFF;
+  const bool af = eflags_ & flag::kAF, cf = eflags_ & flag::kCF;
+  switch (in.op) {
+    case Op::kDaa:
+    case Op::kDas: {
+      const bool add = in.op == Op::kDaa;
+      const uint32_t old = al;
+      bool new_cf = false, new_af = false;
+      if ((al & 0x0F) > 9 || af) {
+        new_cf = cf || (add ? al > 0xF9 : al < 6);
+        al = (add ? al + 6 : al - 6) & 0xFF;
+        new_af = true;
+      }
+      if (old > 0x99 || cf) {
+        al = (add ? al + 0x60 : al - 0x60) & 0xFF;
+        new_cf = true;
+      }
+      WriteReg(kEax, 1, al);
+      SetFlags(flag::kOSZAPC, Szp(al, 1) | (new_cf ? flag::kCF : 0) | (new_af ? flag::kAF : 0));
+      return true;
+    }
+    case Op::kAaa:
+    case Op::kAas: {
+      uint32_t ax = gpr_[kEax] & 0xFFFF;
+      if ((al & 0x0F) > 9 || af) {
+        // From the 80286 on, the adjustment carries into (borrows from) AH: AX +/- 6, AH +/- 1.
+        ax = (in.op == Op::kAaa ? ax + 0x106 : ax - 0x106) & 0xFF0F;
+        SetFlags(flag::kAF | flag::kCF, flag::kAF | flag::kCF);
+      } else {
+        ax &= 0xFF0F;
+        SetFlags(flag::kAF | flag::kCF, 0);
+      }
+      WriteReg(kEax, 2, ax);
+      return true;
+    }
+    case Op::kAam: {
+      const uint32_t base = in.imm & 0xFF;
+      if (base == 0) return Raise(kVecDivide), false;
+      const uint32_t ax = (al / base) << 8 | (al % base);
+      WriteReg(kEax, 2, ax);
+      SetFlags(flag::kOSZAPC, Szp(ax & 0xFF, 1));
+      return true;
+    }
+    case Op::kAad: {
+      const uint32_t ah = (gpr_[kEax] >> 8) & 0xFF;
+      al = (al + ah * (in.imm & 0xFF)) & 0xFF;
+      WriteReg(kEax, 2, al);
+      SetFlags(flag::kOSZAPC, Szp(al, 1));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// ENTER imm16, imm8: the frame pointer chain copied for nesting levels above 0 (level mod 32).
+bool Cpu::Enter(const Instruction& in) {
+  const int size = in.opsize;
+  const uint32_t frame = in.imm & 0xFFFF;
+  const uint32_t level = in.imm2 & 31;
+  const uint32_t sp = Sp(), bp = gpr_[kEbp];
+  const auto undo = [&] {
+    SetSp(sp);
+    gpr_[kEbp] = bp;
+    return false;
+  };
+  if (!Push(size, ReadReg(kEbp, size))) return undo();
+  const uint32_t frame_pointer = Sp();
+  uint32_t copy_from = StackSize() == 4 ? bp : bp & 0xFFFF;
+  for (uint32_t i = 1; i < level; ++i) {
+    copy_from = (copy_from - size) & Mask(StackSize());
+    uint32_t v;
+    if (!ReadMem(kSs, copy_from, size, &v) || !Push(size, v)) return undo();
+  }
+  if (level > 0 && !Push(size, frame_pointer)) return undo();
+  WriteReg(kEbp, size, frame_pointer);
+  SetSp(Sp() - frame);
+  return true;
+}
+
+// One iteration of a string instruction. With REP/REPE/REPNE the instruction stays at its EIP
+// until the count runs out (or the ZF condition ends it): each iteration is a step of its own,
+// so an interrupt can come between two, and the instruction retires once.
+bool Cpu::String(const Instruction& in) {
+  const int size = in.opsize;
+  const int as = in.addrsize;
+  const uint32_t am = Mask(as);
+  const bool rep = in.prefixes & (prefix::kRep | prefix::kRepne);
+  if (rep && (gpr_[kEcx] & am) == 0) return true;
+  const int32_t step = (eflags_ & flag::kDF) ? -size : size;
+  const uint32_t si = gpr_[kEsi] & am, di = gpr_[kEdi] & am;
+  uint32_t a = 0, b = 0;
+  const auto advance = [&](int r) {
+    const uint32_t v = (gpr_[r] + static_cast<uint32_t>(step)) & am;
+    gpr_[r] = as == 4 ? v : (gpr_[r] & 0xFFFF0000u) | v;
+  };
+  switch (in.op) {
+    case Op::kMovs:
+      if (!ReadMem(in.seg, si, size, &a) || !WriteMem(kEs, di, size, a)) return false;
+      advance(kEsi);
+      advance(kEdi);
+      break;
+    case Op::kCmps:
+      if (!ReadMem(in.seg, si, size, &a) || !ReadMem(kEs, di, size, &b)) return false;
+      Alu(Op::kCmp, size, a, b);
+      advance(kEsi);
+      advance(kEdi);
+      break;
+    case Op::kStos:
+      if (!WriteMem(kEs, di, size, ReadReg(kEax, size))) return false;
+      advance(kEdi);
+      break;
+    case Op::kLods:
+      if (!ReadMem(in.seg, si, size, &a)) return false;
+      WriteReg(kEax, size, a);
+      advance(kEsi);
+      break;
+    case Op::kScas:
+      if (!ReadMem(kEs, di, size, &b)) return false;
+      Alu(Op::kCmp, size, ReadReg(kEax, size), b);
+      advance(kEdi);
+      break;
+    default:
+      return false;
+  }
+  if (!rep) return true;
+  const uint32_t count = (gpr_[kEcx] - 1) & am;
+  gpr_[kEcx] = as == 4 ? count : (gpr_[kEcx] & 0xFFFF0000u) | count;
+  bool again = count != 0;
+  if (Facts(in.op).attrs & attr::kRepZ) {
+    const bool zf = eflags_ & flag::kZF;
+    again = again && ((in.prefixes & prefix::kRep) ? zf : !zf);
+  }
+  if (again) repeat_ = true;
+  return true;
 }
 
 }  // namespace citcat::x86

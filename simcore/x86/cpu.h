@@ -39,7 +39,8 @@ struct Exception {
   bool pending = false;
   uint8_t vector = 0;
   uint32_t error_code = 0;
-  uint32_t eip = 0;         // of the faulting instruction
+  uint32_t eip = 0;         // of the faulting instruction (of the next one for a trap)
+  bool trap = false;        // a trap or software interrupt: the instruction completed
   bool unmodelled = false;  // not an i486 fault: an instruction this stretch does not model yet
 };
 
@@ -114,6 +115,12 @@ class Cpu {
   uint32_t Alu(Op op, int size, uint32_t a, uint32_t b);
   uint32_t Shift(Op op, int size, uint32_t value, uint32_t count);
   bool MulDiv(const Instruction& in, uint32_t src);
+  uint32_t DoubleShift(bool left, int size, uint32_t value, uint32_t fill, uint32_t count);
+  bool BitTest(const Instruction& in);
+  bool Decimal(const Instruction& in);
+  bool Enter(const Instruction& in);
+  bool String(const Instruction& in);
+  bool Trap(uint8_t vector);
 
   // Control flow.
   void Jump(uint32_t target, int opsize) {
@@ -132,6 +139,7 @@ class Cpu {
   std::array<Segment, 6> seg_{};
   uint32_t next_eip_ = 0;  // after the instruction being executed
   bool jumped_ = false;    // it set eip_ itself
+  bool repeat_ = false;    // a REP string instruction has iterations left
   Exception exception_;
   uint64_t retired_ = 0;
 };
