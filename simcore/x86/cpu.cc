@@ -30,13 +30,110 @@ uint32_t Szp(uint32_t r, int size) {
 }  // namespace
 
 Cpu::Cpu(simcore::Bus& bus) : bus_(bus), cache_(bus, branch_count_) {
-  // Real mode after RESET as far as this stretch goes: CS:IP = F000:FFF0 with CS base FFFF0000.
+  // The state after RESET: real mode, caches off, CS:IP = F000:FFF0 with CS base FFFF0000.
+  set_cr0(kCr0Cd | kCr0Nw | kCr0Et);
   seg_[kCs] = {0xF000, 0xFFFF0000u, 0xFFFF, false};
   eip_ = 0xFFF0;
 }
 
+void Cpu::set_cr0(uint32_t v) {
+  cr0_ = v;
+  cache_.SetControl(v & kCr0Cd, v & kCr0Nw);
+}
+
 void Cpu::SetFlat32() {
+  set_cr0(kCr0Pe | kCr0Et);
   for (Segment& s : seg_) s = {0, 0, 0xFFFFFFFFu, true};
+}
+
+void Cpu::SetReal(uint16_t cs, uint16_t ds, uint16_t ss) {
+  set_cr0(kCr0Et);
+  const uint16_t selectors[6] = {ds, cs, ss, ds, ds, ds};
+  for (int s = 0; s < 6; ++s) seg_[s] = {selectors[s], uint32_t{selectors[s]} << 4, 0xFFFF, false};
+}
+
+// Real mode (and, later, V86): the base is the selector times 16; limits stay as they were.
+bool Cpu::LoadSegment(int seg, uint16_t selector) {
+  if (!real_mode()) {
+    exception_ = {true, 0, 0, eip_, false, true};  // descriptor loads: not modelled yet
+    return false;
+  }
+  seg_[seg].selector = selector;
+  seg_[seg].base = uint32_t{selector} << 4;
+  return true;
+}
+
+// An interrupt through the real-mode interrupt vector table at physical 0: FLAGS, CS and IP
+// pushed, IF, TF and AC cleared, CS:IP from the table's entry.
+bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip) {
+  uint32_t ip = 0, cs = 0;
+  const uint32_t sp = Sp();
+  // The table entry is read through a zero-based selector (the IDTR base, 0 after RESET).
+  const Segment saved_ds = seg_[kDs];
+  seg_[kDs].base = 0;
+  const bool ok = ReadMem(kDs, vector * 4u, 2, &ip) && ReadMem(kDs, vector * 4u + 2, 2, &cs);
+  seg_[kDs] = saved_ds;
+  if (!ok) return false;
+  if (!Push(2, eflags_ & 0xFFFF) || !Push(2, seg_[kCs].selector) || !Push(2, return_eip)) {
+    SetSp(sp);
+    return false;
+  }
+  SetFlags(flag::kIF | flag::kTF | flag::kAC, 0);
+  seg_[kCs].selector = static_cast<uint16_t>(cs);
+  seg_[kCs].base = cs << 4;
+  eip_ = ip;
+  jumped_ = true;
+  ++branch_count_;
+  return true;
+}
+
+// Far JMP, CALL, RETF and IRET in real mode.
+bool Cpu::FarTransfer(const Instruction& in) {
+  if (!real_mode()) {
+    exception_ = {true, 0, 0, eip_, false, true};  // gates, tasks, privilege: not modelled yet
+    return false;
+  }
+  const int size = in.opsize;
+  const uint32_t sp = Sp();
+  const auto undo = [&] {
+    SetSp(sp);
+    return false;
+  };
+  uint32_t offset = 0, selector = 0, flags = 0;
+  switch (in.op) {
+    case Op::kJmpFar:
+    case Op::kCallFar:
+      if (in.dst == Operand::kFar) {
+        offset = in.imm & Mask(size);
+        selector = in.imm2;
+      } else {
+        const uint32_t ea = EffectiveAddress(in);
+        if (!ReadMem(in.seg, ea, size, &offset) ||
+            !ReadMem(in.seg, (ea + size) & Mask(in.addrsize), 2, &selector)) {
+          return false;
+        }
+      }
+      if (in.op == Op::kCallFar && (!Push(size, seg_[kCs].selector) || !Push(size, next_eip_))) {
+        return undo();
+      }
+      break;
+    case Op::kRetFar:
+      if (!Pop(size, &offset) || !Pop(size, &selector)) return undo();
+      if (in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
+      break;
+    case Op::kIret:
+      if (!Pop(size, &offset) || !Pop(size, &selector) || !Pop(size, &flags)) return undo();
+      // Real mode: IRET loads every flag but VM and RF (and, for a 16-bit IRET, the low 16).
+      SetFlags((flag::kAll & ~(flag::kVM | flag::kRF)) & Mask(size), flags);
+      break;
+    default:
+      return false;
+  }
+  seg_[kCs].selector = static_cast<uint16_t>(selector);
+  seg_[kCs].base = (selector & 0xFFFF) << 4;
+  ++branch_count_;
+  Jump(offset, size);
+  return true;
 }
 
 Access Cpu::DataAccess(uint32_t paddr) const {
@@ -620,19 +717,23 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kNop:
       return true;
     case Op::kPush:
-      if (in.dst == Operand::kRegOp) {
+      if (in.dst == Operand::kSreg) {
+        a = seg_[in.reg].selector;
+      } else if (in.dst == Operand::kRegOp) {
         a = ReadReg(in.reg, size);  // PUSH ESP pushes the value before the push
       } else if (in.dst == Operand::kRm) {
         if (!ReadRm(in, size, &a)) return false;
       } else if (in.dst == Operand::kImm) {
         a = imm();
-      } else {
-        break;  // segment registers: not modelled yet
       }
       return Push(size, a);
     case Op::kPop: {
-      if (in.dst == Operand::kSreg) break;
       if (!Pop(size, &a)) return false;
+      if (in.dst == Operand::kSreg) {
+        if (LoadSegment(in.reg, static_cast<uint16_t>(a))) return true;
+        SetSp(Sp() - size);
+        return false;
+      }
       if (in.dst == Operand::kRegOp) {
         WriteReg(in.reg, size, a);
         return true;
@@ -777,6 +878,38 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kLods:
     case Op::kScas:
       return String(in);
+    case Op::kMovSeg:
+      if (in.dst == Operand::kSreg) {
+        if (!ReadRm(in, 2, &a)) return false;
+        return LoadSegment(in.reg, static_cast<uint16_t>(a));
+      }
+      // To a register the whole operand size is written (upper half zero); to memory 16 bits.
+      return WriteRm(in, in.IsRegisterForm() ? size : 2, seg_[in.reg].selector);
+    case Op::kLds:
+    case Op::kLes:
+    case Op::kLss:
+    case Op::kLfs:
+    case Op::kLgs: {
+      const uint32_t ea = EffectiveAddress(in);
+      uint32_t offset, selector;
+      if (!ReadMem(in.seg, ea, size, &offset) ||
+          !ReadMem(in.seg, (ea + size) & Mask(in.addrsize), 2, &selector)) {
+        return false;
+      }
+      const int seg = in.op == Op::kLds   ? kDs
+                      : in.op == Op::kLes ? kEs
+                      : in.op == Op::kLss ? kSs
+                      : in.op == Op::kLfs ? kFs
+                                          : kGs;
+      if (!LoadSegment(seg, static_cast<uint16_t>(selector))) return false;
+      WriteReg(in.reg, size, offset);
+      return true;
+    }
+    case Op::kJmpFar:
+    case Op::kCallFar:
+    case Op::kRetFar:
+    case Op::kIret:
+      return FarTransfer(in);
     case Op::kInt3:
       return Trap(kVecBreakpoint);
     case Op::kInt:
@@ -794,6 +927,7 @@ bool Cpu::Execute(const Instruction& in) {
 // A software interrupt: the instruction completes (EIP after it) and the interrupt is taken;
 // delivery through the IDT is not modelled yet, so the core stops with it pending.
 bool Cpu::Trap(uint8_t vector) {
+  if (deliver_ && real_mode()) return Interrupt(vector, next_eip_);
   exception_ = {true, vector, 0, next_eip_, true, false};
   return false;
 }

@@ -35,6 +35,8 @@ enum Vector : uint8_t {
   kVecPageFault = 14,
 };
 
+inline constexpr uint32_t kCr0Pe = 1u << 0, kCr0Et = 1u << 4, kCr0Nw = 1u << 29, kCr0Cd = 1u << 30;
+
 struct Exception {
   bool pending = false;
   uint8_t vector = 0;
@@ -65,11 +67,22 @@ class Cpu {
   void set_eflags(uint32_t v) { eflags_ = (v & flag::kAll) | 2; }
   const Segment& segment(int s) const { return seg_[s]; }
   void set_segment(int s, const Segment& v) { seg_[s] = v; }
+  // CR0; CD and NW go to the cache.
+  uint32_t cr0() const { return cr0_; }
+  void set_cr0(uint32_t v);
+  bool real_mode() const { return !(cr0_ & kCr0Pe); }
+  // Real mode from a given state: CR0.PE clear, the caches on, segment bases selector * 16.
+  void SetReal(uint16_t cs, uint16_t ds, uint16_t ss);
   // Flat 32-bit protected mode (every segment base 0, limit 4 GB, 32-bit code and stack), the
   // state of a flat operating system's user code.
   void SetFlat32();
 
   // ---- running ----
+  // Software interrupts (INT n, INT3, INTO) in real mode go through the interrupt vector table
+  // when set; otherwise they stop the core with the interrupt pending (an outside model that does
+  // not vector them can then be compared).
+  void set_deliver_interrupts(bool on) { deliver_ = on; }
+
   // Runs at most `steps` instructions; stops early at an exception (exception() says which; the
   // faulting instruction did not retire). Returns the instructions retired.
   uint64_t Run(uint64_t steps);
@@ -121,6 +134,9 @@ class Cpu {
   bool Enter(const Instruction& in);
   bool String(const Instruction& in);
   bool Trap(uint8_t vector);
+  bool LoadSegment(int seg, uint16_t selector);
+  bool FarTransfer(const Instruction& in);
+  bool Interrupt(uint8_t vector, uint32_t return_eip);
 
   // Control flow.
   void Jump(uint32_t target, int opsize) {
@@ -136,10 +152,12 @@ class Cpu {
   std::array<uint32_t, 8> gpr_{};
   uint32_t eip_ = 0;
   uint32_t eflags_ = 2;
+  uint32_t cr0_ = kCr0Cd | kCr0Nw | kCr0Et;  // as after RESET
   std::array<Segment, 6> seg_{};
   uint32_t next_eip_ = 0;  // after the instruction being executed
   bool jumped_ = false;    // it set eip_ itself
   bool repeat_ = false;    // a REP string instruction has iterations left
+  bool deliver_ = false;
   Exception exception_;
   uint64_t retired_ = 0;
 };

@@ -31,9 +31,12 @@ constexpr int kDoubleFault = 8;
 // Registers a random operand may name: never ESP (the stack) or EDI (the data pointer).
 constexpr uint8_t kFree[] = {kEax, kEcx, kEdx, kEbx, kEbp, kEsi};
 
+// Random instruction streams for 32-bit flat code or 16-bit real-mode code. Memory operands are
+// [EDI + disp8] ([DI + disp8] in 16-bit code) into the data; the stack and the data are where
+// `Layout` puts them.
 class Generator {
  public:
-  explicit Generator(uint32_t seed) : rng_(seed) {}
+  Generator(uint32_t seed, bool code16) : rng_(seed), code16_(code16) {}
 
   std::vector<uint8_t> Stream(int instructions) {
     code_.clear();
@@ -46,8 +49,14 @@ class Generator {
   int Pick(int n) { return static_cast<int>(Next() % n); }
   uint8_t Free() { return kFree[Pick(6)]; }
   void Byte(uint32_t b) { code_.push_back(static_cast<uint8_t>(b)); }
-  void Imm32(uint32_t v) {
-    for (int i = 0; i < 4; ++i) Byte(v >> (8 * i));
+  // An immediate of the code's default operand size.
+  void ImmDefault(uint32_t v) {
+    for (int i = 0; i < (code16_ ? 2 : 4); ++i) Byte(v >> (8 * i));
+  }
+  // An address in the data, or on the stack, as an offset in the code's terms.
+  uint32_t Data(uint32_t offset) const { return code16_ ? offset : kData + offset; }
+  uint32_t Stack(uint32_t below_top) const {
+    return code16_ ? 0x10000 - below_top : kStackTop - below_top;
   }
   void Imm(int size) {
     const uint32_t v = Next();
@@ -56,7 +65,7 @@ class Generator {
   // A ModRM with `reg` in its reg field: a free register, or [EDI + disp8].
   void Modrm(uint8_t reg, bool byte_rm, bool memory_only = false) {
     if (memory_only || Pick(2)) {
-      Byte(0x40 | reg << 3 | kEdi);
+      Byte(0x40 | reg << 3 | (code16_ ? 5 : kEdi));  // [DI + disp8] or [EDI + disp8]
       Byte(Pick(kDataBytes - 4));
     } else {
       Byte(0xC0 | reg << 3 | (byte_rm ? Pick(8) : Free()));
@@ -66,10 +75,10 @@ class Generator {
   uint8_t RegField(bool byte) { return byte ? static_cast<uint8_t>(Pick(8)) : Free(); }
 
   void One() {
-    const bool word16 = Pick(4) == 0;
-    if (word16) Byte(0x66);
-    const int opsize = word16 ? 2 : 4;
-    switch (Pick(30)) {
+    const bool prefixed = Pick(4) == 0;  // an operand-size prefix: the other size
+    if (prefixed) Byte(0x66);
+    const int opsize = code16_ != prefixed ? 2 : 4;
+    switch (Pick(31)) {
       case 0: {  // ALU r/m, r and r, r/m
         const int alu = Pick(8), dir = Pick(2), byte = Pick(2);
         Byte(alu << 3 | dir << 1 | (byte ? 0 : 1));
@@ -171,11 +180,11 @@ class Generator {
         break;
       case 14:  // PUSH r; POP r
         Byte(0x50 | Free());
-        if (word16) Byte(0x66);
+        if (prefixed) Byte(0x66);
         Byte(0x58 | Free());
         break;
       case 15:  // BSWAP (32-bit only)
-        if (!word16) {
+        if (opsize == 4) {
           Byte(0x0F);
           Byte(0xC8 | Free());
         } else {
@@ -190,7 +199,7 @@ class Generator {
         break;
       }
       case 17:  // Jcc over a two-byte XOR (taken or not), in 32-bit form
-        if (word16) code_.pop_back();
+        if (prefixed) code_.pop_back();
         Byte(0x70 | Pick(16));
         Byte(2);
         Byte(0x31);
@@ -228,7 +237,7 @@ class Generator {
         break;
       }
       case 23: {  // DAA, DAS, AAA, AAS, AAM, AAD, SALC
-        if (word16) code_.pop_back();
+        if (prefixed) code_.pop_back();
         const int op = Pick(7);
         if (op < 4) {
           Byte(std::vector<uint8_t>{0x27, 0x2F, 0x37, 0x3F}[op]);
@@ -241,35 +250,35 @@ class Generator {
         break;
       }
       case 24:  // MOV EBX, data; XLAT
-        if (word16) code_.pop_back();
+        if (prefixed) code_.pop_back();
         Byte(0xBB);
-        Imm32(kData);
+        ImmDefault(Data(0));
         Byte(0xD7);
         break;
       case 25:  // PUSHA; POPA, PUSHF; POPF, PUSH imm; POPF
         switch (Pick(3)) {
           case 0:
             Byte(0x60);
-            if (word16) Byte(0x66);
+            if (prefixed) Byte(0x66);
             Byte(0x61);
             break;
           case 1:
             Byte(0x9C);
-            if (word16) Byte(0x66);
+            if (prefixed) Byte(0x66);
             Byte(0x9D);
             break;
           default:
-            if (word16) code_.pop_back();
+            if (prefixed) code_.pop_back();
             Byte(0x68);
-            Imm32((Next() & (flag::kOSZAPC | flag::kDF)) | 2);
+            ImmDefault((Next() & (flag::kOSZAPC | flag::kDF)) | 2);
             Byte(0x9D);
             break;
         }
         break;
       case 26: {  // MOV EBP, stack; ENTER frame, level; LEAVE
-        if (word16) code_.pop_back();
+        if (prefixed) code_.pop_back();
         Byte(0xBD);
-        Imm32(kStackTop - 0x100);
+        ImmDefault(Stack(0x100));
         Byte(0xC8);
         Byte(Pick(64));
         Byte(0);
@@ -278,13 +287,13 @@ class Generator {
         break;
       }
       case 27: {  // a string instruction, REP/REPE/REPNE or not, over the data
-        if (word16) code_.pop_back();
+        if (prefixed) code_.pop_back();
         Byte(0xBE);
-        Imm32(kData + 0x40 + Pick(0x40));
+        ImmDefault(Data(0x40 + Pick(0x40)));
         Byte(0xBF);
-        Imm32(kData + 0x40 + Pick(0x40));
+        ImmDefault(Data(0x40 + Pick(0x40)));
         Byte(0xB9);
-        Imm32(Pick(9));
+        ImmDefault(Pick(9));
         Byte(Pick(2) ? 0xFC : 0xFD);  // CLD or STD
         const int rep = Pick(3);
         if (rep) Byte(rep == 1 ? 0xF3 : 0xF2);
@@ -292,13 +301,41 @@ class Generator {
         Byte(std::vector<uint8_t>{0xA4, 0xA5, 0xA6, 0xA7, 0xAA, 0xAB, 0xAC, 0xAD, 0xAE,
                                   0xAF}[Pick(10)]);
         Byte(0xBF);  // EDI back to the data
-        Imm32(kData);
+        ImmDefault(Data(0));
         break;
       }
+      case 29:  // segment registers, real mode only: ES from DS and back, LES then ES back
+        if (!code16_) {
+          Byte(0x90);
+          break;
+        }
+        if (prefixed) code_.pop_back();
+        switch (Pick(3)) {
+          case 0:
+            Byte(0x1E);  // PUSH DS
+            Byte(0x07);  // POP ES
+            break;
+          case 1: {
+            const uint8_t r = Free();
+            Byte(0x8C);
+            Byte(0xC0 | r);  // MOV r, ES
+            Byte(0x8E);
+            Byte(0xC0 | r);  // MOV ES, r
+            break;
+          }
+          default:
+            Byte(0xC4);  // LES r, [DI + disp8]
+            Modrm(Free(), false, true);
+            Byte(0x1E);
+            Byte(0x07);
+            break;
+        }
+        break;
       case 28:  // INTO (a trap when OF is set: it ends the stream)
-        if (word16) code_.pop_back();
+        if (prefixed) code_.pop_back();
         Byte(0xCE);
         break;
+      case 30:
       default: {  // TEST r/m, r
         const int byte = Pick(2);
         Byte(byte ? 0x84 : 0x85);
@@ -309,6 +346,7 @@ class Generator {
   }
 
   std::mt19937 rng_;
+  const bool code16_;
   std::vector<uint8_t> code_;
 };
 
@@ -316,8 +354,8 @@ constexpr uc_x86_reg kUcGpr[8] = {UC_X86_REG_EAX, UC_X86_REG_ECX, UC_X86_REG_EDX
                                   UC_X86_REG_ESP, UC_X86_REG_EBP, UC_X86_REG_ESI, UC_X86_REG_EDI};
 
 struct Unicorn {
-  Unicorn() {
-    EXPECT_EQ(uc_open(UC_ARCH_X86, UC_MODE_32, &uc), UC_ERR_OK);
+  explicit Unicorn(bool code16 = false) {
+    EXPECT_EQ(uc_open(UC_ARCH_X86, code16 ? UC_MODE_16 : UC_MODE_32, &uc), UC_ERR_OK);
     EXPECT_EQ(uc_mem_map(uc, 0, kRam, UC_PROT_ALL), UC_ERR_OK);
     uc_hook hook;
     uc_hook_add(uc, &hook, UC_HOOK_INTR, reinterpret_cast<void*>(&OnInterrupt), this, 1, 0);
@@ -339,15 +377,28 @@ struct Unicorn {
 };
 
 // Runs one stream on both; returns the first difference ("" if none) and counts instructions.
-std::string RunStream(uint32_t seed, int length, uint64_t* compared) {
-  Generator gen(seed);
+// Real-mode layout: code at CS = 0, the data at DS = ES = FS = GS = kData / 16 with DI = 0, the
+// stack at SS = kStackTop / 16 - 0x1000, SP = 0xFFF0.
+constexpr uint16_t kRealDs = kData >> 4, kRealSs = (kStackTop >> 4) - 0x1000;
+
+std::string RunStream(uint32_t seed, int length, bool code16, uint64_t* compared) {
+  Generator gen(seed, code16);
   const std::vector<uint8_t> code = gen.Stream(length);
   std::mt19937 rng(seed * 7919 + 1);
 
   simcore::RamBus bus(kRam);
   Cpu cpu(bus);
-  cpu.SetFlat32();
-  Unicorn u;
+  Unicorn u(code16);
+  if (code16) {
+    cpu.SetReal(0, kRealDs, kRealSs);
+    for (uc_x86_reg r : {UC_X86_REG_DS, UC_X86_REG_ES, UC_X86_REG_FS, UC_X86_REG_GS}) {
+      u.SetReg(r, kRealDs);
+    }
+    u.SetReg(UC_X86_REG_SS, kRealSs);
+    u.SetReg(UC_X86_REG_CS, 0);
+  } else {
+    cpu.SetFlat32();
+  }
   std::vector<uint8_t> data(kDataBytes);
   for (uint8_t& b : data) b = static_cast<uint8_t>(rng());
   bus.Poke(kCode, code);
@@ -355,7 +406,8 @@ std::string RunStream(uint32_t seed, int length, uint64_t* compared) {
   uc_mem_write(u.uc, kCode, code.data(), code.size());
   uc_mem_write(u.uc, kData, data.data(), data.size());
   for (int r = 0; r < 8; ++r) {
-    const uint32_t v = r == kEsp ? kStackTop : r == kEdi ? kData : static_cast<uint32_t>(rng());
+    const uint32_t stack = code16 ? 0xFFF0 : kStackTop, data_base = code16 ? 0 : kData;
+    const uint32_t v = r == kEsp ? stack : r == kEdi ? data_base : static_cast<uint32_t>(rng());
     cpu.set_reg(r, v);
     u.SetReg(kUcGpr[r], v);
   }
@@ -370,7 +422,7 @@ std::string RunStream(uint32_t seed, int length, uint64_t* compared) {
     const uint32_t eip = cpu.eip();
     uint8_t bytes[kMaxInstructionLength] = {};
     std::memcpy(bytes, &bus.ram()[eip], std::min<size_t>(sizeof bytes, end - eip));
-    const Instruction in = Decode(bytes, sizeof bytes, true);
+    const Instruction in = Decode(bytes, sizeof bytes, !code16);
     const uint32_t mask = kCompared & ~FlagsUndefined(in);
     const std::string where =
         absl::StrFormat("seed %d, EIP %#x, %s (%s)", seed, eip, Mnemonic(in.op),
@@ -458,11 +510,21 @@ TEST(X86Lockstep, UnicornReportsTheSecondFaultAsADoubleFault) {
 TEST(X86Lockstep, RandomIntegerStreamsAgreeWithUnicorn) {
   uint64_t compared = 0;
   for (uint32_t seed = 1; seed <= 1000; ++seed) {
-    const std::string diff = RunStream(seed, 300, &compared);
+    const std::string diff = RunStream(seed, 300, /*code16=*/false, &compared);
     ASSERT_EQ(diff, "");
   }
   EXPECT_GT(compared, 200000u);
   RecordProperty("instructions_compared", static_cast<int>(compared));
+  std::printf("%llu instructions compared\n", static_cast<unsigned long long>(compared));
+}
+
+TEST(X86Lockstep, RandomRealModeStreamsAgreeWithUnicorn) {
+  uint64_t compared = 0;
+  for (uint32_t seed = 1; seed <= 500; ++seed) {
+    const std::string diff = RunStream(seed, 300, /*code16=*/true, &compared);
+    ASSERT_EQ(diff, "");
+  }
+  EXPECT_GT(compared, 100000u);
   std::printf("%llu instructions compared\n", static_cast<unsigned long long>(compared));
 }
 

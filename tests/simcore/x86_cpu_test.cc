@@ -1,0 +1,169 @@
+// The i486 core on what Unicorn cannot check: the state after RESET and the first fetch at the
+// reset vector, real-mode interrupt delivery through the vector table and IRET, far transfers,
+// and REP string instructions running one iteration per step.
+#include <cstdint>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "simcore/ram_bus.h"
+#include "simcore/x86/cpu.h"
+
+namespace citcat::x86 {
+namespace {
+
+// 1 MiB of RAM at 0 and a 64 KB ROM at the top of the 4 GB space, as a PC maps its BIOS.
+class PcBus final : public simcore::Bus {
+ public:
+  PcBus() : ram_(1 << 20), rom_(1 << 16, 0xF4) {}  // HLT everywhere in the ROM
+
+  void Read(const cat::BusRecord& r, std::span<uint8_t> data) override {
+    for (size_t i = 0; i < data.size(); ++i) data[i] = *At(r.address + i);
+    log_.emplace_back(r);
+  }
+  void Write(const cat::BusRecord& r) override {
+    for (size_t i = 0; i < r.data.size(); ++i) *At(r.address + i) = r.data[i];
+    log_.emplace_back(r);
+  }
+  void Poke(uint32_t address, std::vector<uint8_t> bytes) {
+    for (size_t i = 0; i < bytes.size(); ++i) *At(address + static_cast<uint32_t>(i)) = bytes[i];
+  }
+  uint8_t Peek(uint32_t address) { return *At(address); }
+  const std::vector<cat::OwnedRecord>& log() const { return log_; }
+
+ private:
+  uint8_t* At(uint64_t a) {
+    if (a >= 0xFFFF0000u) return &rom_[a - 0xFFFF0000u];
+    return &ram_[a % ram_.size()];
+  }
+  std::vector<uint8_t> ram_, rom_;
+  std::vector<cat::OwnedRecord> log_;
+};
+
+TEST(X86Cpu, ResetStateAndTheFirstFetchAtTheResetVector) {
+  PcBus bus;
+  bus.Poke(0xFFFFFFF0u, {0xEA, 0x00, 0x7C, 0x00, 0x00});  // JMP FAR 0000:7C00
+  bus.Poke(0x7C00, {0x90});
+  Cpu cpu(bus);
+  EXPECT_TRUE(cpu.real_mode());
+  EXPECT_EQ(cpu.cr0(), kCr0Cd | kCr0Nw | kCr0Et);
+  EXPECT_EQ(cpu.segment(kCs).selector, 0xF000);
+  EXPECT_EQ(cpu.segment(kCs).base, 0xFFFF0000u);
+  EXPECT_EQ(cpu.eip(), 0xFFF0u);
+  EXPECT_EQ(cpu.eflags(), 2u);
+  ASSERT_EQ(cpu.Run(2), 2u);
+  EXPECT_EQ(cpu.segment(kCs).selector, 0);
+  EXPECT_EQ(cpu.segment(kCs).base, 0u);
+  EXPECT_EQ(cpu.eip(), 0x7C01u);
+  EXPECT_EQ(cpu.branch_count(), 1u);
+  // Caches off after RESET (CD = NW = 1): the first fetch is an uncached code read at the top.
+  ASSERT_FALSE(bus.log().empty());
+  EXPECT_EQ(bus.log()[0].kind, cat::RecordKind::kUncachedRead);
+  EXPECT_EQ(bus.log()[0].address, 0xFFFFFFF0u);
+  EXPECT_TRUE(bus.log()[0].flags & cat::kFlagCode);
+}
+
+// A real-mode program at 0000:1000 with the stack at 0000:8000, caches on.
+struct Real {
+  explicit Real(std::vector<uint8_t> code) : cpu(bus) {
+    bus.Poke(0x1000, std::move(code));
+    cpu.SetReal(0, 0, 0);
+    cpu.set_reg(kEsp, 0x8000);
+    cpu.set_eip(0x1000);
+  }
+  uint16_t Word(uint32_t a) { return static_cast<uint16_t>(bus.Peek(a) | bus.Peek(a + 1) << 8); }
+  PcBus bus;
+  Cpu cpu;
+};
+
+TEST(X86Cpu, RealModeIntGoesThroughTheVectorTableAndIretComesBack) {
+  Real r({0xCD, 0x21, 0x90});                      // INT 21h; NOP
+  r.bus.Poke(0x21 * 4, {0x00, 0x20, 0x00, 0x01});  // vector 21h -> 0100:2000
+  r.bus.Poke(0x3000, {0xCF});                      // at 0100:2000 (physical 3000): IRET
+  r.cpu.set_deliver_interrupts(true);
+  r.cpu.set_eflags(flag::kIF | flag::kCF);
+  ASSERT_EQ(r.cpu.Run(1), 1u);
+  EXPECT_EQ(r.cpu.segment(kCs).selector, 0x0100);
+  EXPECT_EQ(r.cpu.eip(), 0x2000u);
+  EXPECT_FALSE(r.cpu.eflags() & flag::kIF);
+  EXPECT_EQ(r.cpu.reg(kEsp), 0x8000u - 6);
+  EXPECT_EQ(r.Word(0x8000 - 2), (flag::kIF | flag::kCF | 2));  // FLAGS
+  EXPECT_EQ(r.Word(0x8000 - 4), 0);                            // CS
+  EXPECT_EQ(r.Word(0x8000 - 6), 0x1002);                       // IP after INT 21h
+  ASSERT_EQ(r.cpu.Run(2), 2u);                                 // IRET, NOP
+  EXPECT_EQ(r.cpu.segment(kCs).selector, 0);
+  EXPECT_EQ(r.cpu.eip(), 0x1003u);
+  EXPECT_EQ(r.cpu.eflags(), flag::kIF | flag::kCF | 2);
+  EXPECT_EQ(r.cpu.reg(kEsp), 0x8000u);
+  EXPECT_EQ(r.cpu.branch_count(), 2u);  // the interrupt entry and the IRET
+}
+
+TEST(X86Cpu, WithoutDeliveryASoftwareInterruptStopsTheCoreAfterTheInstruction) {
+  Real r({0xCC});  // INT3
+  EXPECT_EQ(r.cpu.Run(5), 1u);
+  EXPECT_TRUE(r.cpu.exception().pending);
+  EXPECT_TRUE(r.cpu.exception().trap);
+  EXPECT_EQ(r.cpu.exception().vector, kVecBreakpoint);
+  EXPECT_EQ(r.cpu.exception().eip, 0x1001u);
+  EXPECT_EQ(r.cpu.eip(), 0x1001u);
+}
+
+TEST(X86Cpu, FarCallAndFarReturnWithImmediate) {
+  // CALL FAR 0200:0010; at 0200:0010 (physical 2010): RETF 4.
+  Real r({0x9A, 0x10, 0x00, 0x00, 0x02, 0x90});
+  r.bus.Poke(0x2010, {0xCA, 0x04, 0x00});
+  ASSERT_EQ(r.cpu.Run(1), 1u);
+  EXPECT_EQ(r.cpu.segment(kCs).selector, 0x0200);
+  EXPECT_EQ(r.cpu.segment(kCs).base, 0x2000u);
+  EXPECT_EQ(r.cpu.eip(), 0x10u);
+  EXPECT_EQ(r.Word(0x8000 - 2), 0);       // CS
+  EXPECT_EQ(r.Word(0x8000 - 4), 0x1005);  // IP
+  ASSERT_EQ(r.cpu.Run(1), 1u);
+  EXPECT_EQ(r.cpu.segment(kCs).selector, 0);
+  EXPECT_EQ(r.cpu.eip(), 0x1005u);
+  EXPECT_EQ(r.cpu.reg(kEsp), 0x8004u);
+}
+
+TEST(X86Cpu, FarJumpThroughMemoryAndLds) {
+  // LDS SI, [0x500]; JMP FAR [0x504]
+  Real r({0xC5, 0x36, 0x00, 0x05, 0xFF, 0x2E, 0x04, 0x05});
+  r.bus.Poke(0x500, {0x34, 0x12, 0x00, 0x03});
+  r.bus.Poke(0x3504, {0x20, 0x00, 0x00, 0x04});  // read through the new DS = 0300
+  ASSERT_EQ(r.cpu.Run(2), 2u);
+  EXPECT_EQ(r.cpu.reg(kEsi) & 0xFFFF, 0x1234u);
+  EXPECT_EQ(r.cpu.segment(kDs).selector, 0x0300);
+  EXPECT_EQ(r.cpu.segment(kDs).base, 0x3000u);
+  EXPECT_EQ(r.cpu.segment(kCs).selector, 0x0400);
+  EXPECT_EQ(r.cpu.eip(), 0x20u);
+}
+
+TEST(X86Cpu, RepMovsRunsOneIterationPerStepAndRetiresOnce) {
+  // CLD; REP MOVSB with CX = 3 from 0:0600 to 0:0700
+  Real r({0xFC, 0xF3, 0xA4, 0x90});
+  r.bus.Poke(0x600, {1, 2, 3, 4});
+  r.cpu.set_reg(kEcx, 3);
+  r.cpu.set_reg(kEsi, 0x600);
+  r.cpu.set_reg(kEdi, 0x700);
+  ASSERT_EQ(r.cpu.Run(1), 1u);  // CLD
+  for (uint32_t left = 2; left > 0; --left) {
+    EXPECT_EQ(r.cpu.Run(1), 0u);  // an iteration: nothing retires
+    EXPECT_EQ(r.cpu.eip(), 0x1001u);
+    EXPECT_EQ(r.cpu.reg(kEcx), left);
+  }
+  EXPECT_EQ(r.cpu.Run(1), 1u);  // the last iteration retires the instruction
+  EXPECT_EQ(r.cpu.eip(), 0x1003u);
+  EXPECT_EQ(r.cpu.reg(kEcx), 0u);
+  EXPECT_EQ(r.bus.Peek(0x700), 1);
+  EXPECT_EQ(r.bus.Peek(0x702), 3);
+  EXPECT_EQ(r.bus.Peek(0x703), 0);
+}
+
+TEST(X86Cpu, WhatIsNotModelledStopsTheCoreInsteadOfRunningWrongly) {
+  Real r({0x0F, 0x01, 0x16, 0x00, 0x05});  // LGDT [0x500]
+  EXPECT_EQ(r.cpu.Run(1), 0u);
+  EXPECT_TRUE(r.cpu.exception().pending);
+  EXPECT_TRUE(r.cpu.exception().unmodelled);
+  EXPECT_EQ(r.cpu.eip(), 0x1000u);
+}
+
+}  // namespace
+}  // namespace citcat::x86
