@@ -9,6 +9,8 @@
 namespace citcat::x86 {
 namespace {
 
+constexpr uint8_t kCodeAccess = 0x9B;  // present, DPL 0, code, readable, accessed
+
 uint32_t Mask(int size) { return size == 4 ? 0xFFFFFFFFu : (1u << (8 * size)) - 1; }
 uint32_t SignBit(int size) { return 1u << (8 * size - 1); }
 int32_t SignExtend(uint32_t v, int size) {
@@ -32,7 +34,7 @@ uint32_t Szp(uint32_t r, int size) {
 Cpu::Cpu(simcore::Bus& bus) : bus_(bus), cache_(bus, branch_count_) {
   // The state after RESET: real mode, caches off, CS:IP = F000:FFF0 with CS base FFFF0000.
   set_cr0(kCr0Cd | kCr0Nw | kCr0Et);
-  seg_[kCs] = {0xF000, 0xFFFF0000u, 0xFFFF, false};
+  seg_[kCs] = {0xF000, 0xFFFF0000u, 0xFFFF, false, kCodeAccess};
   eip_ = 0xFFF0;
 }
 
@@ -44,141 +46,102 @@ void Cpu::set_cr0(uint32_t v) {
 void Cpu::SetFlat32() {
   set_cr0(kCr0Pe | kCr0Et);
   for (Segment& s : seg_) s = {0, 0, 0xFFFFFFFFu, true};
+  seg_[kCs].access = kCodeAccess;
+  cpl_ = 0;
 }
 
 void Cpu::SetReal(uint16_t cs, uint16_t ds, uint16_t ss) {
   set_cr0(kCr0Et);
   const uint16_t selectors[6] = {ds, cs, ss, ds, ds, ds};
   for (int s = 0; s < 6; ++s) seg_[s] = {selectors[s], uint32_t{selectors[s]} << 4, 0xFFFF, false};
+  seg_[kCs].access = kCodeAccess;
+  cpl_ = 0;
 }
 
-// Real mode (and, later, V86): the base is the selector times 16; limits stay as they were.
-bool Cpu::LoadSegment(int seg, uint16_t selector) {
-  if (!real_mode()) {
-    exception_ = {true, 0, 0, eip_, false, true};  // descriptor loads: not modelled yet
-    return false;
-  }
-  seg_[seg].selector = selector;
-  seg_[seg].base = uint32_t{selector} << 4;
-  return true;
-}
-
-// An interrupt through the real-mode interrupt vector table at physical 0: FLAGS, CS and IP
-// pushed, IF, TF and AC cleared, CS:IP from the table's entry.
-bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip) {
-  uint32_t ip = 0, cs = 0;
-  const uint32_t sp = Sp();
-  // The table entry is read through a zero-based selector (the IDTR base, 0 after RESET).
-  const Segment saved_ds = seg_[kDs];
-  seg_[kDs].base = 0;
-  const bool ok = ReadMem(kDs, vector * 4u, 2, &ip) && ReadMem(kDs, vector * 4u + 2, 2, &cs);
-  seg_[kDs] = saved_ds;
-  if (!ok) return false;
-  if (!Push(2, eflags_ & 0xFFFF) || !Push(2, seg_[kCs].selector) || !Push(2, return_eip)) {
-    SetSp(sp);
-    return false;
-  }
-  SetFlags(flag::kIF | flag::kTF | flag::kAC, 0);
-  seg_[kCs].selector = static_cast<uint16_t>(cs);
-  seg_[kCs].base = cs << 4;
-  eip_ = ip;
-  jumped_ = true;
-  ++branch_count_;
-  return true;
-}
-
-// Far JMP, CALL, RETF and IRET in real mode.
-bool Cpu::FarTransfer(const Instruction& in) {
-  if (!real_mode()) {
-    exception_ = {true, 0, 0, eip_, false, true};  // gates, tasks, privilege: not modelled yet
-    return false;
-  }
-  const int size = in.opsize;
-  const uint32_t sp = Sp();
-  const auto undo = [&] {
-    SetSp(sp);
-    return false;
-  };
-  uint32_t offset = 0, selector = 0, flags = 0;
-  switch (in.op) {
-    case Op::kJmpFar:
-    case Op::kCallFar:
-      if (in.dst == Operand::kFar) {
-        offset = in.imm & Mask(size);
-        selector = in.imm2;
-      } else {
-        const uint32_t ea = EffectiveAddress(in);
-        if (!ReadMem(in.seg, ea, size, &offset) ||
-            !ReadMem(in.seg, (ea + size) & Mask(in.addrsize), 2, &selector)) {
-          return false;
-        }
-      }
-      if (in.op == Op::kCallFar && (!Push(size, seg_[kCs].selector) || !Push(size, next_eip_))) {
-        return undo();
-      }
-      break;
-    case Op::kRetFar:
-      if (!Pop(size, &offset) || !Pop(size, &selector)) return undo();
-      if (in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
-      break;
-    case Op::kIret:
-      if (!Pop(size, &offset) || !Pop(size, &selector) || !Pop(size, &flags)) return undo();
-      // Real mode: IRET loads every flag but VM and RF (and, for a 16-bit IRET, the low 16).
-      SetFlags((flag::kAll & ~(flag::kVM | flag::kRF)) & Mask(size), flags);
-      break;
-    default:
-      return false;
-  }
-  seg_[kCs].selector = static_cast<uint16_t>(selector);
-  seg_[kCs].base = (selector & 0xFFFF) << 4;
-  ++branch_count_;
-  Jump(offset, size);
-  return true;
-}
-
-Access Cpu::DataAccess(uint32_t paddr) const {
-  Access a;
-  a.cacheable = !cacheable_ || cacheable_(paddr);
-  return a;
-}
-
+// A fault of the current instruction: delivered at once (the instruction does not retire and
+// EIP goes to the handler), or, with delivery off, left pending for the caller.
 void Cpu::Raise(uint8_t vector, uint32_t error_code) {
-  if (exception_.pending) return;
-  exception_ = {true, vector, error_code, eip_, false, false};
+  if (faulted_ && !delivering_) return;  // the first fault of a step wins
+  faulted_ = true;
+  if (!deliver_) {
+    if (!exception_.pending) exception_ = {true, vector, error_code, eip_, false, false};
+    return;
+  }
+  const bool has_error = vector == kVecDoubleFault ||
+                         (vector >= kVecInvalidTss && vector <= kVecPageFault) || vector == 17;
+  if (delivering_) {
+    // A fault while delivering another: a double fault, and a fault while delivering that
+    // shuts the processor down (docs/machines/i486-core.md, "Exceptions").
+    if (exception_.vector == kVecDoubleFault) {
+      halted_ = true;
+      exception_ = {true, kVecDoubleFault, 0, eip_, false, false};
+      exception_.shutdown = true;
+      return;
+    }
+    exception_.vector = kVecDoubleFault;
+    Interrupt(kVecDoubleFault, eip_, false, true, 0);
+    return;
+  }
+  delivering_ = true;
+  exception_.vector = vector;
+  Interrupt(vector, eip_, false, has_error, error_code);
+  delivering_ = false;
 }
 
 // ---- memory ----
 
 bool Cpu::ReadMem(int seg, uint32_t offset, int size, uint32_t* value) {
-  uint8_t bytes[4] = {};
-  // Paging is not modelled yet: linear addresses are physical.
-  const uint32_t linear = Linear(seg, offset);
-  cache_.Read(linear, std::span<uint8_t>(bytes, size), DataAccess(linear));
-  uint32_t v = 0;
-  for (int i = size - 1; i >= 0; --i) v = v << 8 | bytes[i];
-  *value = v;
-  return !exception_.pending;
+  if (!CheckSegment(seg, offset, size, false)) return false;
+  return ReadLinear(Linear(seg, offset), size, value);
 }
 
 bool Cpu::WriteMem(int seg, uint32_t offset, int size, uint32_t value) {
+  if (!CheckSegment(seg, offset, size, true)) return false;
+  return WriteLinear(Linear(seg, offset), size, value);
+}
+
+// An access that crosses a page boundary is translated page by page, both before any bus
+// cycle, so a page fault on the second page leaves memory untouched.
+bool Cpu::ReadLinear(uint32_t linear, int size, uint32_t* value) {
+  uint8_t bytes[4] = {};
+  const int first = std::min<int>(size, 0x1000 - (linear & 0xFFF));
+  uint32_t p0, p1 = 0;
+  Access a0, a1;
+  if (!Physical(linear, false, false, &p0, &a0)) return false;
+  if (first < size && !Physical(linear + first, false, false, &p1, &a1)) return false;
+  cache_.Read(p0, std::span<uint8_t>(bytes, first), a0);
+  if (first < size) cache_.Read(p1, std::span<uint8_t>(bytes + first, size - first), a1);
+  uint32_t v = 0;
+  for (int i = size - 1; i >= 0; --i) v = v << 8 | bytes[i];
+  *value = v;
+  return true;
+}
+
+bool Cpu::WriteLinear(uint32_t linear, int size, uint32_t value) {
   uint8_t bytes[4];
   for (int i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(value >> (8 * i));
-  const uint32_t linear = Linear(seg, offset);
-  cache_.Write(linear, std::span<const uint8_t>(bytes, size), DataAccess(linear));
-  return !exception_.pending;
+  const int first = std::min<int>(size, 0x1000 - (linear & 0xFFF));
+  uint32_t p0, p1 = 0;
+  Access a0, a1;
+  if (!Physical(linear, true, false, &p0, &a0)) return false;
+  if (first < size && !Physical(linear + first, true, false, &p1, &a1)) return false;
+  cache_.Write(p0, std::span<const uint8_t>(bytes, first), a0);
+  if (first < size) cache_.Write(p1, std::span<const uint8_t>(bytes + first, size - first), a1);
+  return true;
 }
 
 bool Cpu::Fetch(uint32_t linear, uint8_t* bytes, int size) {
-  Access a = DataAccess(linear);
-  a.code = true;
   while (size > 0) {
     const uint32_t in_line = linear & (Cache::kLineBytes - 1);
     const int n = std::min<int>(size, Cache::kLineBytes - in_line);
+    uint32_t paddr;
+    Access a;
+    if (!Physical(linear, false, true, &paddr, &a)) return false;
     Cache::LineRef ref;
-    if (const uint8_t* line = cache_.FetchLine(linear, a, &ref)) {
+    if (const uint8_t* line = cache_.FetchLine(paddr, a, &ref)) {
       std::memcpy(bytes, line + in_line, n);
     } else {
-      for (int i = 0; i < n; ++i) cache_.Read(linear + i, std::span<uint8_t>(bytes + i, 1), a);
+      for (int i = 0; i < n; ++i) cache_.Read(paddr + i, std::span<uint8_t>(bytes + i, 1), a);
     }
     bytes += n;
     linear += n;
@@ -470,7 +433,7 @@ bool Cpu::MulDiv(const Instruction& in, uint32_t src) {
 
 uint64_t Cpu::Run(uint64_t steps) {
   const uint64_t before = retired_;
-  for (uint64_t i = 0; i < steps && !exception_.pending; ++i) Step();
+  for (uint64_t i = 0; i < steps && !exception_.pending && !halted_; ++i) Step();
   return retired_ - before;
 }
 
@@ -481,10 +444,11 @@ void Cpu::Step() {
   const uint32_t linear = Linear(kCs, eip_);
   int have = static_cast<int>(Cache::kLineBytes - (linear & (Cache::kLineBytes - 1)));
   have = std::min(have, kMaxInstructionLength);
-  Fetch(linear, bytes, have);
+  faulted_ = false;
+  if (!Fetch(linear, bytes, have)) return;
   Instruction in = Decode(bytes, have, code32);
   if (in.fault == Fault::kTruncated) {
-    Fetch(linear + have, bytes + have, kMaxInstructionLength - have);
+    if (!Fetch(linear + have, bytes + have, kMaxInstructionLength - have)) return;
     in = Decode(bytes, kMaxInstructionLength, code32);
   }
   if (in.fault == Fault::kUD) return Raise(kVecInvalidOpcode);
@@ -493,7 +457,7 @@ void Cpu::Step() {
   jumped_ = false;
   repeat_ = false;
   if (!Execute(in)) {
-    if (exception_.trap) {  // INT n, INT3, INTO: the instruction completed
+    if (exception_.pending && exception_.trap) {  // INT n, INT3, INTO left pending: completed
       eip_ = next_eip_;
       ++retired_;
     }
@@ -910,6 +874,21 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kRetFar:
     case Op::kIret:
       return FarTransfer(in);
+    case Op::kMovCr:
+    case Op::kLgdt:
+    case Op::kLidt:
+    case Op::kSgdt:
+    case Op::kSidt:
+    case Op::kLmsw:
+    case Op::kSmsw:
+    case Op::kClts:
+    case Op::kCli:
+    case Op::kSti:
+    case Op::kHlt:
+    case Op::kInvlpg:
+    case Op::kInvd:
+    case Op::kWbinvd:
+      return System(in);
     case Op::kInt3:
       return Trap(kVecBreakpoint);
     case Op::kInt:
@@ -920,14 +899,18 @@ bool Cpu::Execute(const Instruction& in) {
     default:
       break;
   }
-  exception_ = {true, 0, 0, eip_, false, true};
+  Unmodelled();
   return false;
 }
 
 // A software interrupt: the instruction completes (EIP after it) and the interrupt is taken;
 // delivery through the IDT is not modelled yet, so the core stops with it pending.
 bool Cpu::Trap(uint8_t vector) {
-  if (deliver_ && real_mode()) return Interrupt(vector, next_eip_);
+  if (deliver_) {
+    // The instruction retires; the handler's entry is its control transfer.
+    if (!Interrupt(vector, next_eip_, true, false, 0)) return false;
+    return true;
+  }
   exception_ = {true, vector, 0, next_eip_, true, false};
   return false;
 }

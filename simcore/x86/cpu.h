@@ -19,6 +19,7 @@
 #include "simcore/bus.h"
 #include "simcore/x86/cache.h"
 #include "simcore/x86/decoder.h"
+#include "simcore/x86/paging.h"
 
 namespace citcat::x86 {
 
@@ -31,11 +32,17 @@ enum Vector : uint8_t {
   kVecBound = 5,
   kVecInvalidOpcode = 6,
   kVecNoMath = 7,
+  kVecDoubleFault = 8,
+  kVecInvalidTss = 10,
+  kVecSegmentNotPresent = 11,
+  kVecStackFault = 12,
   kVecGeneralProtection = 13,
   kVecPageFault = 14,
 };
 
-inline constexpr uint32_t kCr0Pe = 1u << 0, kCr0Et = 1u << 4, kCr0Nw = 1u << 29, kCr0Cd = 1u << 30;
+inline constexpr uint32_t kCr0Pe = 1u << 0, kCr0Mp = 1u << 1, kCr0Em = 1u << 2, kCr0Ts = 1u << 3,
+                          kCr0Et = 1u << 4, kCr0Ne = 1u << 5, kCr0Wp = 1u << 16, kCr0Am = 1u << 18,
+                          kCr0Nw = 1u << 29, kCr0Cd = 1u << 30, kCr0Pg = 1u << 31;
 
 struct Exception {
   bool pending = false;
@@ -43,6 +50,7 @@ struct Exception {
   uint32_t error_code = 0;
   uint32_t eip = 0;         // of the faulting instruction (of the next one for a trap)
   bool trap = false;        // a trap or software interrupt: the instruction completed
+  bool shutdown = false;    // a fault while delivering a double fault: the processor stopped
   bool unmodelled = false;  // not an i486 fault: an instruction this stretch does not model yet
 };
 
@@ -51,7 +59,15 @@ struct Segment {
   uint16_t selector = 0;
   uint32_t base = 0;
   uint32_t limit = 0xFFFF;
-  bool big = false;  // D/B: 32-bit code or stack segment
+  bool big = false;       // D/B: 32-bit code or stack segment
+  uint8_t access = 0x93;  // the descriptor's access byte: P, DPL, S, type (0: unusable)
+};
+
+// A descriptor table register (GDTR, IDTR) or the LDTR's cache.
+struct TableRegister {
+  uint32_t base = 0;
+  uint32_t limit = 0xFFFF;
+  uint16_t selector = 0;  // LDTR only
 };
 
 class Cpu {
@@ -71,6 +87,12 @@ class Cpu {
   uint32_t cr0() const { return cr0_; }
   void set_cr0(uint32_t v);
   bool real_mode() const { return !(cr0_ & kCr0Pe); }
+  uint32_t cr2() const { return cr2_; }
+  uint32_t cr3() const { return paging_.cr3(); }
+  int cpl() const { return cpl_; }
+  const TableRegister& gdtr() const { return gdtr_; }
+  const TableRegister& idtr() const { return idtr_; }
+  bool halted() const { return halted_; }
   // Real mode from a given state: CR0.PE clear, the caches on, segment bases selector * 16.
   void SetReal(uint16_t cs, uint16_t ds, uint16_t ss);
   // Flat 32-bit protected mode (every segment base 0, limit 4 GB, 32-bit code and stack), the
@@ -78,8 +100,9 @@ class Cpu {
   void SetFlat32();
 
   // ---- running ----
-  // Software interrupts (INT n, INT3, INTO) in real mode go through the interrupt vector table
-  // when set; otherwise they stop the core with the interrupt pending (an outside model that does
+  // With delivery on, exceptions and software interrupts (INT n, INT3, INTO) are delivered as
+  // the i486 does: through the interrupt vector table in real mode, through the IDT in protected
+  // mode. With it off they stop the core with the exception pending (an outside model that does
   // not vector them can then be compared).
   void set_deliver_interrupts(bool on) { deliver_ = on; }
 
@@ -136,7 +159,31 @@ class Cpu {
   bool Trap(uint8_t vector);
   bool LoadSegment(int seg, uint16_t selector);
   bool FarTransfer(const Instruction& in);
-  bool Interrupt(uint8_t vector, uint32_t return_eip);
+  bool Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has_error,
+                 uint32_t error_code);
+  bool System(const Instruction& in);  // control registers, tables, CLI/STI, HLT, TLB, cache
+
+  // Protected mode (system.cc).
+  struct Descriptor {
+    uint32_t base = 0, limit = 0;
+    uint8_t access = 0;
+    bool big = false;
+    int dpl() const { return (access >> 5) & 3; }
+    bool present() const { return access & 0x80; }
+    bool segment() const { return access & 0x10; }  // code or data, not a system descriptor
+    bool code() const { return segment() && (access & 0x08); }
+    bool data() const { return segment() && !(access & 0x08); }
+    bool conforming() const { return code() && (access & 0x04); }
+    bool readable() const { return data() || (access & 0x02); }
+    bool writable() const { return data() && (access & 0x02); }
+  };
+  bool ReadDescriptor(uint16_t selector, Descriptor* d);
+  void Unmodelled();  // stop: the current instruction needs what this core does not model yet
+  bool LoadCode(uint16_t selector, const Descriptor& d);
+  bool CheckSegment(int seg, uint32_t offset, int size, bool write);
+  bool Physical(uint32_t linear, bool write, bool code, uint32_t* paddr, Access* access);
+  bool ReadLinear(uint32_t linear, int size, uint32_t* value);
+  bool WriteLinear(uint32_t linear, int size, uint32_t value);
 
   // Control flow.
   void Jump(uint32_t target, int opsize) {
@@ -153,6 +200,15 @@ class Cpu {
   uint32_t eip_ = 0;
   uint32_t eflags_ = 2;
   uint32_t cr0_ = kCr0Cd | kCr0Nw | kCr0Et;  // as after RESET
+  uint32_t cr2_ = 0;
+  int cpl_ = 0;
+  TableRegister gdtr_, idtr_{0, 0x3FF, 0}, ldtr_;
+  CachedPageTables page_tables_{cache_};
+  Paging paging_{page_tables_};
+  bool halted_ = false;
+  bool system_access_ = false;  // descriptor-table and gate reads: supervisor accesses
+  bool faulted_ = false;        // the current step raised an exception
+  bool delivering_ = false;     // an exception is being delivered (a fault now is a double fault)
   std::array<Segment, 6> seg_{};
   uint32_t next_eip_ = 0;  // after the instruction being executed
   bool jumped_ = false;    // it set eip_ itself

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "machine/elf_loader.h"
 #include "simcore/ram_bus.h"
 #include "simcore/x86/cpu.h"
 
@@ -158,12 +159,45 @@ TEST(X86Cpu, RepMovsRunsOneIterationPerStepAndRetiresOnce) {
 }
 
 TEST(X86Cpu, WhatIsNotModelledStopsTheCoreInsteadOfRunningWrongly) {
-  Real r({0x0F, 0x01, 0x16, 0x00, 0x05});  // LGDT [0x500]
+  Real r({0xD9, 0xE8});  // FLD1: the x87 is not in the interpreter yet
   EXPECT_EQ(r.cpu.Run(1), 0u);
   EXPECT_TRUE(r.cpu.exception().pending);
   EXPECT_TRUE(r.cpu.exception().unmodelled);
   EXPECT_EQ(r.cpu.eip(), 0x1000u);
 }
+
+#ifdef CITCAT_X86_PROTECTED_ROM
+// The ROM of tests/simcore/x86_roms/protected.S from the reset vector: real mode to protected
+// mode, paging, a page fault repaired by its handler, INT 0x80 through an interrupt gate, HLT.
+TEST(X86Cpu, ProtectedModeRomFromResetToHlt) {
+  absl::StatusOr<machine::ElfImage> elf = machine::LoadElfFile(CITCAT_X86_PROTECTED_ROM);
+  ASSERT_TRUE(elf.ok()) << elf.status();
+  PcBus bus;
+  for (const machine::ElfSegment& s : elf->segments) {
+    bus.Poke(static_cast<uint32_t>(s.vaddr), s.data);
+  }
+  Cpu cpu(bus);
+  cpu.set_deliver_interrupts(true);
+  cpu.Run(100000);
+  ASSERT_FALSE(cpu.exception().pending)
+      << "vector " << int{cpu.exception().vector} << " at " << std::hex << cpu.exception().eip
+      << (cpu.exception().unmodelled ? " (unmodelled)" : "");
+  ASSERT_TRUE(cpu.halted()) << std::hex << "EIP " << cpu.eip() << " CS "
+                            << cpu.segment(kCs).selector << " CR0 " << cpu.cr0() << " retired "
+                            << std::dec << cpu.retired() << " ESP " << std::hex << cpu.reg(kEsp)
+                            << " CR2 " << cpu.cr2();
+  EXPECT_FALSE(cpu.real_mode());
+  EXPECT_EQ(cpu.cr0() & (kCr0Pe | kCr0Pg), kCr0Pe | kCr0Pg);
+  EXPECT_EQ(cpu.reg(kEcx), 0x12345678u);  // the store ran again after the handler mapped the page
+  EXPECT_EQ(cpu.reg(kEsi), 0x300010u);    // CR2 as the handler read it
+  EXPECT_EQ(cpu.cr2(), 0x300010u);
+  EXPECT_EQ(cpu.reg(kEdx), 2u);        // #PF error code: a supervisor write, not present
+  EXPECT_EQ(cpu.reg(kEbx), 0xC0DEu);   // INT 0x80 ran its handler
+  EXPECT_EQ(cpu.reg(kEsp), 0x90000u);  // every IRET popped what its entry pushed
+  EXPECT_EQ(cpu.segment(kCs).selector, 8);
+  EXPECT_EQ(cpu.segment(kSs).selector, 0x10);
+}
+#endif
 
 }  // namespace
 }  // namespace citcat::x86

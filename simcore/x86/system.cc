@@ -1,0 +1,432 @@
+// The i486's system side: segmentation (real mode, and protected-mode descriptors with their
+// checks), paging in the memory path, interrupt and exception delivery (the real-mode vector
+// table, protected-mode interrupt and trap gates), far transfers, and the control-register and
+// table instructions. What is not modelled yet (privilege changes through gates and returns,
+// call gates, task switches, LDT and TR loads, V86 mode) stops the core as `unmodelled`.
+#include <algorithm>
+
+#include "simcore/x86/cpu.h"
+
+namespace citcat::x86 {
+namespace {
+
+uint32_t Mask(int size) { return size == 4 ? 0xFFFFFFFFu : (1u << (8 * size)) - 1; }
+
+}  // namespace
+
+void Cpu::Unmodelled() { exception_ = {true, 0, 0, eip_, false, false, true}; }
+
+Access Cpu::DataAccess(uint32_t paddr) const {
+  Access a;
+  a.cacheable = !cacheable_ || cacheable_(paddr);
+  return a;
+}
+
+// ---- paging ----
+
+bool Cpu::Physical(uint32_t linear, bool write, bool code, uint32_t* paddr, Access* access) {
+  if (!(cr0_ & kCr0Pg)) {
+    *paddr = linear;
+    *access = DataAccess(linear);
+  } else {
+    const Translation t = paging_.Translate(linear, write, cpl_ == 3 && !system_access_);
+    if (!t.ok) {
+      cr2_ = linear;
+      Raise(kVecPageFault, t.error_code);
+      return false;
+    }
+    *paddr = t.paddr;
+    *access = DataAccess(t.paddr);
+    access->pcd = t.pcd;
+  }
+  access->code = code;
+  return true;
+}
+
+// ---- segmentation ----
+
+// Limit and type checks of an access through a segment register. Real mode keeps the limits a
+// segment had; protected mode also checks the type (no writes to code or read-only data, no reads
+// of execute-only code) and that the register holds a usable selector.
+bool Cpu::CheckSegment(int seg, uint32_t offset, int size, bool write) {
+  const Segment& s = seg_[seg];
+  const uint8_t fault = seg == kSs ? kVecStackFault : kVecGeneralProtection;
+  if (!real_mode()) {
+    const bool code = s.access & 0x08;
+    if (s.access == 0 || (write && (code || !(s.access & 0x02))) ||
+        (!write && code && !(s.access & 0x02))) {
+      Raise(fault, 0);
+      return false;
+    }
+  }
+  const uint32_t last = offset + static_cast<uint32_t>(size) - 1;
+  const bool expand_down = (s.access & 0x1C) == 0x14;
+  bool ok;
+  if (expand_down) {
+    const uint32_t upper = s.big ? 0xFFFFFFFFu : 0xFFFF;
+    ok = offset > s.limit && last <= upper && last >= offset;
+  } else {
+    ok = last <= s.limit && last >= offset;
+  }
+  if (!ok) Raise(fault, 0);
+  return ok;
+}
+
+bool Cpu::ReadDescriptor(uint16_t selector, Descriptor* d) {
+  const TableRegister& table = (selector & 4) ? ldtr_ : gdtr_;
+  const uint32_t index = selector & ~7u;
+  if ((selector & 4) && ldtr_.selector == 0) {
+    Raise(kVecGeneralProtection, selector & ~3u);
+    return false;
+  }
+  if (index + 7 > table.limit) {
+    Raise(kVecGeneralProtection, selector & ~3u);
+    return false;
+  }
+  uint32_t low, high;
+  system_access_ = true;
+  const bool ok =
+      ReadLinear(table.base + index, 4, &low) && ReadLinear(table.base + index + 4, 4, &high);
+  system_access_ = false;
+  if (!ok) return false;
+  d->base = (low >> 16) | ((high & 0xFF) << 16) | (high & 0xFF000000u);
+  d->limit = (low & 0xFFFF) | (high & 0x000F0000u);
+  if (high & (1u << 23)) d->limit = d->limit << 12 | 0xFFF;  // granularity: 4 KB units
+  d->access = static_cast<uint8_t>(high >> 8);
+  d->big = high & (1u << 22);
+  return true;
+}
+
+bool Cpu::LoadSegment(int seg, uint16_t selector) {
+  if (real_mode()) {
+    // The base is the selector times 16; the limit and attributes stay as they were.
+    seg_[seg].selector = selector;
+    seg_[seg].base = uint32_t{selector} << 4;
+    return true;
+  }
+  if ((selector & ~3u) == 0) {
+    if (seg == kSs) {
+      Raise(kVecGeneralProtection, 0);
+      return false;
+    }
+    seg_[seg] = {selector, 0, 0, false, 0};  // a null selector: any access through it is #GP(0)
+    return true;
+  }
+  Descriptor d;
+  if (!ReadDescriptor(selector, &d)) return false;
+  const int rpl = selector & 3;
+  const uint32_t error = selector & ~3u;
+  if (seg == kSs) {
+    if (rpl != cpl_ || !d.writable() || d.dpl() != cpl_) {
+      Raise(kVecGeneralProtection, error);
+      return false;
+    }
+    if (!d.present()) {
+      Raise(kVecStackFault, error);
+      return false;
+    }
+  } else {
+    if (!d.readable() || ((d.data() || !d.conforming()) && d.dpl() < std::max(cpl_, rpl))) {
+      Raise(kVecGeneralProtection, error);
+      return false;
+    }
+    if (!d.present()) {
+      Raise(kVecSegmentNotPresent, error);
+      return false;
+    }
+  }
+  // The accessed bit is set in the descriptor in memory.
+  if (!(d.access & 1)) {
+    d.access |= 1;
+    const TableRegister& table = (selector & 4) ? ldtr_ : gdtr_;
+    system_access_ = true;
+    const bool ok = WriteLinear(table.base + (selector & ~7u) + 5, 1, d.access);
+    system_access_ = false;
+    if (!ok) return false;
+  }
+  seg_[seg] = {selector, d.base, d.limit, d.big, d.access};
+  return true;
+}
+
+// CS from a code-segment descriptor at the current privilege (JMP, CALL, RETF, IRET, gates).
+bool Cpu::LoadCode(uint16_t selector, const Descriptor& d) {
+  const uint32_t error = selector & ~3u;
+  const int rpl = selector & 3;
+  if (!d.code() || (d.conforming() ? d.dpl() > cpl_ : (d.dpl() != cpl_ || rpl > cpl_))) {
+    Raise(kVecGeneralProtection, error);
+    return false;
+  }
+  if (!d.present()) {
+    Raise(kVecSegmentNotPresent, error);
+    return false;
+  }
+  seg_[kCs] = {static_cast<uint16_t>((selector & ~3u) | cpl_), d.base, d.limit, d.big,
+               static_cast<uint8_t>(d.access | 1)};
+  return true;
+}
+
+// ---- interrupts ----
+
+// An interrupt or exception entry: through the real-mode vector table, or through an interrupt
+// or trap gate of the IDT to a handler at the current privilege. `return_eip` is pushed.
+bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has_error,
+                    uint32_t error_code) {
+  const uint32_t sp = Sp();
+  if (real_mode()) {
+    if (vector * 4u + 3 > idtr_.limit) {
+      Raise(kVecGeneralProtection, 0);
+      return false;
+    }
+    uint32_t ip = 0, cs = 0;
+    if (!ReadLinear(idtr_.base + vector * 4u, 2, &ip) ||
+        !ReadLinear(idtr_.base + vector * 4u + 2, 2, &cs)) {
+      return false;
+    }
+    if (!Push(2, eflags_ & 0xFFFF) || !Push(2, seg_[kCs].selector) || !Push(2, return_eip)) {
+      SetSp(sp);
+      return false;
+    }
+    SetFlags(flag::kIF | flag::kTF | flag::kAC, 0);
+    seg_[kCs].selector = static_cast<uint16_t>(cs);
+    seg_[kCs].base = cs << 4;
+    eip_ = ip;
+    jumped_ = true;
+    ++branch_count_;
+    return true;
+  }
+  const uint32_t gate_error = vector * 8u + 2;  // IDT, EXT clear (software) or set (faults)
+  const uint32_t ext = software ? 0 : 1;
+  if (vector * 8u + 7 > idtr_.limit) {
+    Raise(kVecGeneralProtection, gate_error | ext);
+    return false;
+  }
+  uint32_t low, high;
+  system_access_ = true;
+  const bool read = ReadLinear(idtr_.base + vector * 8u, 4, &low) &&
+                    ReadLinear(idtr_.base + vector * 8u + 4, 4, &high);
+  system_access_ = false;
+  if (!read) return false;
+  const uint8_t type = (high >> 8) & 0x1F;
+  const int dpl = (high >> 13) & 3;
+  if (type == 0x05) {
+    Unmodelled();  // task gates
+    return false;
+  }
+  if (type != 0x06 && type != 0x07 && type != 0x0E && type != 0x0F) {
+    Raise(kVecGeneralProtection, gate_error | ext);
+    return false;
+  }
+  if (software && dpl < cpl_) {
+    Raise(kVecGeneralProtection, gate_error);
+    return false;
+  }
+  if (!(high & 0x8000)) {
+    Raise(kVecSegmentNotPresent, gate_error | ext);
+    return false;
+  }
+  const uint16_t selector = static_cast<uint16_t>(low >> 16);
+  const bool gate32 = type & 0x08;
+  const uint32_t offset = gate32 ? (high & 0xFFFF0000u) | (low & 0xFFFF) : low & 0xFFFF;
+  if ((selector & ~3u) == 0) {
+    Raise(kVecGeneralProtection, ext);
+    return false;
+  }
+  Descriptor d;
+  if (!ReadDescriptor(selector, &d)) return false;
+  if (!d.code() || d.dpl() > cpl_) {
+    Raise(kVecGeneralProtection, (selector & ~3u) | ext);
+    return false;
+  }
+  if (!d.conforming() && d.dpl() < cpl_) {
+    Unmodelled();  // a privilege change: the inner stack from the TSS
+    return false;
+  }
+  const int size = gate32 ? 4 : 2;
+  const uint32_t flags = eflags_;
+  if (!Push(size, flags & Mask(size)) || !Push(size, seg_[kCs].selector) ||
+      !Push(size, return_eip) || (has_error && !Push(size, error_code))) {
+    SetSp(sp);
+    return false;
+  }
+  if (!d.present()) {
+    SetSp(sp);
+    Raise(kVecSegmentNotPresent, (selector & ~3u) | ext);
+    return false;
+  }
+  SetFlags(flag::kTF | flag::kNT | flag::kRF | flag::kVM | ((type & 1) ? 0 : flag::kIF), 0);
+  seg_[kCs] = {static_cast<uint16_t>((selector & ~3u) | cpl_), d.base, d.limit, d.big,
+               static_cast<uint8_t>(d.access | 1)};
+  eip_ = gate32 ? offset : offset & 0xFFFF;
+  jumped_ = true;
+  ++branch_count_;
+  return true;
+}
+
+// ---- far transfers ----
+
+// Far JMP, CALL, RETF and IRET: real mode, and protected mode to code at the same privilege.
+bool Cpu::FarTransfer(const Instruction& in) {
+  const int size = in.opsize;
+  const uint32_t sp = Sp();
+  const auto undo = [&] {
+    SetSp(sp);
+    return false;
+  };
+  uint32_t offset = 0, selector = 0, flags = 0;
+  switch (in.op) {
+    case Op::kJmpFar:
+    case Op::kCallFar:
+      if (in.dst == Operand::kFar) {
+        offset = in.imm & Mask(size);
+        selector = in.imm2;
+      } else {
+        const uint32_t ea = EffectiveAddress(in);
+        if (!ReadMem(in.seg, ea, size, &offset) ||
+            !ReadMem(in.seg, (ea + size) & Mask(in.addrsize), 2, &selector)) {
+          return false;
+        }
+      }
+      if (in.op == Op::kCallFar && (!Push(size, seg_[kCs].selector) || !Push(size, next_eip_))) {
+        return undo();
+      }
+      break;
+    case Op::kRetFar:
+      if (!Pop(size, &offset) || !Pop(size, &selector)) return undo();
+      if (in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
+      break;
+    case Op::kIret:
+      if (!real_mode() && (eflags_ & flag::kNT)) {
+        Unmodelled();  // a return from a nested task
+        return false;
+      }
+      if (!Pop(size, &offset) || !Pop(size, &selector) || !Pop(size, &flags)) return undo();
+      break;
+    default:
+      return false;
+  }
+  if (real_mode()) {
+    seg_[kCs].selector = static_cast<uint16_t>(selector);
+    seg_[kCs].base = (selector & 0xFFFF) << 4;
+  } else {
+    const uint16_t sel = static_cast<uint16_t>(selector);
+    if ((in.op == Op::kRetFar || in.op == Op::kIret) && (sel & 3) > cpl_) {
+      undo();
+      Unmodelled();  // a return to an outer privilege level
+      return false;
+    }
+    if ((in.op == Op::kIret) && (flags & flag::kVM)) {
+      undo();
+      Unmodelled();  // a return to V86 mode
+      return false;
+    }
+    if ((sel & ~3u) == 0) {
+      undo();
+      Raise(kVecGeneralProtection, 0);
+      return false;
+    }
+    Descriptor d;
+    if (!ReadDescriptor(sel, &d)) return undo();
+    if (!d.segment()) {
+      undo();
+      Unmodelled();  // call gates, task gates and TSS descriptors
+      return false;
+    }
+    if (!LoadCode(sel, d)) return undo();
+  }
+  if (in.op == Op::kIret) {
+    // At CPL 0 (all this models) IRET loads every flag but VM; a 16-bit IRET the low 16.
+    SetFlags((flag::kAll & ~flag::kVM) & Mask(size), flags);
+  }
+  ++branch_count_;
+  Jump(offset, size);
+  return true;
+}
+
+// ---- control registers, tables and the rest of the system instructions ----
+
+bool Cpu::System(const Instruction& in) {
+  const int size = in.opsize;
+  if ((Facts(in.op).attrs & attr::kPrivileged) && !real_mode() && cpl_ != 0 && in.op != Op::kCli &&
+      in.op != Op::kSti) {
+    Raise(kVecGeneralProtection, 0);
+    return false;
+  }
+  uint32_t a = 0;
+  switch (in.op) {
+    case Op::kMovCr:
+      if (in.dst == Operand::kCreg) {
+        a = gpr_[in.rm];
+        switch (in.reg) {
+          case 0:
+            if (((a & kCr0Pg) && !(a & kCr0Pe)) || ((a & kCr0Nw) && !(a & kCr0Cd))) {
+              Raise(kVecGeneralProtection, 0);
+              return false;
+            }
+            set_cr0(a | kCr0Et);
+            return true;
+          case 2:
+            cr2_ = a;
+            return true;
+          case 3:
+            paging_.LoadCr3(a);
+            return true;
+        }
+        return false;
+      }
+      gpr_[in.rm] = in.reg == 0 ? cr0_ : in.reg == 2 ? cr2_ : paging_.cr3();
+      return true;
+    case Op::kLgdt:
+    case Op::kLidt: {
+      const uint32_t ea = EffectiveAddress(in);
+      uint32_t limit, base;
+      if (!ReadMem(in.seg, ea, 2, &limit) ||
+          !ReadMem(in.seg, (ea + 2) & Mask(in.addrsize), 4, &base)) {
+        return false;
+      }
+      if (size == 2) base &= 0x00FFFFFF;  // a 16-bit operand loads a 24-bit base
+      (in.op == Op::kLgdt ? gdtr_ : idtr_) = {base, limit, 0};
+      return true;
+    }
+    case Op::kSgdt:
+    case Op::kSidt: {
+      const TableRegister& t = in.op == Op::kSgdt ? gdtr_ : idtr_;
+      const uint32_t ea = EffectiveAddress(in);
+      // A 16-bit operand stores the base's top byte as FFh on the i486 (as on the 80286).
+      const uint32_t base = size == 2 ? (t.base & 0x00FFFFFF) | 0xFF000000u : t.base;
+      return WriteMem(in.seg, ea, 2, t.limit) &&
+             WriteMem(in.seg, (ea + 2) & Mask(in.addrsize), 4, base);
+    }
+    case Op::kSmsw:
+      return WriteRm(in, in.IsRegisterForm() ? size : 2, cr0_ & 0xFFFF);
+    case Op::kLmsw:
+      if (!ReadRm(in, 2, &a)) return false;
+      // LMSW loads PE, MP, EM and TS, and cannot clear PE.
+      set_cr0((cr0_ & ~0xEu) | (a & 0xF) | (cr0_ & kCr0Pe));
+      return true;
+    case Op::kClts:
+      set_cr0(cr0_ & ~kCr0Ts);
+      return true;
+    case Op::kCli:
+    case Op::kSti:
+      if (!real_mode() && cpl_ > static_cast<int>((eflags_ & flag::kIOPL) >> 12)) {
+        Raise(kVecGeneralProtection, 0);
+        return false;
+      }
+      SetFlags(flag::kIF, in.op == Op::kSti ? flag::kIF : 0);
+      return true;
+    case Op::kHlt:
+      halted_ = true;
+      return true;
+    case Op::kInvlpg:
+      paging_.tlb().Invalidate(Linear(in.seg, EffectiveAddress(in)));
+      return true;
+    case Op::kInvd:
+    case Op::kWbinvd:
+      cache_.InvalidateAll();
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace citcat::x86
