@@ -819,8 +819,12 @@ bool Cpu::Execute(const Instruction& in) {
       return Push(size, eflags_ & ~(flag::kVM | flag::kRF) & Mask(size));
     case Op::kPopf: {
       if (!Pop(size, &a)) return false;
-      // At CPL 0 (all this stretch models) POPF loads every flag but VM and RF.
-      const uint32_t writable = (flag::kAll & ~(flag::kVM | flag::kRF)) & Mask(size);
+      // POPF loads every flag but VM and RF; IOPL only at CPL 0, IF only where CPL <= IOPL.
+      uint32_t writable = (flag::kAll & ~(flag::kVM | flag::kRF)) & Mask(size);
+      if (!real_mode()) {
+        if (cpl_ > 0) writable &= ~flag::kIOPL;
+        if (cpl_ > static_cast<int>((eflags_ & flag::kIOPL) >> 12)) writable &= ~flag::kIF;
+      }
       SetFlags(writable, a);
       return true;
     }
@@ -889,6 +893,16 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kInvd:
     case Op::kWbinvd:
       return System(in);
+    case Op::kLldt:
+    case Op::kLtr:
+    case Op::kSldt:
+    case Op::kStr:
+      return Tables(in);
+    case Op::kIn:
+    case Op::kOut:
+    case Op::kIns:
+    case Op::kOuts:
+      return PortIo(in);
     case Op::kInt3:
       return Trap(kVecBreakpoint);
     case Op::kInt:

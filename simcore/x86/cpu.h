@@ -92,6 +92,7 @@ class Cpu {
   int cpl() const { return cpl_; }
   const TableRegister& gdtr() const { return gdtr_; }
   const TableRegister& idtr() const { return idtr_; }
+  const TableRegister& tr() const { return tr_; }
   bool halted() const { return halted_; }
   // Real mode from a given state: CR0.PE clear, the caches on, segment bases selector * 16.
   void SetReal(uint16_t cs, uint16_t ds, uint16_t ss);
@@ -162,6 +163,10 @@ class Cpu {
   bool Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has_error,
                  uint32_t error_code);
   bool System(const Instruction& in);  // control registers, tables, CLI/STI, HLT, TLB, cache
+  bool Tables(const Instruction& in);  // LLDT, LTR, SLDT, STR
+  bool PortIo(const Instruction& in);  // IN, OUT, INS, OUTS
+  bool IoAllowed(uint32_t port, int size);
+  bool Port(bool write, uint32_t port, int size, uint32_t* value);
 
   // Protected mode (system.cc).
   struct Descriptor {
@@ -178,6 +183,8 @@ class Cpu {
     bool writable() const { return data() && (access & 0x02); }
   };
   bool ReadDescriptor(uint16_t selector, Descriptor* d);
+  bool InnerStack(int dpl, uint16_t* ss, uint32_t* esp, Descriptor* ss_desc);
+  bool ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size);
   void Unmodelled();  // stop: the current instruction needs what this core does not model yet
   bool LoadCode(uint16_t selector, const Descriptor& d);
   bool CheckSegment(int seg, uint32_t offset, int size, bool write);
@@ -203,6 +210,8 @@ class Cpu {
   uint32_t cr2_ = 0;
   int cpl_ = 0;
   TableRegister gdtr_, idtr_{0, 0x3FF, 0}, ldtr_;
+  TableRegister tr_;   // the task register's cache: the current TSS
+  bool tss32_ = true;  // the current TSS is a 32-bit one
   CachedPageTables page_tables_{cache_};
   Paging paging_{page_tables_};
   bool halted_ = false;

@@ -237,20 +237,40 @@ bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has
     Raise(kVecGeneralProtection, (selector & ~3u) | ext);
     return false;
   }
-  if (!d.conforming() && d.dpl() < cpl_) {
-    Unmodelled();  // a privilege change: the inner stack from the TSS
+  if (eflags_ & flag::kVM) {
+    Unmodelled();  // interrupts from V86 mode
+    return false;
+  }
+  if (!d.present()) {
+    Raise(kVecSegmentNotPresent, (selector & ~3u) | ext);
     return false;
   }
   const int size = gate32 ? 4 : 2;
   const uint32_t flags = eflags_;
-  if (!Push(size, flags & Mask(size)) || !Push(size, seg_[kCs].selector) ||
-      !Push(size, return_eip) || (has_error && !Push(size, error_code))) {
+  const int new_cpl = d.conforming() ? cpl_ : d.dpl();
+  if (new_cpl < cpl_) {
+    // To an inner ring: the new stack from the TSS, the old SS:ESP pushed on it first.
+    uint16_t ss;
+    uint32_t esp;
+    Descriptor ss_desc;
+    if (!InnerStack(new_cpl, &ss, &esp, &ss_desc)) return false;
+    const Segment old_ss = seg_[kSs];
+    const uint32_t old_esp = gpr_[kEsp];
+    const int old_cpl = cpl_;
+    cpl_ = new_cpl;
+    seg_[kSs] = {ss, ss_desc.base, ss_desc.limit, ss_desc.big, ss_desc.access};
+    gpr_[kEsp] = esp;
+    if (!Push(size, old_ss.selector) || !Push(size, old_esp) || !Push(size, flags & Mask(size)) ||
+        !Push(size, seg_[kCs].selector) || !Push(size, return_eip) ||
+        (has_error && !Push(size, error_code))) {
+      cpl_ = old_cpl;
+      seg_[kSs] = old_ss;
+      gpr_[kEsp] = old_esp;
+      return false;
+    }
+  } else if (!Push(size, flags & Mask(size)) || !Push(size, seg_[kCs].selector) ||
+             !Push(size, return_eip) || (has_error && !Push(size, error_code))) {
     SetSp(sp);
-    return false;
-  }
-  if (!d.present()) {
-    SetSp(sp);
-    Raise(kVecSegmentNotPresent, (selector & ~3u) | ext);
     return false;
   }
   SetFlags(flag::kTF | flag::kNT | flag::kRF | flag::kVM | ((type & 1) ? 0 : flag::kIF), 0);
@@ -259,6 +279,83 @@ bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has
   eip_ = gate32 ? offset : offset & 0xFFFF;
   jumped_ = true;
   ++branch_count_;
+  return true;
+}
+
+// The stack of ring `dpl` from the current TSS: SS:ESP of that level, checked as the i486 does
+// (#TS with the selector, #SS if not present).
+bool Cpu::InnerStack(int dpl, uint16_t* ss, uint32_t* esp, Descriptor* d) {
+  const uint32_t at = tss32_ ? 4 + 8 * dpl : 2 + 4 * dpl;
+  const int width = tss32_ ? 4 : 2;
+  if (tr_.selector == 0 || at + width + 1 > tr_.limit) {
+    Raise(kVecInvalidTss, tr_.selector & ~3u);
+    return false;
+  }
+  uint32_t sp = 0, sel = 0;
+  system_access_ = true;
+  const bool ok =
+      ReadLinear(tr_.base + at, width, &sp) && ReadLinear(tr_.base + at + width, 2, &sel);
+  system_access_ = false;
+  if (!ok) return false;
+  *ss = static_cast<uint16_t>(sel);
+  *esp = sp;
+  const uint32_t error = sel & ~3u;
+  if ((sel & ~3u) == 0 || (sel & 3) != static_cast<uint32_t>(dpl)) {
+    Raise(kVecInvalidTss, error);
+    return false;
+  }
+  if (!ReadDescriptor(*ss, d)) return false;
+  if (!d->writable() || d->dpl() != dpl) {
+    Raise(kVecInvalidTss, error);
+    return false;
+  }
+  if (!d->present()) {
+    Raise(kVecStackFault, error);
+    return false;
+  }
+  return true;
+}
+
+// RETF or IRET to an outer ring: after EIP, CS (and EFLAGS) the outer ESP and SS are popped; the
+// data segment registers the outer ring may not use become null.
+bool Cpu::ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size) {
+  uint32_t esp, ss;
+  if (!Pop(size, &esp) || !Pop(size, &ss)) return false;
+  const int new_cpl = cs_selector & 3;
+  const uint16_t ss_sel = static_cast<uint16_t>(ss);
+  if ((ss_sel & ~3u) == 0) {
+    Raise(kVecGeneralProtection, 0);
+    return false;
+  }
+  Descriptor ssd;
+  if (!ReadDescriptor(ss_sel, &ssd)) return false;
+  if ((ss_sel & 3) != new_cpl || !ssd.writable() || ssd.dpl() != new_cpl) {
+    Raise(kVecGeneralProtection, ss_sel & ~3u);
+    return false;
+  }
+  if (!ssd.present()) {
+    Raise(kVecStackFault, ss_sel & ~3u);
+    return false;
+  }
+  if (!cs.code() || (cs.conforming() ? cs.dpl() > new_cpl : cs.dpl() != new_cpl)) {
+    Raise(kVecGeneralProtection, cs_selector & ~3u);
+    return false;
+  }
+  if (!cs.present()) {
+    Raise(kVecSegmentNotPresent, cs_selector & ~3u);
+    return false;
+  }
+  cpl_ = new_cpl;
+  seg_[kCs] = {cs_selector, cs.base, cs.limit, cs.big, static_cast<uint8_t>(cs.access | 1)};
+  seg_[kSs] = {ss_sel, ssd.base, ssd.limit, ssd.big, ssd.access};
+  gpr_[kEsp] = ssd.big ? esp : (gpr_[kEsp] & 0xFFFF0000u) | (esp & 0xFFFF);
+  for (int s : {kEs, kDs, kFs, kGs}) {
+    const uint8_t a = seg_[s].access;
+    const bool conforming_code = (a & 0x1C) == 0x1C;
+    if (a != 0 && !conforming_code && static_cast<int>((a >> 5) & 3) < new_cpl) {
+      seg_[s] = {0, 0, 0, false, 0};
+    }
+  }
   return true;
 }
 
@@ -309,11 +406,6 @@ bool Cpu::FarTransfer(const Instruction& in) {
     seg_[kCs].base = (selector & 0xFFFF) << 4;
   } else {
     const uint16_t sel = static_cast<uint16_t>(selector);
-    if ((in.op == Op::kRetFar || in.op == Op::kIret) && (sel & 3) > cpl_) {
-      undo();
-      Unmodelled();  // a return to an outer privilege level
-      return false;
-    }
     if ((in.op == Op::kIret) && (flags & flag::kVM)) {
       undo();
       Unmodelled();  // a return to V86 mode
@@ -331,10 +423,27 @@ bool Cpu::FarTransfer(const Instruction& in) {
       Unmodelled();  // call gates, task gates and TSS descriptors
       return false;
     }
-    if (!LoadCode(sel, d)) return undo();
+    const int old_cpl = cpl_;
+    if ((in.op == Op::kRetFar || in.op == Op::kIret) && (sel & 3) > cpl_) {
+      if (!ReturnToOuter(sel, d, size)) return undo();
+      // RETF imm16 releases the parameters on the outer stack too.
+      if (in.op == Op::kRetFar && in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
+    } else if (!LoadCode(sel, d)) {
+      return undo();
+    }
+    if (in.op == Op::kIret) {
+      // IOPL changes only at CPL 0, IF only where CPL <= IOPL; VM stays (V86 is not modelled).
+      uint32_t writable = (flag::kAll & ~flag::kVM) & Mask(size);
+      if (old_cpl > 0) writable &= ~flag::kIOPL;
+      if (old_cpl > static_cast<int>((eflags_ & flag::kIOPL) >> 12)) writable &= ~flag::kIF;
+      SetFlags(writable, flags);
+    }
+    ++branch_count_;
+    Jump(offset, size);
+    return true;
   }
   if (in.op == Op::kIret) {
-    // At CPL 0 (all this models) IRET loads every flag but VM; a 16-bit IRET the low 16.
+    // Real mode: IRET loads every flag but VM; a 16-bit IRET the low 16.
     SetFlags((flag::kAll & ~flag::kVM) & Mask(size), flags);
   }
   ++branch_count_;
@@ -424,6 +533,155 @@ bool Cpu::System(const Instruction& in) {
     case Op::kWbinvd:
       cache_.InvalidateAll();
       return true;
+    default:
+      return false;
+  }
+}
+
+// LLDT and LTR load the LDTR and TR from GDT descriptors (LTR marks the TSS busy); SLDT and STR
+// store their selectors. All four are #UD in real mode.
+bool Cpu::Tables(const Instruction& in) {
+  if (real_mode()) {
+    Raise(kVecInvalidOpcode);
+    return false;
+  }
+  uint32_t a = 0;
+  switch (in.op) {
+    case Op::kSldt:
+      return WriteRm(in, in.IsRegisterForm() ? in.opsize : 2, ldtr_.selector);
+    case Op::kStr:
+      return WriteRm(in, in.IsRegisterForm() ? in.opsize : 2, tr_.selector);
+    case Op::kLldt:
+    case Op::kLtr: {
+      if (cpl_ != 0) {
+        Raise(kVecGeneralProtection, 0);
+        return false;
+      }
+      if (!ReadRm(in, 2, &a)) return false;
+      const uint16_t sel = static_cast<uint16_t>(a);
+      if (in.op == Op::kLldt && (sel & ~3u) == 0) {
+        ldtr_ = {0, 0, 0};
+        return true;
+      }
+      if ((sel & 4) || (sel & ~3u) == 0) {
+        Raise(kVecGeneralProtection, sel & ~3u);
+        return false;
+      }
+      Descriptor d;
+      if (!ReadDescriptor(sel, &d)) return false;
+      const uint8_t type = d.access & 0x1F;
+      const bool ok = in.op == Op::kLldt ? type == 0x02 : (type == 0x01 || type == 0x09);
+      if (!ok) {
+        Raise(kVecGeneralProtection, sel & ~3u);
+        return false;
+      }
+      if (!d.present()) {
+        Raise(kVecSegmentNotPresent, sel & ~3u);
+        return false;
+      }
+      if (in.op == Op::kLldt) {
+        ldtr_ = {d.base, d.limit, sel};
+        return true;
+      }
+      // The TSS descriptor becomes busy (type 3 or B) in memory.
+      system_access_ = true;
+      const bool marked =
+          WriteLinear(gdtr_.base + (sel & ~7u) + 5, 1, static_cast<uint32_t>(d.access | 0x02));
+      system_access_ = false;
+      if (!marked) return false;
+      tr_ = {d.base, d.limit, sel};
+      tss32_ = type == 0x09;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// Port I/O is allowed at CPL <= IOPL; above it, by the I/O permission bitmap of a 32-bit TSS
+// (the bits of every accessed port clear), else #GP(0).
+bool Cpu::IoAllowed(uint32_t port, int size) {
+  if (real_mode() || cpl_ <= static_cast<int>((eflags_ & flag::kIOPL) >> 12)) return true;
+  bool allowed = false;
+  if (tss32_ && tr_.selector != 0 && tr_.limit >= 0x67) {
+    uint32_t base = 0, bits = 0;
+    system_access_ = true;
+    bool ok = ReadLinear(tr_.base + 0x66, 2, &base);
+    const uint32_t at = base + port / 8;
+    if (ok && at + 1 <= tr_.limit) {
+      ok = ReadLinear(tr_.base + at, 2, &bits);
+      allowed = ok && ((bits >> (port % 8)) & ((1u << size) - 1)) == 0;
+    }
+    system_access_ = false;
+    if (!ok) return false;
+  }
+  if (!allowed) Raise(kVecGeneralProtection, 0);
+  return allowed;
+}
+
+// One port cycle on the bus: kPortRead or kPortWrite, never through the cache.
+bool Cpu::Port(bool write, uint32_t port, int size, uint32_t* value) {
+  uint8_t bytes[4] = {};
+  cat::BusRecord r;
+  r.kind = write ? cat::RecordKind::kPortWrite : cat::RecordKind::kPortRead;
+  r.address = port & 0xFFFF;
+  r.branch_count = branch_count_;
+  if (write) {
+    for (int i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(*value >> (8 * i));
+    r.data = std::span<const uint8_t>(bytes, size);
+    bus_.Write(r);
+    return true;
+  }
+  r.data = std::span<const uint8_t>(bytes, size);
+  bus_.Read(r, std::span<uint8_t>(bytes, size));
+  uint32_t v = 0;
+  for (int i = size - 1; i >= 0; --i) v = v << 8 | bytes[i];
+  *value = v;
+  return true;
+}
+
+bool Cpu::PortIo(const Instruction& in) {
+  const int size = in.opsize;
+  const bool dx =
+      in.op == Op::kIns || in.op == Op::kOuts || in.src == Operand::kDx || in.dst == Operand::kDx;
+  const uint32_t port = dx ? gpr_[kEdx] & 0xFFFF : in.imm & 0xFF;
+  if (!IoAllowed(port, size)) return false;
+  uint32_t v = 0;
+  switch (in.op) {
+    case Op::kIn:
+      Port(false, port, size, &v);
+      WriteReg(kEax, size, v);
+      return true;
+    case Op::kOut:
+      v = gpr_[kEax] & Mask(size);
+      return Port(true, port, size, &v);
+    case Op::kIns:
+    case Op::kOuts: {
+      // One transfer per step under REP, as the other string instructions.
+      const int as = in.addrsize;
+      const uint32_t am = Mask(as);
+      const bool rep = in.prefixes & (prefix::kRep | prefix::kRepne);
+      if (rep && (gpr_[kEcx] & am) == 0) return true;
+      const int r = in.op == Op::kIns ? kEdi : kEsi;
+      const uint32_t offset = gpr_[r] & am;
+      if (in.op == Op::kIns) {
+        // The destination is checked before the port cycle.
+        if (!CheckSegment(kEs, offset, size, true)) return false;
+        Port(false, port, size, &v);
+        if (!WriteMem(kEs, offset, size, v)) return false;
+      } else {
+        if (!ReadMem(in.seg, offset, size, &v)) return false;
+        Port(true, port, size, &v);
+      }
+      const uint32_t step = (eflags_ & flag::kDF) ? 0u - size : static_cast<uint32_t>(size);
+      const uint32_t next = (offset + step) & am;
+      gpr_[r] = as == 4 ? next : (gpr_[r] & 0xFFFF0000u) | next;
+      if (!rep) return true;
+      const uint32_t count = (gpr_[kEcx] - 1) & am;
+      gpr_[kEcx] = as == 4 ? count : (gpr_[kEcx] & 0xFFFF0000u) | count;
+      if (count != 0) repeat_ = true;
+      return true;
+    }
     default:
       return false;
   }

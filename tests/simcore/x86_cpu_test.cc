@@ -2,6 +2,8 @@
 // reset vector, real-mode interrupt delivery through the vector table and IRET, far transfers,
 // and REP string instructions running one iteration per step.
 #include <cstdint>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -166,26 +168,45 @@ TEST(X86Cpu, WhatIsNotModelledStopsTheCoreInsteadOfRunningWrongly) {
   EXPECT_EQ(r.cpu.eip(), 0x1000u);
 }
 
-#ifdef CITCAT_X86_PROTECTED_ROM
-// The ROM of tests/simcore/x86_roms/protected.S from the reset vector: real mode to protected
-// mode, paging, a page fault repaired by its handler, INT 0x80 through an interrupt gate, HLT.
-TEST(X86Cpu, ProtectedModeRomFromResetToHlt) {
-  absl::StatusOr<machine::ElfImage> elf = machine::LoadElfFile(CITCAT_X86_PROTECTED_ROM);
-  ASSERT_TRUE(elf.ok()) << elf.status();
-  PcBus bus;
-  for (const machine::ElfSegment& s : elf->segments) {
-    bus.Poke(static_cast<uint32_t>(s.vaddr), s.data);
+#ifdef CITCAT_X86_ROMS
+// A bare-metal ROM of tests/simcore/x86_roms/ in the top 64 KB, the core after RESET with
+// exceptions and interrupts delivered; runs it to its HLT.
+struct Rom {
+  explicit Rom(const std::string& name) : cpu(bus) {
+    absl::StatusOr<machine::ElfImage> elf =
+        machine::LoadElfFile(std::string(CITCAT_X86_ROMS) + "/" + name + ".elf");
+    EXPECT_TRUE(elf.ok()) << elf.status();
+    if (elf.ok()) {
+      for (const machine::ElfSegment& s : elf->segments) {
+        bus.Poke(static_cast<uint32_t>(s.vaddr), s.data);
+      }
+      if (const machine::ElfSymbol* g = elf->FindSymbol("gdt"))
+        gdt = static_cast<uint32_t>(g->value);
+    }
+    cpu.set_deliver_interrupts(true);
+    cpu.Run(100000);
   }
-  Cpu cpu(bus);
-  cpu.set_deliver_interrupts(true);
-  cpu.Run(100000);
-  ASSERT_FALSE(cpu.exception().pending)
-      << "vector " << int{cpu.exception().vector} << " at " << std::hex << cpu.exception().eip
-      << (cpu.exception().unmodelled ? " (unmodelled)" : "");
-  ASSERT_TRUE(cpu.halted()) << std::hex << "EIP " << cpu.eip() << " CS "
-                            << cpu.segment(kCs).selector << " CR0 " << cpu.cr0() << " retired "
-                            << std::dec << cpu.retired() << " ESP " << std::hex << cpu.reg(kEsp)
-                            << " CR2 " << cpu.cr2();
+  std::string State() const {
+    std::ostringstream out;
+    out << std::hex << "EIP " << cpu.eip() << " CS " << cpu.segment(kCs).selector << " CR0 "
+        << cpu.cr0() << " ESP " << cpu.reg(kEsp) << std::dec << " retired " << cpu.retired();
+    if (cpu.exception().pending) {
+      out << " exception " << int{cpu.exception().vector}
+          << (cpu.exception().unmodelled ? " (unmodelled)" : "");
+    }
+    return out.str();
+  }
+  PcBus bus;
+  Cpu cpu;
+  uint32_t gdt = 0;  // the ROM's GDT, if it has one
+};
+
+// Real mode to protected mode, paging, a page fault repaired by its handler, INT 0x80 through an
+// interrupt gate, HLT.
+TEST(X86Cpu, ProtectedModeRomFromResetToHlt) {
+  Rom rom("protected");
+  const Cpu& cpu = rom.cpu;
+  ASSERT_TRUE(cpu.halted()) << rom.State();
   EXPECT_FALSE(cpu.real_mode());
   EXPECT_EQ(cpu.cr0() & (kCr0Pe | kCr0Pg), kCr0Pe | kCr0Pg);
   EXPECT_EQ(cpu.reg(kEcx), 0x12345678u);  // the store ran again after the handler mapped the page
@@ -196,6 +217,35 @@ TEST(X86Cpu, ProtectedModeRomFromResetToHlt) {
   EXPECT_EQ(cpu.reg(kEsp), 0x90000u);  // every IRET popped what its entry pushed
   EXPECT_EQ(cpu.segment(kCs).selector, 8);
   EXPECT_EQ(cpu.segment(kSs).selector, 0x10);
+}
+
+// Ring 0 to ring 3 by IRET, INT 0x80 up to ring 0 on the TSS's stack and back, a port write at
+// ring 3 with IOPL 0 raising #GP(0), whose handler halts.
+TEST(X86Cpu, PrivilegeLevelsRomFromResetToHlt) {
+  Rom rom("rings");
+  const Cpu& cpu = rom.cpu;
+  ASSERT_TRUE(cpu.halted()) << rom.State();
+  EXPECT_EQ(cpu.cpl(), 0);
+  EXPECT_EQ(cpu.tr().selector, 0x28);
+  EXPECT_EQ(cpu.reg(kEcx) & 0xFFFF, 0x1Bu);  // CS in ring 3
+  EXPECT_EQ(cpu.reg(kEbx) & 0xFFFF, 0x08u);  // CS in the INT 0x80 handler
+  // The handler ran on the ring 0 stack from the TSS, below the five words the entry pushed.
+  EXPECT_EQ(cpu.reg(kEbp), 0x80000u - 5 * 4);
+  EXPECT_EQ(cpu.reg(kEdx), 0u);     // #GP(0)
+  EXPECT_EQ(cpu.reg(kEsi), 0x1Bu);  // raised in ring 3
+  // LTR marked the TSS descriptor busy in memory (type 9 became B).
+  ASSERT_NE(rom.gdt, 0u);
+  EXPECT_EQ(rom.bus.Peek(rom.gdt + 0x28 + 5), 0x8B);
+  // Exactly one port write reached the bus: ring 0's, with its byte.
+  int port_writes = 0;
+  for (const cat::OwnedRecord& r : rom.bus.log()) {
+    if (r.kind != cat::RecordKind::kPortWrite) continue;
+    ++port_writes;
+    EXPECT_EQ(r.address, 0xE9u);
+    ASSERT_EQ(r.data.size(), 1u);
+    EXPECT_EQ(r.data[0], 0x41);
+  }
+  EXPECT_EQ(port_writes, 1);
 }
 #endif
 

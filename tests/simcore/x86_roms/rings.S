@@ -1,0 +1,101 @@
+/* A bare-metal i486 ROM for privilege levels: flat protected mode with ring 0 and ring 3
+   segments and a 32-bit TSS, a port write at ring 0, IRET down to ring 3, INT 0x80 up to ring 0
+   on the TSS's stack and IRET back, then a port write at ring 3 with IOPL 0 that raises #GP, whose
+   handler (ring 0) records what it was given and halts. Checked by tests/simcore/x86_cpu_test.cc. */
+        .set    IDT, 0x1000
+        .set    TSS, 0x2000
+        .set    STACK0, 0x80000         /* ring 0 stack, also TSS.ESP0 */
+        .set    STACK3, 0x70000         /* ring 3 stack */
+
+        .code16
+        .text
+        .globl  _start
+_start:
+        cli
+        lgdtl   %cs:(gdt_ptr - _start)
+        movl    %cr0, %eax
+        orl     $1, %eax
+        movl    %eax, %cr0
+        .byte   0x66, 0xEA              /* ljmpl $0x08, $pm32 */
+        .long   pm32
+        .word   0x08
+
+        .code32
+pm32:
+        movw    $0x10, %ax
+        movw    %ax, %ds
+        movw    %ax, %es
+        movw    %ax, %ss
+        movl    $STACK0, %esp
+
+        /* The TSS: ESP0 and SS0; no I/O bitmap (its base past the limit). */
+        movl    $STACK0, TSS + 4
+        movl    $0x10, TSS + 8
+        movw    $0x68, TSS + 0x66
+        movw    $0x28, %ax
+        ltr     %ax
+
+        movl    $sys_handler, %eax
+        movl    $IDT + 0x80 * 8, %edi
+        movw    $0xEE00, %dx            /* present, DPL 3, 32-bit interrupt gate */
+        call    set_gate
+        movl    $gp_handler, %eax
+        movl    $IDT + 13 * 8, %edi
+        movw    $0x8E00, %dx            /* present, DPL 0 */
+        call    set_gate
+        lidt    idt_ptr
+
+        movb    $0x41, %al
+        outb    %al, $0xE9              /* ring 0 may use any port */
+
+        /* Down to ring 3: IRET with SS, ESP, EFLAGS (IOPL 0), CS and EIP of ring 3. */
+        pushl   $0x23                   /* user data, RPL 3 */
+        pushl   $STACK3
+        pushl   $0x002                  /* EFLAGS: IF clear, IOPL 0 */
+        pushl   $0x1B                   /* user code, RPL 3 */
+        pushl   $user
+        iret
+
+user:
+        movw    %cs, %cx                /* CX = 0x1B: ring 3 */
+        int     $0x80                   /* up to ring 0 and back */
+        outb    %al, $0xE9              /* IOPL 0, no bitmap: #GP(0) */
+        jmp     .
+
+/* EAX = handler, DX = type and attributes, EDI = the gate; selector 8. */
+set_gate:
+        movw    %ax, (%edi)
+        movw    $8, 2(%edi)
+        movw    %dx, 4(%edi)
+        shrl    $16, %eax
+        movw    %ax, 6(%edi)
+        ret
+
+sys_handler:
+        movw    %cs, %bx                /* BX = 8: ring 0 */
+        movl    %esp, %ebp              /* EBP: the ring 0 stack after the entry */
+        iret
+
+gp_handler:
+        popl    %edx                    /* the error code */
+        movl    4(%esp), %esi           /* the CS of the interrupted code */
+        hlt
+
+        .p2align 3
+gdt:    .quad   0
+        .quad   0x00CF9A000000FFFF      /* 0x08: ring 0 code */
+        .quad   0x00CF92000000FFFF      /* 0x10: ring 0 data */
+        .quad   0x00CFFA000000FFFF      /* 0x18: ring 3 code */
+        .quad   0x00CFF2000000FFFF      /* 0x20: ring 3 data */
+        .quad   0x0000890020000067      /* 0x28: 32-bit TSS at 0x2000, limit 0x67 */
+gdt_ptr:
+        .word   6 * 8 - 1
+        .long   gdt
+idt_ptr:
+        .word   0x81 * 8 - 1
+        .long   IDT
+
+        .code16
+        .org    0xFFF0
+reset:  jmp     _start                  /* the reset vector: a near jump keeps CS base FFFF0000 */
+        .org    0x10000
