@@ -433,7 +433,10 @@ bool Cpu::MulDiv(const Instruction& in, uint32_t src) {
 
 uint64_t Cpu::Run(uint64_t steps) {
   const uint64_t before = retired_;
-  for (uint64_t i = 0; i < steps && !exception_.pending && !halted_; ++i) Step();
+  for (uint64_t i = 0; i < steps && !exception_.pending; ++i) {
+    if (halted_ && !(nmi_ && !nmi_blocked_) && !(intr_ && (eflags_ & flag::kIF))) break;
+    Step();
+  }
   return retired_ - before;
 }
 
@@ -445,6 +448,9 @@ void Cpu::Step() {
   int have = static_cast<int>(Cache::kLineBytes - (linear & (Cache::kLineBytes - 1)));
   have = std::min(have, kMaxInstructionLength);
   faulted_ = false;
+  const bool shadowed = shadow_;
+  shadow_ = false;
+  if (deliver_ && !shadowed && TakeExternalInterrupt()) return;
   if (!Fetch(linear, bytes, have)) return;
   Instruction in = Decode(bytes, have, code32);
   if (in.fault == Fault::kTruncated) {
@@ -694,7 +700,10 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kPop: {
       if (!Pop(size, &a)) return false;
       if (in.dst == Operand::kSreg) {
-        if (LoadSegment(in.reg, static_cast<uint16_t>(a))) return true;
+        if (LoadSegment(in.reg, static_cast<uint16_t>(a))) {
+          shadow_ = in.reg == kSs;
+          return true;
+        }
         SetSp(Sp() - size);
         return false;
       }
@@ -849,7 +858,9 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kMovSeg:
       if (in.dst == Operand::kSreg) {
         if (!ReadRm(in, 2, &a)) return false;
-        return LoadSegment(in.reg, static_cast<uint16_t>(a));
+        if (!LoadSegment(in.reg, static_cast<uint16_t>(a))) return false;
+        shadow_ = in.reg == kSs;
+        return true;
       }
       // To a register the whole operand size is written (upper half zero); to memory 16 bits.
       return WriteRm(in, in.IsRegisterForm() ? size : 2, seg_[in.reg].selector);
@@ -919,6 +930,36 @@ bool Cpu::Execute(const Instruction& in) {
 
 // A software interrupt: the instruction completes (EIP after it) and the interrupt is taken;
 // delivery through the IDT is not modelled yet, so the core stops with it pending.
+// At an instruction boundary: an NMI, or INTR with IF set, is taken before the next instruction
+// (its return address is this one's EIP, so a REP instruction resumes with the count it has).
+bool Cpu::TakeExternalInterrupt() {
+  uint8_t vector;
+  if (nmi_ && !nmi_blocked_) {
+    nmi_ = false;
+    nmi_blocked_ = true;
+    vector = 2;
+  } else if (intr_ && (eflags_ & flag::kIF)) {
+    // The interrupt acknowledge cycle: the interrupt controller puts the vector on the bus.
+    uint8_t v = 0;
+    cat::BusRecord ack;
+    ack.kind = cat::RecordKind::kInterruptAck;
+    ack.branch_count = branch_count_;
+    ack.data = std::span<const uint8_t>(&v, 1);
+    bus_.Read(ack, std::span<uint8_t>(&v, 1));
+    vector = v;
+  } else {
+    return false;
+  }
+  halted_ = false;
+  next_eip_ = eip_;
+  jumped_ = false;
+  delivering_ = true;
+  faulted_ = false;
+  Interrupt(vector, eip_, false, false, 0);
+  delivering_ = false;
+  return true;
+}
+
 bool Cpu::Trap(uint8_t vector) {
   if (deliver_) {
     // The instruction retires; the handler's entry is its control transfer.

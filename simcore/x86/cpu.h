@@ -107,6 +107,13 @@ class Cpu {
   // not vector them can then be compared).
   void set_deliver_interrupts(bool on) { deliver_ = on; }
 
+  // The INTR line: while asserted and EFLAGS.IF set, the core takes an external interrupt at the
+  // next instruction boundary (a REP string instruction has one between iterations), reading its
+  // vector in an interrupt acknowledge bus cycle; HLT ends. Needs delivery on.
+  void SetIntr(bool asserted) { intr_ = asserted; }
+  // The NMI input (edge): vector 2 at the next boundary, whatever IF; further NMIs wait for IRET.
+  void RaiseNmi() { nmi_ = true; }
+
   // Runs at most `steps` instructions; stops early at an exception (exception() says which; the
   // faulting instruction did not retire). Returns the instructions retired.
   uint64_t Run(uint64_t steps);
@@ -158,6 +165,7 @@ class Cpu {
   bool Enter(const Instruction& in);
   bool String(const Instruction& in);
   bool Trap(uint8_t vector);
+  bool TakeExternalInterrupt();
   bool LoadSegment(int seg, uint16_t selector);
   bool FarTransfer(const Instruction& in);
   bool Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has_error,
@@ -222,6 +230,8 @@ class Cpu {
   uint32_t next_eip_ = 0;  // after the instruction being executed
   bool jumped_ = false;    // it set eip_ itself
   bool repeat_ = false;    // a REP string instruction has iterations left
+  bool intr_ = false, nmi_ = false, nmi_blocked_ = false;
+  bool shadow_ = false;  // STI, MOV SS, POP SS: no interrupt before the next instruction
   bool deliver_ = false;
   Exception exception_;
   uint64_t retired_ = 0;

@@ -392,6 +392,7 @@ bool Cpu::FarTransfer(const Instruction& in) {
       if (in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
       break;
     case Op::kIret:
+      nmi_blocked_ = false;
       if (!real_mode() && (eflags_ & flag::kNT)) {
         Unmodelled();  // a return from a nested task
         return false;
@@ -521,6 +522,8 @@ bool Cpu::System(const Instruction& in) {
         Raise(kVecGeneralProtection, 0);
         return false;
       }
+      // STI holds interrupts off until after the next instruction.
+      if (in.op == Op::kSti && !(eflags_ & flag::kIF)) shadow_ = true;
       SetFlags(flag::kIF, in.op == Op::kSti ? flag::kIF : 0);
       return true;
     case Op::kHlt:

@@ -20,7 +20,11 @@ class PcBus final : public simcore::Bus {
   PcBus() : ram_(1 << 20), rom_(1 << 16, 0xF4) {}  // HLT everywhere in the ROM
 
   void Read(const cat::BusRecord& r, std::span<uint8_t> data) override {
-    for (size_t i = 0; i < data.size(); ++i) data[i] = *At(r.address + i);
+    if (r.kind == cat::RecordKind::kInterruptAck) {
+      data[0] = vector;  // what an interrupt controller would put on the bus
+    } else {
+      for (size_t i = 0; i < data.size(); ++i) data[i] = *At(r.address + i);
+    }
     log_.emplace_back(r);
   }
   void Write(const cat::BusRecord& r) override {
@@ -32,6 +36,7 @@ class PcBus final : public simcore::Bus {
   }
   uint8_t Peek(uint32_t address) { return *At(address); }
   const std::vector<cat::OwnedRecord>& log() const { return log_; }
+  uint8_t vector = 0;  // supplied in interrupt acknowledge cycles
 
  private:
   uint8_t* At(uint64_t a) {
@@ -98,6 +103,61 @@ TEST(X86Cpu, RealModeIntGoesThroughTheVectorTableAndIretComesBack) {
   EXPECT_EQ(r.cpu.eflags(), flag::kIF | flag::kCF | 2);
   EXPECT_EQ(r.cpu.reg(kEsp), 0x8000u);
   EXPECT_EQ(r.cpu.branch_count(), 2u);  // the interrupt entry and the IRET
+}
+
+TEST(X86Cpu, IntrWakesHltThroughAnAcknowledgeCycleAfterTheStiShadow) {
+  // STI; HLT; NOP. The interrupt comes after HLT (STI holds it off for one instruction).
+  Real r({0xFB, 0xF4, 0x90});
+  r.bus.Poke(0x08 * 4, {0x00, 0x30, 0x00, 0x00});  // vector 8 -> 0000:3000
+  r.bus.Poke(0x3000, {0xCF});                      // IRET
+  r.bus.vector = 0x08;
+  r.cpu.set_deliver_interrupts(true);
+  r.cpu.SetIntr(true);
+  EXPECT_EQ(r.cpu.Run(1), 1u);  // STI
+  EXPECT_EQ(r.cpu.eip(), 0x1001u);
+  EXPECT_EQ(r.cpu.Run(1), 1u);  // HLT: the shadow kept the interrupt off until after it ran
+  EXPECT_EQ(r.cpu.eip(), 0x1002u);
+  EXPECT_TRUE(r.cpu.halted());
+  r.cpu.Run(1);  // the interrupt entry ends the halt
+  EXPECT_FALSE(r.cpu.halted());
+  EXPECT_EQ(r.cpu.eip(), 0x3000u);
+  EXPECT_FALSE(r.cpu.eflags() & flag::kIF);
+  EXPECT_EQ(r.Word(0x8000 - 6), 0x1002);  // the return address: the instruction after HLT
+  r.cpu.SetIntr(false);
+  EXPECT_EQ(r.cpu.Run(2), 2u);  // IRET, NOP
+  EXPECT_EQ(r.cpu.eip(), 0x1003u);
+  int acks = 0;
+  for (const cat::OwnedRecord& rec : r.bus.log()) {
+    if (rec.kind == cat::RecordKind::kInterruptAck) ++acks;
+  }
+  EXPECT_EQ(acks, 1);
+}
+
+TEST(X86Cpu, AnInterruptBetweenRepIterationsResumesWithTheRemainingCount) {
+  // REP STOSB with CX = 5 at 0:0700; an interrupt after two iterations.
+  Real r({0xF3, 0xAA, 0x90});
+  r.bus.Poke(0x20 * 4, {0x00, 0x30, 0x00, 0x00});
+  r.bus.Poke(0x3000, {0xCF});
+  r.bus.vector = 0x20;
+  r.cpu.set_deliver_interrupts(true);
+  r.cpu.set_eflags(flag::kIF);
+  r.cpu.set_reg(kEcx, 5);
+  r.cpu.set_reg(kEax, 0x77);
+  r.cpu.set_reg(kEdi, 0x700);
+  EXPECT_EQ(r.cpu.Run(2), 0u);
+  EXPECT_EQ(r.cpu.reg(kEcx), 3u);
+  r.cpu.SetIntr(true);
+  r.cpu.Run(1);  // the interrupt: at the REP instruction's EIP, with CX = 3 left
+  r.cpu.SetIntr(false);
+  EXPECT_EQ(r.cpu.eip(), 0x3000u);
+  EXPECT_EQ(r.Word(0x8000 - 6), 0x1000);
+  EXPECT_EQ(r.cpu.Run(1), 1u);  // IRET
+  EXPECT_EQ(r.cpu.eip(), 0x1000u);
+  EXPECT_EQ(r.cpu.Run(3), 1u);  // the three iterations left; the REP retires with the last
+  EXPECT_EQ(r.cpu.reg(kEcx), 0u);
+  EXPECT_EQ(r.cpu.eip(), 0x1002u);
+  EXPECT_EQ(r.bus.Peek(0x704), 0x77);
+  EXPECT_EQ(r.bus.Peek(0x705), 0);
 }
 
 TEST(X86Cpu, WithoutDeliveryASoftwareInterruptStopsTheCoreAfterTheInstruction) {
