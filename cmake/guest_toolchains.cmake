@@ -54,7 +54,9 @@ endfunction()
 
 # ---- i686 (the i386 family): Debian's i686-linux-gnu cross tools ----
 find_program(CITCAT_I686_CC i686-linux-gnu-gcc DOC "i686 cross compiler for i386 guest programs")
-if(CITCAT_I686_CC AND EXISTS "${CITCAT_I686_CC}")
+find_program(CITCAT_I686_OBJCOPY i686-linux-gnu-objcopy DOC "objcopy of the i686 cross tools")
+if(CITCAT_I686_CC AND EXISTS "${CITCAT_I686_CC}" AND CITCAT_I686_OBJCOPY
+   AND EXISTS "${CITCAT_I686_OBJCOPY}")
   set(CITCAT_HAVE_I686_TOOLCHAIN TRUE)
 else()
   set(CITCAT_HAVE_I686_TOOLCHAIN FALSE)
@@ -68,12 +70,19 @@ endif()
 # Builds one i386 guest program: `CITCAT_I686_CC FLAGS SOURCES LIBS -o OUTPUT`. Only call it when
 # CITCAT_HAVE_I686_TOOLCHAIN is true.
 function(citcat_i686_program)
-  cmake_parse_arguments(ARG "" "OUTPUT;COMMENT" "SOURCES;FLAGS;LIBS;DEPENDS" ${ARGN})
+  cmake_parse_arguments(ARG "" "OUTPUT;BINARY;COMMENT" "SOURCES;FLAGS;LIBS;DEPENDS" ${ARGN})
   get_filename_component(dir ${ARG_OUTPUT} DIRECTORY)
+  set(outputs ${ARG_OUTPUT})
+  set(raw)
+  if(ARG_BINARY)
+    list(APPEND outputs ${ARG_BINARY})
+    set(raw COMMAND ${CITCAT_I686_OBJCOPY} -O binary ${ARG_OUTPUT} ${ARG_BINARY})
+  endif()
   add_custom_command(
-    OUTPUT ${ARG_OUTPUT}
+    OUTPUT ${outputs}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
     COMMAND ${CITCAT_I686_CC} ${ARG_FLAGS} ${ARG_SOURCES} ${ARG_LIBS} -o ${ARG_OUTPUT}
+    ${raw}
     DEPENDS ${ARG_SOURCES} ${ARG_DEPENDS}
     COMMENT "${ARG_COMMENT}"
     VERBATIM)

@@ -10,6 +10,8 @@ namespace citcat::x86 {
 namespace {
 
 constexpr uint8_t kCodeAccess = 0x9B;  // present, DPL 0, code, readable, accessed
+// EDX after RESET identifies the processor: family 4 (i486), model 0 (DX), stepping 1.
+constexpr uint32_t kResetEdx = 0x0401;
 
 uint32_t Mask(int size) { return size == 4 ? 0xFFFFFFFFu : (1u << (8 * size)) - 1; }
 uint32_t SignBit(int size) { return 1u << (8 * size - 1); }
@@ -36,6 +38,7 @@ Cpu::Cpu(simcore::Bus& bus) : bus_(bus), cache_(bus, branch_count_) {
   set_cr0(kCr0Cd | kCr0Nw | kCr0Et);
   seg_[kCs] = {0xF000, 0xFFFF0000u, 0xFFFF, false, kCodeAccess};
   eip_ = 0xFFF0;
+  gpr_[kEdx] = kResetEdx;
 }
 
 void Cpu::set_cr0(uint32_t v) {

@@ -79,6 +79,7 @@ sys_handler:
 gp_handler:
         popl    %edx                    /* the error code */
         movl    4(%esp), %esi           /* the CS of the interrupted code */
+        outb    %al, $0xF4              /* isa-debug-exit: ends a run under full-system QEMU */
         hlt
 
         .p2align 3

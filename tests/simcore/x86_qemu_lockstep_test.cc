@@ -1,0 +1,206 @@
+// The i486 core against full-system QEMU (qemu-system-i386 -M isapc -cpu 486) on the bare-metal
+// ROMs of tests/simcore/x86_roms/, from the reset vector, at every instruction: QEMU logs the
+// state before each instruction it runs (-d cpu with -singlestep and -icount for a deterministic
+// run), and the core, run one step at a time from RESET on the same ROM, must show the same EIP,
+// general registers, flags (those the last instruction left undefined aside), CPL, segment
+// selectors and bases, CR0, CR2 and CR3. This reaches what Unicorn cannot: mode switches, paging,
+// page faults, gates, privilege changes and their stacks. See ../shared/ORACLES.md for the
+// command and what QEMU's log shows.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "machine/elf_loader.h"
+#include "simcore/x86/cpu.h"
+
+namespace citcat::x86 {
+namespace {
+
+// One record of QEMU's -d cpu log: the state before an instruction.
+struct QemuState {
+  uint32_t gpr[8] = {};
+  uint32_t eip = 0, eflags = 0, cr0 = 0, cr2 = 0, cr3 = 0;
+  int cpl = 0;
+  uint16_t selector[6] = {};
+  uint32_t base[6] = {};
+};
+
+uint32_t Hex(absl::string_view s) {
+  uint32_t v = 0;
+  EXPECT_TRUE(absl::SimpleHexAtoi(s, &v)) << s;
+  return v;
+}
+
+// "NAME=value" fields of a line.
+void Fields(absl::string_view line, QemuState& s) {
+  static constexpr const char* kGpr[8] = {"EAX", "ECX", "EDX", "EBX", "ESP", "EBP", "ESI", "EDI"};
+  static constexpr const char* kSeg[6] = {"ES", "CS", "SS", "DS", "FS", "GS"};
+  for (int i = 0; i < 6; ++i) {
+    // "CS =f000 ffff0000 0000ffff 00009b00"
+    if (absl::StartsWith(line, absl::StrCat(kSeg[i], " ="))) {
+      std::vector<absl::string_view> parts = absl::StrSplit(line.substr(4), ' ');
+      if (parts.size() >= 2) {
+        s.selector[i] = static_cast<uint16_t>(Hex(parts[0]));
+        s.base[i] = Hex(parts[1]);
+      }
+      return;
+    }
+  }
+  for (absl::string_view field : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
+    const size_t eq = field.find('=');
+    if (eq == absl::string_view::npos) continue;
+    const absl::string_view name = field.substr(0, eq), value = field.substr(eq + 1);
+    for (int r = 0; r < 8; ++r) {
+      if (name == kGpr[r]) s.gpr[r] = Hex(value);
+    }
+    if (name == "EIP") s.eip = Hex(value);
+    if (name == "EFL") s.eflags = Hex(value);
+    if (name == "CPL") s.cpl = static_cast<int>(Hex(value));
+    if (name == "CR0") s.cr0 = Hex(value);
+    if (name == "CR2") s.cr2 = Hex(value);
+    if (name == "CR3") s.cr3 = Hex(value);
+  }
+}
+
+// Runs the ROM under QEMU and returns the states of the instructions it ran, in order.
+std::vector<QemuState> RunQemu(const std::string& rom) {
+  const std::string dir = ::testing::TempDir() + "/x86-qemu-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  const std::string log = dir + "/log";
+  const std::string command = absl::StrCat(
+      CITCAT_QEMU_I386, " -M isapc -cpu 486 -m 16 -bios ", rom,
+      " -display none -monitor none -serial none -nodefaults",
+      " -device isa-debug-exit,iobase=0xf4,iosize=4 -icount shift=0,sleep=off -singlestep",
+      " -d cpu,exec,nochain -D ", log, " >/dev/null 2>&1");
+  std::system(command.c_str());  // exits through the debug port with a non-zero status
+  std::ifstream in(log);
+  std::vector<QemuState> states;
+  std::vector<bool> dropped;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (absl::StartsWith(line, "Trace ")) {
+      states.emplace_back();
+      dropped.push_back(false);
+    } else if (absl::StartsWith(line, "Stopped execution of TB chain before") && !states.empty()) {
+      dropped.back() = true;  // that record's instruction did not run
+    } else if (!states.empty()) {
+      Fields(line, states.back());
+    }
+  }
+  std::filesystem::remove_all(dir);
+  std::vector<QemuState> ran;
+  for (size_t i = 0; i < states.size(); ++i) {
+    if (!dropped[i]) ran.push_back(states[i]);
+  }
+  return ran;
+}
+
+// A PC's memory for the core: 16 MB of RAM (as -m 16) and the ROM at the top of the 4 GB space.
+class PcBus final : public simcore::Bus {
+ public:
+  PcBus() : ram_(16 << 20), rom_(1 << 16) {}
+  void Read(const cat::BusRecord& r, std::span<uint8_t> data) override {
+    for (size_t i = 0; i < data.size(); ++i) data[i] = *At(r.address + i);
+  }
+  void Write(const cat::BusRecord& r) override {
+    if (r.kind == cat::RecordKind::kPortWrite) return;
+    for (size_t i = 0; i < r.data.size(); ++i) *At(r.address + i) = r.data[i];
+  }
+  void Load(uint32_t address, const std::vector<uint8_t>& bytes) {
+    for (size_t i = 0; i < bytes.size(); ++i) *At(address + i) = bytes[i];
+  }
+  const uint8_t* Bytes(uint32_t address) { return At(address); }
+
+ private:
+  uint8_t* At(uint64_t a) {
+    if (a >= 0xFFFF0000u) return &rom_[a - 0xFFFF0000u];
+    return &ram_[a % ram_.size()];
+  }
+  std::vector<uint8_t> ram_, rom_;
+};
+
+// The first difference between the core and QEMU over the whole run of `name`, or "".
+std::string Compare(const std::string& name, size_t* compared) {
+  const std::string base = std::string(CITCAT_X86_ROMS) + "/" + name;
+  const std::vector<QemuState> qemu = RunQemu(base + ".bin");
+  if (qemu.size() < 10) return absl::StrCat("QEMU ran ", qemu.size(), " instructions");
+  absl::StatusOr<machine::ElfImage> elf = machine::LoadElfFile(base + ".elf");
+  if (!elf.ok()) return std::string(elf.status().message());
+  PcBus bus;
+  for (const machine::ElfSegment& s : elf->segments) {
+    bus.Load(static_cast<uint32_t>(s.vaddr), s.data);
+  }
+  Cpu cpu(bus);
+  cpu.set_deliver_interrupts(true);
+  // QEMU's 486 identifies itself as family 4 model 8 in EDX at RESET; the core's i486DX does not.
+  cpu.set_reg(kEdx, qemu[0].gpr[kEdx]);
+  // Flags an instruction left undefined stay out of the comparison until one defines them again.
+  uint32_t undefined = 0;
+  for (size_t i = 0; i < qemu.size(); ++i) {
+    const QemuState& q = qemu[i];
+    std::string diff;
+    const auto check = [&](const char* what, uint32_t ours, uint32_t theirs) {
+      if (diff.empty() && ours != theirs) {
+        diff = absl::StrFormat("%s is %#x, QEMU %#x", what, ours, theirs);
+      }
+    };
+    check("EIP", cpu.eip(), q.eip);
+    static constexpr const char* kGpr[8] = {"EAX", "ECX", "EDX", "EBX", "ESP", "EBP", "ESI", "EDI"};
+    for (int r = 0; r < 8; ++r) check(kGpr[r], cpu.reg(r), q.gpr[r]);
+    check("EFLAGS", cpu.eflags() & ~undefined, q.eflags & ~undefined);
+    check("CPL", cpu.cpl(), q.cpl);
+    static constexpr const char* kSeg[6] = {"ES", "CS", "SS", "DS", "FS", "GS"};
+    for (int s = 0; s < 6; ++s) {
+      check(absl::StrCat(kSeg[s], " selector").c_str(), cpu.segment(s).selector, q.selector[s]);
+      check(absl::StrCat(kSeg[s], " base").c_str(), cpu.segment(s).base, q.base[s]);
+    }
+    check("CR0", cpu.cr0(), q.cr0);
+    check("CR2", cpu.cr2(), q.cr2);
+    check("CR3", cpu.cr3(), q.cr3);
+    if (!diff.empty()) {
+      return absl::StrFormat("%s: before instruction %d at %04x:%08x: %s", name, i, q.selector[kCs],
+                             q.eip, diff);
+    }
+    ++*compared;
+    if (i + 1 == qemu.size()) break;
+    const uint32_t linear = cpu.segment(kCs).base + cpu.eip();
+    const Instruction in = Decode(bus.Bytes(linear), kMaxInstructionLength, cpu.segment(kCs).big);
+    undefined = (undefined & ~(FlagsWritten(in) & ~FlagsUndefined(in))) | FlagsUndefined(in);
+    cpu.Run(1);
+    if (cpu.exception().pending) {
+      return absl::StrFormat("%s: instruction %d at %08x stopped the core (vector %d%s)", name, i,
+                             q.eip, cpu.exception().vector,
+                             cpu.exception().unmodelled ? ", unmodelled" : "");
+    }
+  }
+  return "";
+}
+
+TEST(X86QemuLockstep, ProtectedModePagingAndAPageFault) {
+  size_t compared = 0;
+  EXPECT_EQ(Compare("protected", &compared), "");
+  EXPECT_GT(compared, 4000u);
+  std::printf("%zu instructions compared\n", compared);
+}
+
+TEST(X86QemuLockstep, RingsTheTssStackAndAGeneralProtectionFault) {
+  size_t compared = 0;
+  EXPECT_EQ(Compare("rings", &compared), "");
+  EXPECT_GT(compared, 30u);
+  std::printf("%zu instructions compared\n", compared);
+}
+
+}  // namespace
+}  // namespace citcat::x86
