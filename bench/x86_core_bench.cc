@@ -1,0 +1,118 @@
+// Speed of the i486 core on compiled code with the cache model on, against Unicorn (QEMU's x86
+// TCG) with the per-instruction and memory hooks a tracer needs, on the same code in the same
+// run. The "ratio" counter is core speed / Unicorn speed. The program (bench/x86_programs/) runs
+// in flat 32-bit code at CPL 0 from 0x100000 and ends with HLT.
+#include <time.h>
+#include <unicorn/unicorn.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "machine/elf_loader.h"
+#include "simcore/ram_bus.h"
+#include "simcore/x86/cpu.h"
+
+namespace citcat::x86 {
+namespace {
+
+constexpr size_t kRam = 4 << 20;
+
+struct Program {
+  std::vector<std::pair<uint32_t, std::vector<uint8_t>>> segments;
+  uint32_t entry = 0;
+};
+
+Program Load(const std::string& name) {
+  absl::StatusOr<machine::ElfImage> elf =
+      machine::LoadElfFile(std::string(CITCAT_X86_PROGRAMS) + "/" + name + ".elf");
+  if (!elf.ok()) std::abort();
+  Program p;
+  for (const machine::ElfSegment& s : elf->segments) {
+    std::vector<uint8_t> bytes = s.data;
+    bytes.resize(s.memsz, 0);
+    p.segments.push_back({static_cast<uint32_t>(s.vaddr), std::move(bytes)});
+  }
+  p.entry = static_cast<uint32_t>(elf->entry);
+  return p;
+}
+
+// Thread CPU time: the machine is shared, so wall time would measure the neighbours too.
+double Now() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
+}
+
+// Runs the program on the core to its HLT; returns seconds and the instructions and EAX.
+double RunCore(const Program& p, uint64_t* instructions, uint32_t* result) {
+  simcore::RamBus bus(kRam);
+  for (const auto& [address, bytes] : p.segments) bus.Poke(address, bytes);
+  Cpu cpu(bus);
+  cpu.SetFlat32();
+  cpu.set_eip(p.entry);
+  const double t0 = Now();
+  while (!cpu.halted() && !cpu.exception().pending) cpu.Run(1 << 20);
+  const double t1 = Now();
+  if (cpu.exception().pending) std::abort();
+  *instructions = cpu.retired();
+  *result = cpu.reg(kEax);
+  return t1 - t0;
+}
+
+struct HookCounts {
+  uint64_t code = 0, mem = 0;
+};
+void OnCode(uc_engine*, uint64_t, uint32_t, void* user) { ++static_cast<HookCounts*>(user)->code; }
+void OnMem(uc_engine*, uc_mem_type, uint64_t, int, int64_t, void* user) {
+  ++static_cast<HookCounts*>(user)->mem;
+}
+
+// The same on Unicorn with UC_HOOK_CODE and UC_HOOK_MEM_READ|WRITE; returns seconds.
+double RunUnicorn(const Program& p, uint64_t* instructions, uint32_t* result) {
+  uc_engine* uc;
+  uc_open(UC_ARCH_X86, UC_MODE_32, &uc);
+  uc_mem_map(uc, 0, kRam, UC_PROT_ALL);
+  for (const auto& [address, bytes] : p.segments) {
+    uc_mem_write(uc, address, bytes.data(), bytes.size());
+  }
+  HookCounts counts;
+  uc_hook h1, h2;
+  uc_hook_add(uc, &h1, UC_HOOK_CODE, reinterpret_cast<void*>(&OnCode), &counts, 1, 0);
+  uc_hook_add(uc, &h2, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(&OnMem),
+              &counts, 1, 0);
+  const double t0 = Now();
+  uc_emu_start(uc, p.entry, 0xFFFFFFFF, 0, 0);  // ends at the HLT
+  const double t1 = Now();
+  uc_reg_read(uc, UC_X86_REG_EAX, result);
+  uc_close(uc);
+  *instructions = counts.code;
+  return t1 - t0;
+}
+
+void CoreVsUnicorn(benchmark::State& state, const char* name) {
+  const Program p = Load(name);
+  double core = 0, unicorn = 0;
+  uint64_t n_core = 0, n_unicorn = 0;
+  for (auto _ : state) {
+    uint32_t r1 = 0, r2 = 0;
+    core += RunCore(p, &n_core, &r1);
+    unicorn += RunUnicorn(p, &n_unicorn, &r2);
+    if (r1 != r2) state.SkipWithError("the core and Unicorn computed different results");
+  }
+  const double iterations = static_cast<double>(state.iterations());
+  state.counters["core_Minstr_per_s"] = n_core * iterations / core / 1e6;
+  state.counters["unicorn_Minstr_per_s"] = n_unicorn * iterations / unicorn / 1e6;
+  state.counters["ratio"] = (n_core / core) / (n_unicorn / unicorn);
+  state.counters["instructions"] = static_cast<double>(n_core);
+  state.counters["unicorn_instructions"] = static_cast<double>(n_unicorn);
+}
+
+BENCHMARK_CAPTURE(CoreVsUnicorn, kernels, "kernels")->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+}  // namespace citcat::x86
+
+BENCHMARK_MAIN();
