@@ -443,6 +443,41 @@ uint64_t Cpu::Run(uint64_t steps) {
   return retired_ - before;
 }
 
+// The instruction at `linear`: from the predecoded copy kept with its cache line while the line
+// holds the same bytes (its generation), else fetched and decoded. Only instructions that lie
+// wholly inside one line are kept; the fetch itself (and so the line's replacement state) happens
+// either way, as for every instruction the i486 runs.
+bool Cpu::FetchAndDecode(uint32_t linear, int have, bool code32, uint8_t* bytes, Instruction* in) {
+  uint32_t paddr;
+  Access a;
+  if (!Physical(linear, false, true, &paddr, &a)) return false;
+  Cache::LineRef ref;
+  const uint8_t* line = cache_.FetchLine(paddr, a, &ref);
+  const uint32_t offset = paddr & (Cache::kLineBytes - 1);
+  if (line != nullptr) {
+    Predecoded& p = predecoded_[ref.slot * Cache::kLineBytes + offset];
+    if (p.generation == ref.generation && p.code32 == code32 && p.valid) {
+      *in = p.in;
+      return true;
+    }
+    std::memcpy(bytes, line + offset, have);
+    *in = Decode(bytes, have, code32);
+    if (in->fault != Fault::kTruncated) {
+      p = {ref.generation, code32, true, *in};
+      return true;
+    }
+  } else {
+    for (int i = 0; i < have; ++i) cache_.Read(paddr + i, std::span<uint8_t>(bytes + i, 1), a);
+    *in = Decode(bytes, have, code32);
+  }
+  if (in->fault == Fault::kTruncated) {
+    // The instruction runs into the next line (and maybe the next page).
+    if (!Fetch(linear + have, bytes + have, kMaxInstructionLength - have)) return false;
+    *in = Decode(bytes, kMaxInstructionLength, code32);
+  }
+  return true;
+}
+
 void Cpu::Step() {
   uint8_t bytes[kMaxInstructionLength];
   const bool code32 = seg_[kCs].big;
@@ -454,12 +489,8 @@ void Cpu::Step() {
   const bool shadowed = shadow_;
   shadow_ = false;
   if (deliver_ && !shadowed && TakeExternalInterrupt()) return;
-  if (!Fetch(linear, bytes, have)) return;
-  Instruction in = Decode(bytes, have, code32);
-  if (in.fault == Fault::kTruncated) {
-    if (!Fetch(linear + have, bytes + have, kMaxInstructionLength - have)) return;
-    in = Decode(bytes, kMaxInstructionLength, code32);
-  }
+  Instruction in;
+  if (!FetchAndDecode(linear, have, code32, bytes, &in)) return;
   if (in.fault == Fault::kUD) return Raise(kVecInvalidOpcode);
   if (in.fault != Fault::kNone) return Raise(kVecGeneralProtection);
   next_eip_ = code32 ? eip_ + in.length : (eip_ + in.length) & 0xFFFF;

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "simcore/bus.h"
 #include "simcore/x86/cache.h"
@@ -131,6 +132,7 @@ class Cpu {
 
  private:
   void Step();
+  bool FetchAndDecode(uint32_t linear, int have, bool code32, uint8_t* bytes, Instruction* in);
   bool Execute(const Instruction& in);
   void Raise(uint8_t vector, uint32_t error_code = 0);
 
@@ -225,7 +227,16 @@ class Cpu {
   bool halted_ = false;
   bool system_access_ = false;  // descriptor-table and gate reads: supervisor accesses
   bool faulted_ = false;        // the current step raised an exception
-  bool delivering_ = false;     // an exception is being delivered (a fault now is a double fault)
+  // Decoded instructions kept per byte of each cache line slot, valid while the slot's
+  // generation is the one they were decoded from.
+  struct Predecoded {
+    uint32_t generation = ~0u;
+    bool code32 = false;
+    bool valid = false;
+    Instruction in;
+  };
+  std::vector<Predecoded> predecoded_ = std::vector<Predecoded>(Cache::kSlots * Cache::kLineBytes);
+  bool delivering_ = false;  // an exception is being delivered (a fault now is a double fault)
   std::array<Segment, 6> seg_{};
   uint32_t next_eip_ = 0;  // after the instruction being executed
   bool jumped_ = false;    // it set eip_ itself

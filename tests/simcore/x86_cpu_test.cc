@@ -221,6 +221,18 @@ TEST(X86Cpu, RepMovsRunsOneIterationPerStepAndRetiresOnce) {
   EXPECT_EQ(r.bus.Peek(0x703), 0);
 }
 
+TEST(X86Cpu, AStoreIntoCodeIsSeenByTheNextFetchOfIt) {
+  // A loop that runs MOV AL, imm8 twice; between the runs a store changes its immediate. The
+  // instruction was predecoded on the first run: the store into its line must drop that.
+  //   1000: MOV AL, 11h       B0 11
+  //   1002: MOV [1001h], 22h  C6 06 01 10 22
+  //   1007: JMP 1000h         EB F7
+  Real r({0xB0, 0x11, 0xC6, 0x06, 0x01, 0x10, 0x22, 0xEB, 0xF7});
+  r.cpu.set_cr0(kCr0Et);  // caches on, so the code sits in a cache line
+  ASSERT_EQ(r.cpu.Run(4), 4u);
+  EXPECT_EQ(r.cpu.reg(kEax) & 0xFF, 0x22u);
+}
+
 TEST(X86Cpu, WhatIsNotModelledStopsTheCoreInsteadOfRunningWrongly) {
   Real r({0xD9, 0xE8});  // FLD1: the x87 is not in the interpreter yet
   EXPECT_EQ(r.cpu.Run(1), 0u);
