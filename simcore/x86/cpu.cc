@@ -943,6 +943,12 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kSldt:
     case Op::kStr:
       return Tables(in);
+    case Op::kLar:
+    case Op::kLsl:
+    case Op::kVerr:
+    case Op::kVerw:
+    case Op::kArpl:
+      return Probe(in);
     case Op::kIn:
     case Op::kOut:
     case Op::kIns:

@@ -174,6 +174,7 @@ class Cpu {
                  uint32_t error_code);
   bool System(const Instruction& in);  // control registers, tables, CLI/STI, HLT, TLB, cache
   bool Tables(const Instruction& in);  // LLDT, LTR, SLDT, STR
+  bool Probe(const Instruction& in);   // LAR, LSL, VERR, VERW, ARPL
   bool PortIo(const Instruction& in);  // IN, OUT, INS, OUTS
   bool IoAllowed(uint32_t port, int size);
   bool Port(bool write, uint32_t port, int size, uint32_t* value);

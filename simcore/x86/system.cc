@@ -690,4 +690,74 @@ bool Cpu::PortIo(const Instruction& in) {
   }
 }
 
+// LAR, LSL, VERR, VERW: whether a selector names a descriptor the current privilege may see (ZF),
+// and its access rights or limit; they never fault on the selector itself. ARPL raises an RPL.
+bool Cpu::Probe(const Instruction& in) {
+  if (real_mode()) {
+    Raise(kVecInvalidOpcode);
+    return false;
+  }
+  uint32_t a = 0;
+  if (in.op == Op::kArpl) {
+    if (!ReadRm(in, 2, &a)) return false;
+    const uint32_t rpl = ReadReg(in.reg, 2) & 3;
+    if ((a & 3) < rpl) {
+      if (!WriteRm(in, 2, (a & ~3u) | rpl)) return false;
+      SetFlags(flag::kZF, flag::kZF);
+    } else {
+      SetFlags(flag::kZF, 0);
+    }
+    return true;
+  }
+  if (!ReadRm(in, 2, &a)) return false;
+  const uint16_t sel = static_cast<uint16_t>(a);
+  const TableRegister& table = (sel & 4) ? ldtr_ : gdtr_;
+  bool ok = (sel & ~3u) != 0 && (sel & ~7u) + 7 <= table.limit && (!(sel & 4) || ldtr_.selector);
+  uint32_t low = 0, high = 0;
+  if (ok) {
+    system_access_ = true;
+    const bool read = ReadLinear(table.base + (sel & ~7u), 4, &low) &&
+                      ReadLinear(table.base + (sel & ~7u) + 4, 4, &high);
+    system_access_ = false;
+    if (!read) return false;
+  }
+  const uint8_t access = static_cast<uint8_t>(high >> 8);
+  const uint8_t type = access & 0x1F;
+  const int dpl = (access >> 5) & 3;
+  const bool segment = access & 0x10, code = segment && (access & 0x08);
+  const bool conforming = code && (access & 0x04);
+  // Visible at this privilege: DPL >= max(CPL, RPL), except conforming code.
+  const bool visible = conforming || dpl >= std::max(cpl_, static_cast<int>(sel & 3));
+  switch (in.op) {
+    case Op::kLar:
+      ok = ok && visible &&
+           (segment || type == 0x01 || type == 0x02 || type == 0x03 || type == 0x04 ||
+            type == 0x05 || type == 0x09 || type == 0x0B || type == 0x0C);
+      break;
+    case Op::kLsl:
+      ok =
+          ok && visible &&
+          (segment || type == 0x01 || type == 0x02 || type == 0x03 || type == 0x09 || type == 0x0B);
+      break;
+    case Op::kVerr:
+      ok = ok && segment && (!code || (access & 0x02)) && (conforming || visible);
+      break;
+    case Op::kVerw:
+      ok = ok && segment && !code && (access & 0x02) && visible;
+      break;
+    default:
+      return false;
+  }
+  SetFlags(flag::kZF, ok ? flag::kZF : 0);
+  if (!ok) return true;
+  if (in.op == Op::kLar) {
+    WriteReg(in.reg, in.opsize, high & (in.opsize == 4 ? 0x00F0FF00u : 0xFF00u));
+  } else if (in.op == Op::kLsl) {
+    uint32_t limit = (low & 0xFFFF) | (high & 0x000F0000u);
+    if (high & (1u << 23)) limit = limit << 12 | 0xFFF;
+    WriteReg(in.reg, in.opsize, limit);
+  }
+  return true;
+}
+
 }  // namespace citcat::x86

@@ -301,6 +301,7 @@ TEST(X86Cpu, PrivilegeLevelsRomFromResetToHlt) {
   EXPECT_EQ(cpu.cpl(), 0);
   EXPECT_EQ(cpu.tr().selector, 0x28);
   EXPECT_EQ(cpu.reg(kEcx) & 0xFFFF, 0x1Bu);  // CS in ring 3
+  EXPECT_EQ(cpu.reg(kEdi), 0xFFFFFFFFu);      // LSL of the ring 3 data segment
   EXPECT_EQ(cpu.reg(kEbx) & 0xFFFF, 0x08u);  // CS in the INT 0x80 handler
   // The handler ran on the ring 0 stack from the TSS, below the five words the entry pushed.
   EXPECT_EQ(cpu.reg(kEbp), 0x80000u - 5 * 4);

@@ -57,6 +57,18 @@ pm32:
         iret
 
 user:
+        /* What ring 3 may learn of descriptors: LAR, LSL, VERR, VERW, and ARPL. */
+        movl    $0x08, %eax
+        larl    %eax, %edx              /* ring 0 code: not visible, ZF = 0 */
+        movl    $0x23, %eax
+        larl    %eax, %edx              /* ring 3 data: EDX = its access rights */
+        lsll    %eax, %edi              /* EDI = FFFFFFFF */
+        verr    %ax
+        verw    %ax
+        movl    $0x1B, %eax
+        verw    %ax                     /* code: not writable, ZF = 0 */
+        movw    $0x18, %bx
+        arpl    %ax, %bx                /* BX = 0x1B, ZF = 1 */
         movw    %cs, %cx                /* CX = 0x1B: ring 3 */
         int     $0x80                   /* up to ring 0 and back */
         outb    %al, $0xE9              /* IOPL 0, no bitmap: #GP(0) */
