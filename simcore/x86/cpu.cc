@@ -46,11 +46,14 @@ void Cpu::set_cr0(uint32_t v) {
   cache_.SetControl(v & kCr0Cd, v & kCr0Nw);
 }
 
-void Cpu::SetFlat32() {
+void Cpu::SetFlat32(int cpl) {
   set_cr0(kCr0Pe | kCr0Et);
-  for (Segment& s : seg_) s = {0, 0, 0xFFFFFFFFu, true};
-  seg_[kCs].access = kCodeAccess;
-  cpl_ = 0;
+  const uint8_t dpl = static_cast<uint8_t>(cpl << 5);
+  const uint16_t data = cpl == 0 ? 0x10 : static_cast<uint16_t>(0x20 | cpl);
+  for (Segment& s : seg_) s = {data, 0, 0xFFFFFFFFu, true, static_cast<uint8_t>(0x93 | dpl)};
+  seg_[kCs] = {static_cast<uint16_t>(cpl == 0 ? 0x08 : 0x18 | cpl), 0, 0xFFFFFFFFu, true,
+               static_cast<uint8_t>(kCodeAccess | dpl)};
+  cpl_ = cpl;
 }
 
 void Cpu::SetReal(uint16_t cs, uint16_t ds, uint16_t ss) {
@@ -71,7 +74,8 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
     return;
   }
   const bool has_error = vector == kVecDoubleFault ||
-                         (vector >= kVecInvalidTss && vector <= kVecPageFault) || vector == 17;
+                         (vector >= kVecInvalidTss && vector <= kVecPageFault) ||
+                         vector == kVecAlignment;
   if (delivering_) {
     // A fault while delivering another: a double fault, and a fault while delivering that
     // shuts the processor down (docs/machines/i486-core.md, "Exceptions").
@@ -94,13 +98,24 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
 // ---- memory ----
 
 bool Cpu::ReadMem(int seg, uint32_t offset, int size, uint32_t* value) {
-  if (!CheckSegment(seg, offset, size, false)) return false;
+  if (!CheckSegment(seg, offset, size, false) || !CheckAlignment(seg, offset, size)) return false;
   return ReadLinear(Linear(seg, offset), size, value);
 }
 
 bool Cpu::WriteMem(int seg, uint32_t offset, int size, uint32_t value) {
-  if (!CheckSegment(seg, offset, size, true)) return false;
+  if (!CheckSegment(seg, offset, size, true) || !CheckAlignment(seg, offset, size)) return false;
   return WriteLinear(Linear(seg, offset), size, value);
+}
+
+// #AC(0): a misaligned data access at CPL 3 with CR0.AM and EFLAGS.AC set (words on even,
+// doublewords on multiple-of-four addresses).
+bool Cpu::CheckAlignment(int seg, uint32_t offset, int size) {
+  if (size == 1 || !(cr0_ & kCr0Am) || !(eflags_ & flag::kAC) || cpl_ != 3 || system_access_) {
+    return true;
+  }
+  if ((Linear(seg, offset) & static_cast<uint32_t>(size - 1)) == 0) return true;
+  Raise(kVecAlignment, 0);
+  return false;
 }
 
 // An access that crosses a page boundary is translated page by page, both before any bus

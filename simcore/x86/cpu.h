@@ -39,6 +39,8 @@ enum Vector : uint8_t {
   kVecStackFault = 12,
   kVecGeneralProtection = 13,
   kVecPageFault = 14,
+  kVecMathFault = 16,
+  kVecAlignment = 17,
 };
 
 inline constexpr uint32_t kCr0Pe = 1u << 0, kCr0Mp = 1u << 1, kCr0Em = 1u << 2, kCr0Ts = 1u << 3,
@@ -97,9 +99,10 @@ class Cpu {
   bool halted() const { return halted_; }
   // Real mode from a given state: CR0.PE clear, the caches on, segment bases selector * 16.
   void SetReal(uint16_t cs, uint16_t ds, uint16_t ss);
-  // Flat 32-bit protected mode (every segment base 0, limit 4 GB, 32-bit code and stack), the
-  // state of a flat operating system's user code.
-  void SetFlat32();
+  // Flat 32-bit protected mode (every segment base 0, limit 4 GB, 32-bit code and stack) at
+  // privilege `cpl`: the state of a flat operating system's kernel (0) or user code (3). The
+  // selectors are those of such a system's GDT (code 08h/1Bh, data 10h/23h).
+  void SetFlat32(int cpl = 0);
 
   // ---- running ----
   // With delivery on, exceptions and software interrupts (INT n, INT3, INTO) are delivered as
@@ -199,6 +202,7 @@ class Cpu {
   void Unmodelled();  // stop: the current instruction needs what this core does not model yet
   bool LoadCode(uint16_t selector, const Descriptor& d);
   bool CheckSegment(int seg, uint32_t offset, int size, bool write);
+  bool CheckAlignment(int seg, uint32_t offset, int size);
   bool Physical(uint32_t linear, bool write, bool code, uint32_t* paddr, Access* access);
   bool ReadLinear(uint32_t linear, int size, uint32_t* value);
   bool WriteLinear(uint32_t linear, int size, uint32_t value);

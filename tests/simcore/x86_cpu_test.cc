@@ -233,6 +233,30 @@ TEST(X86Cpu, AStoreIntoCodeIsSeenByTheNextFetchOfIt) {
   EXPECT_EQ(r.cpu.reg(kEax) & 0xFF, 0x22u);
 }
 
+TEST(X86Cpu, AlignmentCheckAtCpl3) {
+  // MOV EAX, [2001h] twice: first with AC clear, then with AC set (CR0.AM set throughout).
+  PcBus bus;
+  bus.Poke(0x1000, {0xA1, 0x01, 0x20, 0x00, 0x00, 0xA1, 0x01, 0x20, 0x00, 0x00});
+  Cpu cpu(bus);
+  cpu.SetFlat32(3);
+  cpu.set_cr0(cpu.cr0() | kCr0Am);
+  cpu.set_eip(0x1000);
+  EXPECT_EQ(cpu.Run(1), 1u);  // AC clear: no check
+  cpu.set_eflags(flag::kAC);
+  EXPECT_EQ(cpu.Run(1), 0u);
+  ASSERT_TRUE(cpu.exception().pending);
+  EXPECT_EQ(cpu.exception().vector, kVecAlignment);
+  EXPECT_EQ(cpu.exception().error_code, 0u);
+  EXPECT_EQ(cpu.eip(), 0x1005u);
+  // The same access at CPL 0 is not checked.
+  Cpu kernel(bus);
+  kernel.SetFlat32(0);
+  kernel.set_cr0(kernel.cr0() | kCr0Am);
+  kernel.set_eflags(flag::kAC);
+  kernel.set_eip(0x1005);
+  EXPECT_EQ(kernel.Run(1), 1u);
+}
+
 TEST(X86Cpu, WhatIsNotModelledStopsTheCoreInsteadOfRunningWrongly) {
   Real r({0xD9, 0xE8});  // FLD1: the x87 is not in the interpreter yet
   EXPECT_EQ(r.cpu.Run(1), 0u);
@@ -301,7 +325,7 @@ TEST(X86Cpu, PrivilegeLevelsRomFromResetToHlt) {
   EXPECT_EQ(cpu.cpl(), 0);
   EXPECT_EQ(cpu.tr().selector, 0x28);
   EXPECT_EQ(cpu.reg(kEcx) & 0xFFFF, 0x1Bu);  // CS in ring 3
-  EXPECT_EQ(cpu.reg(kEdi), 0xFFFFFFFFu);      // LSL of the ring 3 data segment
+  EXPECT_EQ(cpu.reg(kEdi), 0xFFFFFFFFu);     // LSL of the ring 3 data segment
   EXPECT_EQ(cpu.reg(kEbx) & 0xFFFF, 0x08u);  // CS in the INT 0x80 handler
   // The handler ran on the ring 0 stack from the TSS, below the five words the entry pushed.
   EXPECT_EQ(cpu.reg(kEbp), 0x80000u - 5 * 4);

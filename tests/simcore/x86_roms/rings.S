@@ -71,6 +71,9 @@ user:
         arpl    %ax, %bx                /* BX = 0x1B, ZF = 1 */
         movw    %cs, %cx                /* CX = 0x1B: ring 3 */
         int     $0x80                   /* up to ring 0 and back */
+        movw    $0x23, %ax              /* DS: the IRET to ring 3 made it null */
+        movw    %ax, %ds
+        movl    STACK3 - 6, %eax        /* misaligned, but AC is clear: no fault */
         outb    %al, $0xE9              /* IOPL 0, no bitmap: #GP(0) */
         jmp     .
 
