@@ -10,6 +10,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "extract/r4400_contract.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/disk_image.h"
@@ -108,6 +109,17 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
     disk = DiskWithElf(*disk, elf);
     if (!disk.ok()) return disk.status();
     settings.workloads = "elf";
+  }
+  // The kernel runs the disk's programs by name and would skip an unknown one in silence.
+  absl::StatusOr<std::vector<guest::DiskFile>> files =
+      guest::ReadDiskImage({reinterpret_cast<const uint8_t*>(disk->data()), disk->size()});
+  if (!files.ok()) return files.status();
+  for (absl::string_view name : absl::StrSplit(settings.workloads, ',', absl::SkipEmpty())) {
+    if (std::none_of(files->begin(), files->end(),
+                     [&](const guest::DiskFile& f) { return f.name == name; })) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "no workload '", name, "' on the disk image (citcat capture --list-workloads)"));
+    }
   }
   settings.disk.assign(disk->begin(), disk->end());
   settings.seed = request.seed;
