@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <optional>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -145,7 +145,8 @@ absl::Status CheckFlags(std::span<char*> args) {
     absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
     if (flag == nullptr && absl::ConsumePrefix(&name, "no")) flag = absl::FindCommandLineFlag(name);
     if (flag == nullptr) continue;  // absl's parser names it
-    if (!IsCommandFlagFile(flag->Filename()) && !absl::StrContains(flag->Filename(), "absl/flags")) {
+    if (!IsCommandFlagFile(flag->Filename()) &&
+        !absl::StrContains(flag->Filename(), "absl/flags")) {
       return absl::InvalidArgumentError(
           absl::StrCat("citcat ", current->name, ": unknown option '", args[i], "'"));
     }

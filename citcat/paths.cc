@@ -52,8 +52,8 @@ absl::Status CheckOutputs(const std::vector<std::string>& inputs,
     for (size_t i = 0; i < seen.size(); ++i) {
       if (!(seen[i] == id)) continue;
       return absl::InvalidArgumentError(absl::StrCat(
-          "the output ", out, " is ",
-          i < input_count ? "also an input" : "also another output", "; nothing was written"));
+          "the output ", out, " is ", i < input_count ? "also an input" : "also another output",
+          "; nothing was written"));
     }
     seen.push_back(id);
   }

@@ -131,8 +131,7 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   }
   std::vector<std::string> inputs = {ims_path, aes_path, absl::GetFlag(FLAGS_kernel)};
   if (from_archive) inputs.push_back(args[0]);
-  if (absl::Status s =
-          CheckOutputs(inputs, {absl::GetFlag(FLAGS_o), absl::GetFlag(FLAGS_cat)});
+  if (absl::Status s = CheckOutputs(inputs, {absl::GetFlag(FLAGS_o), absl::GetFlag(FLAGS_cat)});
       !s.ok()) {
     return s;
   }

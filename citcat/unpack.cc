@@ -14,8 +14,8 @@ absl::Status RunUnpack(const std::vector<std::string>& args) {
   if (args.size() != 1) return UsageError("unpack", "TRACE.citcat -o DIR");
   std::string dir;
   if (absl::Status s = RequireOutput("unpack", dir); !s.ok()) return s;
-  if (absl::Status s = CheckOutputs({args[0]},
-                                    {dir + "/ims.pb", dir + "/aes.pb", dir + "/manifest.txt"});
+  if (absl::Status s =
+          CheckOutputs({args[0]}, {dir + "/ims.pb", dir + "/aes.pb", dir + "/manifest.txt"});
       !s.ok()) {
     return s;
   }

@@ -97,7 +97,8 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string
   }
   struct stat st;
   if (stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory"));
+    if (S_ISDIR(st.st_mode))
+      return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory"));
     if (!S_ISREG(st.st_mode)) {
       // A device or a FIFO: renaming a regular file over it would replace the node itself.
       int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);

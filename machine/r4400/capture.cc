@@ -37,10 +37,10 @@ absl::StatusOr<CaptureResult> CaptureR4400(const CaptureSettings& settings,
     // One line: the console's last line says where the guest stopped.
     std::vector<absl::string_view> lines =
         absl::StrSplit((*machine)->console(), absl::ByAnyChar("\r\n"), absl::SkipWhitespace());
-    return absl::FailedPreconditionError(absl::StrCat(
-        settings.kernel_path, ": the guest never began the trace (", run->instructions,
-        " instructions run); the last line on its console: ",
-        lines.empty() ? "(nothing)" : absl::StrCat("'", lines.back(), "'")));
+    return absl::FailedPreconditionError(
+        absl::StrCat(settings.kernel_path, ": the guest never began the trace (", run->instructions,
+                     " instructions run); the last line on its console: ",
+                     lines.empty() ? "(nothing)" : absl::StrCat("'", lines.back(), "'")));
   }
   if (absl::Status s = (*writer)->Finish(); !s.ok()) return s;
   return CaptureResult{*run, (*machine)->console()};
