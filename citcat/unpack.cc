@@ -21,6 +21,9 @@ absl::Status RunUnpack(const std::vector<std::string>& args) {
   }
   absl::StatusOr<archive::Archive> a = archive::Read(args[0]);
   if (!a.ok()) return a.status();
+  ims::InitialMachineState ims;
+  aes::EventSchedule aes;
+  if (absl::Status s = archive::Unpack(*a, ims, aes); !s.ok()) return s;  // every check
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) return absl::UnavailableError(absl::StrCat(dir, ": cannot create: ", error.message()));
