@@ -1,4 +1,3 @@
-#include "systems/system.h"
 #include "archive/archive.h"
 
 #include <zstd.h>
@@ -16,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "cat_parser/crc.h"
 #include "ims/ims_util.h"
+#include "systems/system.h"
 
 namespace citcat::archive {
 namespace {
@@ -91,7 +91,7 @@ std::string Decompress(std::span<const uint8_t> payload, uint64_t raw, uint64_t 
       } else {
         sum = Crc64({reinterpret_cast<const uint8_t*>(buffer.data()), o.pos}, sum);
       }
-      if (left == 0) break;                                   // the frame is complete
+      if (left == 0) break;  // the frame is complete
       if (in.pos == in.size && o.pos < o.size) return "does not decompress";  // cut short
     }
     if (in.pos != in.size || produced != raw) return "does not decompress";  // one frame only
@@ -442,10 +442,9 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
     std::string* target = sec.type == kImsType   ? &a.ims
                           : sec.type == kAesType ? &a.aes
                                                  : &manifest_text;
-    const uint64_t limit = std::min(
-        max_content, sec.type == kManifestType ? kMaxManifest
-                     : sec.type == kImsType    ? kMaxIms
-                                               : kMaxRaw);
+    const uint64_t limit = std::min(max_content, sec.type == kManifestType ? kMaxManifest
+                                                 : sec.type == kImsType    ? kMaxIms
+                                                                           : kMaxRaw);
     if (sec.raw > limit) {
       return Damaged(name, sec.at + 16,
                      absl::StrCat("section '", sec.type, "' claims ", sec.raw,
@@ -472,14 +471,13 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
       const unsigned long long frame =
           ZSTD_getFrameContentSize(sec.payload.data(), sec.payload.size());
       if (frame != sec.raw) {
-        return Damaged(name, sec.at + kSectionHeader,
-                       absl::StrCat("section '", sec.type, "' is not a zstd frame of ", sec.raw,
-                                    " bytes"));
+        return Damaged(
+            name, sec.at + kSectionHeader,
+            absl::StrCat("section '", sec.type, "' is not a zstd frame of ", sec.raw, " bytes"));
       }
-      if (std::string bad = Decompress(sec.payload, sec.raw, sec.raw_crc, *target);
-          !bad.empty()) {
-        return Damaged(name, bad == "content checksum mismatch" ? sec.at + 24
-                                                               : sec.at + kSectionHeader,
+      if (std::string bad = Decompress(sec.payload, sec.raw, sec.raw_crc, *target); !bad.empty()) {
+        return Damaged(name,
+                       bad == "content checksum mismatch" ? sec.at + 24 : sec.at + kSectionHeader,
                        absl::StrCat("section '", sec.type, "' ",
                                     bad == "does not decompress"
                                         ? absl::StrCat("does not decompress to ", sec.raw, " bytes")

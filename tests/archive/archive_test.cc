@@ -3,7 +3,6 @@
 // damage of docs/archive-format.md refused with one line, a version 1 archive kept from before
 // version 2 still replaying to its checksums, and the statistics and their plot.
 #include "archive/archive.h"
-#include "systems/system.h"
 
 #include <sys/resource.h>
 #include <zstd.h>
@@ -22,6 +21,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "replay/verify.h"
+#include "systems/system.h"
 #include "tests/replay/r4400_guest.h"
 
 namespace citcat::archive {
@@ -366,7 +366,8 @@ TEST_F(ArchiveTest, DecompressionBombsCostNeitherMemoryNorMuchTime) {
   struct rusage before;
   getrusage(RUSAGE_SELF, &before);
   auto manifest = Parse(Bytes(bomb("MANI", 1)), "bomb.citcat");
-  EXPECT_THAT(manifest.status().message(), HasSubstr("more than the 65536 such a section may hold"));
+  EXPECT_THAT(manifest.status().message(),
+              HasSubstr("more than the 65536 such a section may hold"));
   auto unstated = Parse(Bytes(bomb("IMSP", 1)), "bomb.citcat");
   EXPECT_THAT(unstated.status().message(), HasSubstr("bytes, the manifest 1"));
   auto streamed = Parse(Bytes(bomb("IMSP", kZeros)), "bomb.citcat");
@@ -449,6 +450,26 @@ TEST_F(ArchiveTest, AnArchiveWhoseManifestMachineDisagreesWithItsImsIsRefused) {
   EXPECT_THAT(std::string(Unpack(other, ims, aes).message()),
               HasSubstr("no machine the schema names"));
   EXPECT_FALSE(Pack(nameless, extraction_->aes).ok());
+}
+
+TEST_F(ArchiveTest, EveryManifestKeyIsCheckedOnce) {
+  const std::string text = archive_->manifest.ToText();
+  for (const char* repeated : {"machine r4400\n", "producer another\n", "records 1\n"}) {
+    auto m = Manifest::FromText(text + repeated);
+    EXPECT_FALSE(m.ok()) << repeated;
+    EXPECT_THAT(m.status().message(), HasSubstr("repeated")) << repeated;
+  }
+  // The start the manifest states is the IMS's, or the archive is refused before any replay.
+  ims::InitialMachineState ims;
+  aes::EventSchedule aes;
+  Archive moved = *archive_;
+  moved.manifest.start_pc += 4;
+  EXPECT_THAT(std::string(Unpack(moved, ims, aes).message()),
+              HasSubstr("the archive's manifest starts at branch count "));
+  moved = *archive_;
+  moved.manifest.start_branch_count += 1;
+  EXPECT_THAT(std::string(Unpack(moved, ims, aes).message()), HasSubstr("its IMS at branch count"));
+  EXPECT_TRUE(Unpack(*archive_, ims, aes).ok());
 }
 
 TEST_F(ArchiveTest, ADamagedInstructionChecksumIsRefusedByTheReplay) {

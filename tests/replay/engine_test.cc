@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "aes/aes_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "aes/aes_util.h"
 #include "ims/ims_util.h"
 #include "replay/replay.h"
 
