@@ -5,14 +5,14 @@
 #include <random>
 #include <string>
 
+#include "replay/r4400_adapter.h"
+#include "systems/system.h"
 #include "absl/strings/str_cat.h"
 #include "cat_parser/reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "replay/r4400_adapter.h"
 #include "replay/replay.h"
 #include "replay/verify.h"
-#include "systems/system.h"
 #include "tests/replay/r4400_guest.h"
 
 namespace citcat::replay {
