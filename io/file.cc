@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace citcat::io {
@@ -99,7 +100,10 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string
   if (stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode))
       return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory"));
-    if (!S_ISREG(st.st_mode)) {
+    // /dev/stdout and its kind name a stream even when it leads to a regular file: renaming over
+    // the name would replace the link in /dev, not write the stream.
+    const bool stream = absl::StartsWith(path, "/dev/") || absl::StartsWith(path, "/proc/");
+    if (!S_ISREG(st.st_mode) || stream) {
       // A device or a FIFO: renaming a regular file over it would replace the node itself.
       int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
       if (fd < 0) return ErrnoError(path, "cannot open", errno);

@@ -50,7 +50,8 @@ class InputFile {
 // so that readers never see a half-written file. Destroying it uncommitted removes the
 // temporary, and so does a signal (cleanup.h). What is not a regular file is written in place:
 // "-" (standard output), a character device (/dev/null), a FIFO; Commit() then reports any write
-// error. A path naming a directory is refused at once.
+// error; so is a path under /dev or /proc (/dev/stdout). A path naming a directory is refused at
+// once.
 class OutputFile {
  public:
   static absl::StatusOr<std::unique_ptr<OutputFile>> Create(const std::string& path);

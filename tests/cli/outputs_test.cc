@@ -174,6 +174,13 @@ TEST_F(Outputs, EveryCaseOfTheTable) {
        {},
        {}},
       {"dump -o -", nullptr, absl::StrCat("dump ", cap, " --limit 2 -o -"), 0, "", {}, {}},
+      {"dump -o /dev/stdout",
+       nullptr,
+       absl::StrCat("dump ", cap, " --limit 2 -o /dev/stdout"),
+       0,
+       "",
+       {},
+       {}},
       // Arguments that would be ignored.
       {"-o ''", nullptr, absl::StrCat("dump ", cap, " -o ''"), 2, "-o needs a value", {}, {}},
       {"--cat=", nullptr, absl::StrCat(Replay(), " --cat="), 2, "--cat needs a value", {}, {}},
@@ -279,7 +286,8 @@ TEST_F(Outputs, EveryCaseOfTheTable) {
     EXPECT_TRUE(S_ISCHR(st.st_mode));
     ASSERT_EQ(stat("/dev/full", &st), 0);
     EXPECT_TRUE(S_ISCHR(st.st_mode));
-    if (c.name == "dump -o -") {
+    EXPECT_TRUE(fs::is_symlink("/dev/stdout"));
+    if (c.name.rfind("dump -o ", 0) == 0) {
       EXPECT_THAT(r.out, ::testing::StartsWith("citcat-cat "));
     }
   }
