@@ -116,7 +116,9 @@ void PrintCommandHelp(const Command& c) {
   std::printf("usage: %s\n", c.usage);
   std::vector<const absl::CommandLineFlag*> flags;
   for (const auto& [name, flag] : absl::GetAllFlags()) {
-    if (IsCommandFlagFile(flag->Filename())) flags.push_back(flag);
+    if (IsCommandFlagFile(flag->Filename()) && (c.takes_output || flag->Name() != "o")) {
+      flags.push_back(flag);
+    }
   }
   std::sort(flags.begin(), flags.end(), [](auto* a, auto* b) { return a->Name() < b->Name(); });
   std::printf("\noptions:\n");
