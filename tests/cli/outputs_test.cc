@@ -316,6 +316,23 @@ TEST_F(Outputs, StandardOutputAndFifos) {
   EXPECT_THAT(Temporaries(d), ::testing::IsEmpty());
 }
 
+// A file system that refuses more bytes (a full disk, here a file size limit of 1 or 2 MiB,
+// depending on the shell's block size) while the trace is written: the regenerated CAT, small
+// enough to be written whole, is not left either.
+TEST_F(Outputs, AWriteErrorLeavesNoOutput) {
+  const fs::path d = testing::FreshTestDir("outputs-full");
+  const std::string err = (d / "err").string();
+  const int status = std::system(absl::StrCat("trap '' XFSZ; ulimit -f 2048; ", CITCAT_BINARY, " ",
+                                              Replay(), " --cat ", (d / "r.cat").string(), " -o ",
+                                              (d / "t.txt").string(), " 2>", err)
+                                     .c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_THAT(ReadFile(err), HasSubstr("write error: File too large"));
+  EXPECT_EQ(Lines(ReadFile(err)), 1);
+  fs::remove(err);
+  EXPECT_TRUE(fs::is_empty(d));
+}
+
 // A long replay interrupted by each signal: its temporaries go, it says so in one line and exits
 // 128 + the signal.
 TEST_F(Outputs, AnInterruptedReplayLeavesNothing) {
