@@ -316,21 +316,29 @@ TEST_F(Outputs, StandardOutputAndFifos) {
   EXPECT_THAT(Temporaries(d), ::testing::IsEmpty());
 }
 
-// A file system that refuses more bytes (a full disk, here a file size limit of 1 or 2 MiB,
-// depending on the shell's block size) while the trace is written: the regenerated CAT, small
-// enough to be written whole, is not left either.
+// A file system that refuses more bytes (a full disk, here a file size limit between the sizes
+// of ims.pb and aes.pb): the IMS, written whole first, does not stay without its AES.
 TEST_F(Outputs, AWriteErrorLeavesNoOutput) {
-  const fs::path d = testing::FreshTestDir("outputs-full");
-  const std::string err = (d / "err").string();
-  const int status = std::system(absl::StrCat("trap '' XFSZ; ulimit -f 2048; ", CITCAT_BINARY, " ",
-                                              Replay(), " --cat ", (d / "r.cat").string(), " -o ",
-                                              (d / "t.txt").string(), " 2>", err)
-                                     .c_str());
-  EXPECT_EQ(WEXITSTATUS(status), 1);
-  EXPECT_THAT(ReadFile(err), HasSubstr("write error: File too large"));
-  EXPECT_EQ(Lines(ReadFile(err)), 1);
-  fs::remove(err);
-  EXPECT_TRUE(fs::is_empty(d));
+  const uint64_t ims = fs::file_size(In("x/ims.pb")), aes = fs::file_size(In("x/aes.pb"));
+  ASSERT_GT(aes, ims + 2048);
+  const uint64_t limit_kib = (ims + aes) / 2 / 1024;
+  for (const std::string& command :
+       {absl::StrCat("extract --quiet ", In("cap.cat"), " -o {D}/out"),
+        absl::StrCat("unpack --quiet ", In("t.citcat"), " -o {D}/out")}) {
+    SCOPED_TRACE(command);
+    const fs::path d = testing::FreshTestDir("outputs-full");
+    const std::string err = (d / "err").string();
+    const std::string script =
+        absl::StrCat("trap '' XFSZ; ulimit -f ", limit_kib, "; exec ", CITCAT_BINARY, " ",
+                     absl::StrReplaceAll(command, {{"{D}", d.string()}}), " 2>", err);
+    std::ofstream(d / "run.sh") << script;
+    const int status = std::system(absl::StrCat("bash ", (d / "run.sh").string()).c_str());
+    EXPECT_EQ(WEXITSTATUS(status), 1);
+    EXPECT_THAT(ReadFile(err), HasSubstr("aes.pb: write error: File too large"));
+    EXPECT_EQ(Lines(ReadFile(err)), 1);
+    EXPECT_FALSE(fs::exists(d / "out/ims.pb"));
+    EXPECT_THAT(Temporaries(d), ::testing::IsEmpty());
+  }
 }
 
 // A long replay interrupted by each signal: its temporaries go, it says so in one line and exits
