@@ -1,4 +1,3 @@
-#include "systems/system.h"
 #include "archive/archive.h"
 
 #include <zstd.h>
@@ -16,6 +15,7 @@
 #include "absl/strings/strip.h"
 #include "cat_parser/crc.h"
 #include "ims/ims_util.h"
+#include "systems/system.h"
 
 namespace citcat::archive {
 namespace {
@@ -25,7 +25,11 @@ constexpr uint16_t kMinor = 0;
 constexpr int kOldestVersion = 1;  // major versions this reader knows: 1 to kFormatVersion
 constexpr size_t kFileHeader = 20, kSectionHeader = 36;
 constexpr uint32_t kMaxSections = 64;
-constexpr uint64_t kMaxRaw = uint64_t{4} << 30;  // the IMS holds at most the memory image
+constexpr uint64_t kMaxRaw = uint64_t{4} << 30;  // what the format can declare
+// What each section can plausibly hold: a manifest is a page of text; an IMS at most the memory
+// image of the largest memory replay accepts (1 GiB) plus the processor state.
+constexpr uint64_t kMaxManifest = 64 << 10;
+constexpr uint64_t kMaxIms = (uint64_t{1} << 30) + (16 << 20);
 constexpr uint8_t kStored = 0, kZstd = 1;
 constexpr char kManifestType[] = "MANI", kImsType[] = "IMSP", kAesType[] = "AESP";
 constexpr char kManifestFirstLine[] = "citcat-archive-manifest ";  // then the version
@@ -62,23 +66,38 @@ absl::Status Damaged(const std::string& name, uint64_t offset, absl::string_view
       absl::StrCat(name, ": not a valid CITCAT archive at byte offset ", offset, ": ", what));
 }
 
-// Decodes one zstd frame of exactly `raw` bytes. Streaming, so that memory grows with what the
-// frame really holds, never with what a damaged header claims.
-bool Decompress(std::span<const uint8_t> payload, uint64_t raw, std::string& out) {
+// Decodes one zstd frame of exactly `raw` bytes whose CRC-64 is `crc`, streaming: a first pass
+// only checks the frame and the checksum, in a buffer of fixed size, and only a frame that passes
+// is decoded again into `out`. So memory grows with what a sound section holds, never with what
+// a damaged or hostile one claims. Returns what is wrong, or "".
+std::string Decompress(std::span<const uint8_t> payload, uint64_t raw, uint64_t crc,
+                       std::string& out) {
   std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> d(ZSTD_createDCtx(), ZSTD_freeDCtx);
-  if (d == nullptr) return false;
-  ZSTD_inBuffer in{payload.data(), payload.size(), 0};
+  if (d == nullptr) return "cannot start the zstd decoder";
   std::vector<char> buffer(ZSTD_DStreamOutSize());
-  out.clear();
-  while (true) {
-    ZSTD_outBuffer o{buffer.data(), buffer.size(), 0};
-    const size_t left = ZSTD_decompressStream(d.get(), &o, &in);
-    if (ZSTD_isError(left) || out.size() + o.pos > raw) return false;
-    out.append(buffer.data(), o.pos);
-    if (left == 0) break;                                   // the frame is complete
-    if (in.pos == in.size && o.pos < o.size) return false;  // cut short
+  for (const bool keep : {false, true}) {
+    ZSTD_DCtx_reset(d.get(), ZSTD_reset_session_only);
+    ZSTD_inBuffer in{payload.data(), payload.size(), 0};
+    uint64_t produced = 0, sum = 0;
+    out.clear();
+    if (keep) out.reserve(raw);
+    while (true) {
+      ZSTD_outBuffer o{buffer.data(), buffer.size(), 0};
+      const size_t left = ZSTD_decompressStream(d.get(), &o, &in);
+      if (ZSTD_isError(left) || produced + o.pos > raw) return "does not decompress";
+      produced += o.pos;
+      if (keep) {
+        out.append(buffer.data(), o.pos);
+      } else {
+        sum = Crc64({reinterpret_cast<const uint8_t*>(buffer.data()), o.pos}, sum);
+      }
+      if (left == 0) break;  // the frame is complete
+      if (in.pos == in.size && o.pos < o.size) return "does not decompress";  // cut short
+    }
+    if (in.pos != in.size || produced != raw) return "does not decompress";  // one frame only
+    if (!keep && sum != crc) return "content checksum mismatch";
   }
-  return in.pos == in.size && out.size() == raw;  // one frame, nothing after it
+  return "";
 }
 
 }  // namespace
@@ -147,19 +166,20 @@ absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
                     {"cat-crc64", &m.cat_crc64},
                     {"ims-bytes", &m.ims_bytes},
                     {"aes-bytes", &m.aes_bytes}};
-  bool machine_seen = false;
+  bool machine_seen = false, producer_seen = false;
   for (size_t i = 1; i < lines.size(); ++i) {
     absl::string_view line = lines[i];
     if (line.empty()) continue;
     std::pair<absl::string_view, absl::string_view> kv =
         absl::StrSplit(line, absl::MaxSplits(' ', 1));
-    if (kv.first == "machine") {
-      m.machine = std::string(kv.second);
-      machine_seen = true;
-      continue;
-    }
-    if (kv.first == "producer") {
-      m.producer = std::string(kv.second);
+    if (kv.first == "machine" || kv.first == "producer") {
+      bool& seen = kv.first == "machine" ? machine_seen : producer_seen;
+      if (seen) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("manifest line ", i + 1, ": repeated ", kv.first));
+      }
+      seen = true;
+      (kv.first == "machine" ? m.machine : m.producer) = std::string(kv.second);
       continue;
     }
     // Keys this reader does not know come from a newer minor version: skipped.
@@ -301,6 +321,14 @@ absl::Status Unpack(const Archive& a, ims::InitialMachineState& state,
         "the archive's manifest names the machine '", a.manifest.machine, "' but its IMS is for ",
         machine.empty() ? "no machine the schema names" : absl::StrCat("'", machine, "'")));
   }
+  // The replay starts where the IMS says; the manifest must say the same.
+  if (a.manifest.start_branch_count != state.start().branch_count() ||
+      a.manifest.start_pc != ims::StartPc(state)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the archive's manifest starts at branch count ", a.manifest.start_branch_count, ", PC ",
+        Hex64(a.manifest.start_pc), ", its IMS at branch count ", state.start().branch_count(),
+        ", PC ", Hex64(ims::StartPc(state))));
+  }
   return absl::OkStatus();
 }
 
@@ -362,17 +390,22 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
   if (count == 0 || count > kMaxSections) {
     return Damaged(name, 12, absl::StrCat("section count ", count, " outside 1..", kMaxSections));
   }
-  Archive a;
-  bool have_manifest = false, have_ims = false, have_aes = false;
-  std::string manifest_text;
+  // Every section header first: the manifest is decoded before the IMS and AES, whose sizes it
+  // states, so that no size is believed before it has been checked against another.
+  struct Section {
+    std::string type;
+    uint8_t codec;
+    uint64_t raw, raw_crc, at;
+    std::span<const uint8_t> payload;
+  };
+  std::vector<Section> sections;
   size_t at = kFileHeader;
   for (uint64_t i = 0; i < count; ++i) {
     if (b.size() - at < kSectionHeader)
       return Damaged(name, b.size(), "a section header is cut short");
     const uint8_t* h = &b[at];
     const std::string type(reinterpret_cast<const char*>(h), 4);
-    const uint8_t codec = h[4];
-    const uint64_t stored = Load(h + 8, 8), raw = Load(h + 16, 8), raw_crc = Load(h + 24, 8);
+    const uint64_t stored = Load(h + 8, 8);
     if (stored > b.size() - at - kSectionHeader) {
       return Damaged(
           name, at + 8,
@@ -382,60 +415,87 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
     if (cat::Crc32(payload, cat::Crc32({h, 32})) != Load(h + 32, 4)) {
       return Damaged(name, at, absl::StrCat("section '", type, "' checksum mismatch"));
     }
-    std::string* target = nullptr;
-    bool* seen = nullptr;
-    if (type == kManifestType) target = &manifest_text, seen = &have_manifest;
-    if (type == kImsType) target = &a.ims, seen = &have_ims;
-    if (type == kAesType) target = &a.aes, seen = &have_aes;
     const uint64_t section_at = at;
     at += kSectionHeader + stored;
-    if (target == nullptr) {
+    if (type != kManifestType && type != kImsType && type != kAesType) {
       if (type[0] >= 'a' && type[0] <= 'z') continue;  // optional: checked, then skipped
       return Damaged(name, section_at, absl::StrCat("unknown required section '", type, "'"));
     }
-    if (*seen) return Damaged(name, section_at, absl::StrCat("repeated section '", type, "'"));
-    *seen = true;
-    if (raw > max_content) {
-      return Damaged(name, section_at + 16,
-                     absl::StrCat("section '", type, "' claims ", raw, " bytes, more than the ",
-                                  max_content, " allowed"));
-    }
-    if (codec == kStored) {
-      if (raw != stored) return Damaged(name, section_at + 16, "stored section size mismatch");
-      target->assign(reinterpret_cast<const char*>(payload.data()), payload.size());
-    } else if (codec == kZstd) {
-      const unsigned long long frame = ZSTD_getFrameContentSize(payload.data(), payload.size());
-      if (frame != raw) {
-        return Damaged(name, section_at + kSectionHeader,
-                       absl::StrCat("section '", type, "' is not a zstd frame of ", raw, " bytes"));
+    for (const Section& other : sections) {
+      if (other.type == type) {
+        return Damaged(name, section_at, absl::StrCat("repeated section '", type, "'"));
       }
-      if (!Decompress(payload, raw, *target)) {
-        return Damaged(name, section_at + kSectionHeader,
-                       absl::StrCat("section '", type, "' does not decompress to ", raw, " bytes"));
-      }
-    } else {
-      return Damaged(name, section_at + 4, absl::StrCat("unknown codec ", codec));
     }
-    if (Crc64(Bytes(*target)) != raw_crc) {
-      return Damaged(name, section_at + 24,
-                     absl::StrCat("section '", type, "' content checksum mismatch"));
-    }
+    sections.push_back({type, h[4], Load(h + 16, 8), Load(h + 24, 8), section_at, payload});
   }
   if (at != b.size()) return Damaged(name, at, "bytes after the last section");
-  if (!have_manifest || !have_ims || !have_aes) {
+  if (sections.size() != 3) {
     return Damaged(name, at, "a required section (MANI, IMSP, AESP) is missing");
   }
-  absl::StatusOr<Manifest> m = Manifest::FromText(manifest_text);
-  if (!m.ok()) return Damaged(name, kFileHeader, m.status().message());
-  if (static_cast<uint64_t>(m->version) != major) {
-    return Damaged(name, kFileHeader,
-                   absl::StrCat("the manifest's version ", m->version,
-                                " differs from the file's major version ", major));
+  std::sort(sections.begin(), sections.end(), [](const Section& x, const Section& y) {
+    return (x.type == kManifestType) > (y.type == kManifestType);
+  });
+
+  Archive a;
+  for (const Section& sec : sections) {
+    std::string manifest_text;
+    std::string* target = sec.type == kImsType   ? &a.ims
+                          : sec.type == kAesType ? &a.aes
+                                                 : &manifest_text;
+    const uint64_t limit = std::min(max_content, sec.type == kManifestType ? kMaxManifest
+                                                 : sec.type == kImsType    ? kMaxIms
+                                                                           : kMaxRaw);
+    if (sec.raw > limit) {
+      return Damaged(name, sec.at + 16,
+                     absl::StrCat("section '", sec.type, "' claims ", sec.raw,
+                                  " bytes, more than the ", limit, " such a section may hold"));
+    }
+    if (sec.type != kManifestType) {
+      const uint64_t stated = sec.type == kImsType ? a.manifest.ims_bytes : a.manifest.aes_bytes;
+      if (sec.raw != stated) {
+        return Damaged(name, sec.at + 16,
+                       absl::StrCat("section '", sec.type, "' claims ", sec.raw,
+                                    " bytes, the manifest ", stated));
+      }
+    }
+    if (sec.codec == kStored) {
+      if (sec.raw != sec.payload.size()) {
+        return Damaged(name, sec.at + 16, "stored section size mismatch");
+      }
+      target->assign(reinterpret_cast<const char*>(sec.payload.data()), sec.payload.size());
+      if (Crc64(Bytes(*target)) != sec.raw_crc) {
+        return Damaged(name, sec.at + 24,
+                       absl::StrCat("section '", sec.type, "' content checksum mismatch"));
+      }
+    } else if (sec.codec == kZstd) {
+      const unsigned long long frame =
+          ZSTD_getFrameContentSize(sec.payload.data(), sec.payload.size());
+      if (frame != sec.raw) {
+        return Damaged(
+            name, sec.at + kSectionHeader,
+            absl::StrCat("section '", sec.type, "' is not a zstd frame of ", sec.raw, " bytes"));
+      }
+      if (std::string bad = Decompress(sec.payload, sec.raw, sec.raw_crc, *target); !bad.empty()) {
+        return Damaged(name,
+                       bad == "content checksum mismatch" ? sec.at + 24 : sec.at + kSectionHeader,
+                       absl::StrCat("section '", sec.type, "' ",
+                                    bad == "does not decompress"
+                                        ? absl::StrCat("does not decompress to ", sec.raw, " bytes")
+                                        : bad));
+      }
+    } else {
+      return Damaged(name, sec.at + 4, absl::StrCat("unknown codec ", sec.codec));
+    }
+    if (sec.type != kManifestType) continue;
+    absl::StatusOr<Manifest> m = Manifest::FromText(manifest_text);
+    if (!m.ok()) return Damaged(name, kFileHeader, m.status().message());
+    if (static_cast<uint64_t>(m->version) != major) {
+      return Damaged(name, kFileHeader,
+                     absl::StrCat("the manifest's version ", m->version,
+                                  " differs from the file's major version ", major));
+    }
+    a.manifest = *std::move(m);
   }
-  if (m->ims_bytes != a.ims.size() || m->aes_bytes != a.aes.size()) {
-    return Damaged(name, kFileHeader, "the manifest's IMS/AES sizes disagree with the sections");
-  }
-  a.manifest = *std::move(m);
   return a;
 }
 

@@ -130,6 +130,30 @@ std::vector<uint8_t> EncodeHeaderBody(const CatHeader& h) {
   return out;
 }
 
+namespace {
+
+// Well-formed UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing above U+10FFFF.
+bool IsUtf8(absl::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<uint8_t>(s[i]);
+    int n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : -1;
+    if (n < 0 || s.size() - i <= static_cast<size_t>(n)) return false;
+    uint32_t cp = n == 0 ? c : c & (0x3F >> n);
+    for (int k = 1; k <= n; ++k) {
+      const auto b = static_cast<uint8_t>(s[i + k]);
+      if ((b & 0xC0) != 0x80) return false;
+      cp = cp << 6 | (b & 0x3F);
+    }
+    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+    if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
 absl::StatusOr<CatHeader> DecodeHeaderBody(std::span<const uint8_t> body, absl::string_view path,
                                            uint64_t body_offset) {
   CatHeader h;
@@ -195,6 +219,8 @@ absl::StatusOr<CatHeader> DecodeHeaderBody(std::span<const uint8_t> body, absl::
         if (seen_producer) return error(pos, "producer field repeated");
         seen_producer = true;
         h.producer.assign(reinterpret_cast<const char*>(v), length);
+        // It travels on into the IMS, a protobuf string, which must be UTF-8.
+        if (!IsUtf8(h.producer)) return error(pos, "producer field is not UTF-8 text");
         break;
       default:
         if (tag < kFirstOptionalTag) return error(pos, absl::StrCat("has unknown field ", tag));

@@ -10,6 +10,7 @@ absl::Status RunAssemble(const std::vector<std::string>& args) {
   if (args.size() != 1) return UsageError("assemble", "INPUT.txt -o OUTPUT.cat");
   std::string output;
   if (absl::Status s = RequireOutput("assemble", output); !s.ok()) return s;
+  if (absl::Status s = CheckOutputs({args[0]}, {output}); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<io::InputFile>> in = io::InputFile::Open(args[0]);
   if (!in.ok()) return in.status();
   absl::StatusOr<uint64_t> records = cat::AssembleText(**in, output);

@@ -50,6 +50,12 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
   }
   std::string output;
   if (absl::Status s = RequireOutput("capture", output); !s.ok()) return s;
+  if (absl::Status s = CheckOutputs(
+          {absl::GetFlag(FLAGS_elf), absl::GetFlag(FLAGS_kernel), absl::GetFlag(FLAGS_disk)},
+          {output});
+      !s.ok()) {
+    return s;
+  }
 
   systems::CaptureRequest request;
   request.workloads = absl::GetFlag(FLAGS_workload);

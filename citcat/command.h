@@ -27,6 +27,11 @@ struct Command {
   // A file of flags it shares with other commands, or none: absl flags are global, so a flag has
   // one defining file, and a command accepts only the flags of the files it names.
   const char* shared_source = nullptr;
+  // Whether it takes -o; a command that does not refuses it.
+  bool takes_output = true;
+  // Whether it reads back files it wrote (demo): its outputs appear as each one is complete, not
+  // all together at the end (io::OutputGroup).
+  bool reads_back_outputs = false;
 };
 
 absl::Status RunDump(const std::vector<std::string>& args);
@@ -42,6 +47,11 @@ absl::Status RunStats(const std::vector<std::string>& args);
 
 // The output path from -o, or an error naming the subcommand when it is required and missing.
 absl::Status RequireOutput(const char* command, std::string& path);
+// Refuses, before anything runs, an output that names one of the inputs or another output (the
+// same file by device and inode, or the same path if it does not exist yet). "-" is exempt as
+// an input (standard input is no file an output could name).
+absl::Status CheckOutputs(const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& outputs);
 // An error for a wrong number of positional arguments.
 absl::Status UsageError(const char* command, const char* synopsis);
 

@@ -11,6 +11,7 @@
 #include "archive/stats.h"
 #include "cat_parser/reader.h"
 #include "citcat/command.h"
+#include "io/cleanup.h"
 #include "io/file.h"
 #include "replay/verify.h"
 #include "systems/system.h"
@@ -31,11 +32,16 @@ absl::Status RunDemo(const std::vector<std::string>& args) {
   std::filesystem::path dir =
       std::filesystem::temp_directory_path() / absl::StrCat("citcat-demo-", getpid());
   std::filesystem::create_directories(dir);
+  std::string cat_path = (dir / "capture.cat").string();
+  // Removed on return, and on a signal (the capture first, then the directory).
   struct Cleanup {
     std::filesystem::path dir;
-    ~Cleanup() { std::filesystem::remove_all(dir); }
-  } cleanup{dir};
-  std::string cat_path = (dir / "capture.cat").string();
+    io::SignalCleanup on_signal_dir, on_signal_cat;
+    ~Cleanup() {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  } cleanup{dir, io::SignalCleanup(dir.string(), /*directory=*/true), io::SignalCleanup(cat_path)};
 
   const systems::System& machine = systems::All().front();
   systems::CaptureRequest request;

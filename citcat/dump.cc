@@ -14,6 +14,7 @@ namespace citcat::cli {
 
 absl::Status RunDump(const std::vector<std::string>& args) {
   if (args.size() != 1) return UsageError("dump", "CAPTURE.cat [-o OUT.txt] [--limit N]");
+  if (absl::Status s = CheckOutputs({args[0]}, {absl::GetFlag(FLAGS_o)}); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(args[0]);
   if (!reader.ok()) return reader.status();
   std::string output = absl::GetFlag(FLAGS_o);

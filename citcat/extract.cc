@@ -28,6 +28,9 @@ absl::Status RunExtract(const std::vector<std::string>& args) {
   if (args.size() != 1) return UsageError("extract", "CAPTURE.cat -o DIR");
   std::string dir;
   if (absl::Status s = RequireOutput("extract", dir); !s.ok()) return s;
+  if (absl::Status s = CheckOutputs({args[0]}, {dir + "/ims.pb", dir + "/aes.pb"}); !s.ok()) {
+    return s;
+  }
   absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(args[0]);
   if (!reader.ok()) return reader.status();
   cat::CatReader& in = **reader;

@@ -1,7 +1,9 @@
 // citcat: constructs instruction traces from cache-filtered address traces.
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,6 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "citcat/command.h"
+#include "io/cleanup.h"
+#include "io/file.h"
 
 namespace citcat::cli {
 namespace {
@@ -24,7 +28,7 @@ constexpr Command kCommands[] = {
      "Captures the default workload mix on the first traced machine of `citcat capture\n"
      "--list-machines`, extracts the IMS and AES from the CAT alone, replays them, checks\n"
      "that the regenerated CAT is identical to the captured one, and prints a summary.",
-     "citcat/demo.cc", RunDemo},
+     "citcat/demo.cc", RunDemo, nullptr, /*takes_output=*/false, /*reads_back_outputs=*/true},
     {"dump", "print a CAT as text",
      "citcat dump CAPTURE.cat [-o OUT.txt] [--limit N]\n\n"
      "Prints the header and records of a CAT in the text form of docs/cat-format.md.\n"
@@ -54,7 +58,7 @@ constexpr Command kCommands[] = {
      "With two files: compares the capture from its replay start point on with a regenerated\n"
      "CAT. With one: extracts, replays and compares in one go and prints a summary. Exits 0\n"
      "only if identical; otherwise names the first differing record; see docs/replay.md.",
-     "citcat/verify.cc", RunVerify},
+     "citcat/verify.cc", RunVerify, nullptr, /*takes_output=*/false},
     {"assemble", "turn the text form of a CAT into a CAT file",
      "citcat assemble INPUT.txt -o OUTPUT.cat\n\n"
      "Reads the text form of docs/cat-format.md (as written by citcat dump, or by hand).",
@@ -112,7 +116,9 @@ void PrintCommandHelp(const Command& c) {
   std::printf("usage: %s\n", c.usage);
   std::vector<const absl::CommandLineFlag*> flags;
   for (const auto& [name, flag] : absl::GetAllFlags()) {
-    if (IsCommandFlagFile(flag->Filename())) flags.push_back(flag);
+    if (IsCommandFlagFile(flag->Filename()) && (c.takes_output || flag->Name() != "o")) {
+      flags.push_back(flag);
+    }
   }
   std::sort(flags.begin(), flags.end(), [](auto* a, auto* b) { return a->Name() < b->Name(); });
   std::printf("\noptions:\n");
@@ -127,23 +133,57 @@ void PrintCommandHelp(const Command& c) {
   }
 }
 
-// absl accepts every flag defined anywhere in the binary; a command takes only its own.
-absl::Status CheckFlagsBelong(std::span<char*> args) {
-  for (char* arg : args) {
-    absl::string_view a(arg);
+// absl accepts every flag defined anywhere in the binary, the same flag twice (the last one
+// wins) and an empty value; a command takes only its own flags, each once, each with a value.
+absl::Status CheckFlags(std::span<char*> args) {
+  std::vector<std::string> given;
+  for (size_t i = 0; i < args.size(); ++i) {
+    absl::string_view a(args[i]);
     if (a == "--") break;
     if (!absl::ConsumePrefix(&a, "-")) continue;
     absl::ConsumePrefix(&a, "-");
-    a = a.substr(0, a.find('='));
-    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(a);
-    if (flag == nullptr && absl::ConsumePrefix(&a, "no")) flag = absl::FindCommandLineFlag(a);
-    if (flag != nullptr && !IsCommandFlagFile(flag->Filename()) &&
+    const size_t equals = a.find('=');
+    absl::string_view name = a.substr(0, equals);
+    absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr && absl::ConsumePrefix(&name, "no")) flag = absl::FindCommandLineFlag(name);
+    if (flag == nullptr) continue;  // absl's parser names it
+    if (!IsCommandFlagFile(flag->Filename()) &&
         !absl::StrContains(flag->Filename(), "absl/flags")) {
       return absl::InvalidArgumentError(
-          absl::StrCat("citcat ", current->name, ": unknown option '", arg, "'"));
+          absl::StrCat("citcat ", current->name, ": unknown option '", args[i], "'"));
+    }
+    std::string spelled = flag->Name().size() == 1 ? absl::StrCat("-", flag->Name())
+                                                   : absl::StrCat("--", flag->Name());
+    std::replace(spelled.begin(), spelled.end(), '_', '-');
+    if (flag->Name() == "o" && !current->takes_output) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("citcat ", current->name, ": writes no output file, so takes no -o"));
+    }
+    if (std::find(given.begin(), given.end(), flag->Name()) != given.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("citcat ", current->name, ": ", spelled, " given more than once"));
+    }
+    given.emplace_back(flag->Name());
+    // "-o FILE": the next argument is the value, not a flag of its own.
+    const bool separate_value = equals == absl::string_view::npos && !flag->IsOfType<bool>();
+    const bool empty = separate_value ? i + 1 < args.size() && args[i + 1][0] == '\0'
+                                      : equals != absl::string_view::npos && equals + 1 == a.size();
+    if (separate_value) ++i;
+    if (empty && flag->IsOfType<std::string>()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("citcat ", current->name, ": ", spelled, " needs a value, not ''"));
     }
   }
   return absl::OkStatus();
+}
+
+// A command's printed results (demo's summary, dump to standard output) that could not be
+// written are a failure, not a success.
+int CheckStandardOutput() {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return 0;
+  std::fprintf(stderr, "citcat %s: standard output: write error: %s\n", current->name,
+               std::strerror(errno));
+  return 1;
 }
 
 int Main(int argc, char** argv) {
@@ -178,23 +218,45 @@ int Main(int argc, char** argv) {
 
   // Parse "citcat COMMAND args..." as if COMMAND were the program. Options are written with
   // dashes (--list-workloads); the flags behind them are named with underscores.
+  // "-o VALUE" becomes "-o=VALUE", so that a value starting with a dash ("-o -") is taken as
+  // one without absl's warning that it might be meant as a flag.
   std::vector<std::string> spelled;
-  for (int i = 2; i < argc; ++i) spelled.push_back(UnderscoreName(argv[i]));
+  bool operands_only = false;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = UnderscoreName(argv[i]);
+    operands_only = operands_only || arg == "--";
+    if (!operands_only && arg.size() > 1 && arg[0] == '-' && arg.find('=') == std::string::npos &&
+        i + 1 < argc) {
+      absl::string_view name = absl::StripPrefix(absl::StripPrefix(arg, "-"), "-");
+      const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
+      if (flag != nullptr && !flag->IsOfType<bool>()) arg = absl::StrCat(arg, "=", argv[++i]);
+    }
+    spelled.push_back(std::move(arg));
+  }
   std::vector<char*> args = {argv[1]};
   for (std::string& s : spelled) args.push_back(s.data());
-  if (absl::Status s = CheckFlagsBelong(std::span(args).subspan(1)); !s.ok()) {
+  if (absl::Status s = CheckFlags(std::span(args).subspan(1)); !s.ok()) {
     std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
     return 2;
   }
   std::vector<char*> positional =
       absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
   std::vector<std::string> operands(positional.begin() + 1, positional.end());
-  absl::Status status = current->run(operands);
+  io::RemoveTemporariesOnSignal(absl::StrCat("citcat ", current->name));
+  absl::Status status;
+  {
+    // Every output of the command appears together, or none does.
+    std::optional<io::OutputGroup> outputs;
+    if (!current->reads_back_outputs) outputs.emplace();
+    status = current->run(operands);
+    if (status.ok() && outputs) status = outputs->Publish();
+  }
   if (!status.ok()) {
+    std::fflush(stdout);
     std::fprintf(stderr, "citcat %s: %s\n", current->name, std::string(status.message()).c_str());
     return absl::IsInvalidArgument(status) && absl::StrContains(status.message(), "usage:") ? 2 : 1;
   }
-  return 0;
+  return CheckStandardOutput();
 }
 
 }  // namespace

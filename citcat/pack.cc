@@ -17,6 +17,9 @@ absl::Status RunPack(const std::vector<std::string>& args) {
   if (args.size() != 1) return UsageError("pack", "DIR -o TRACE.citcat");
   std::string path;
   if (absl::Status s = RequireOutput("pack", path); !s.ok()) return s;
+  if (absl::Status s = CheckOutputs({args[0] + "/ims.pb", args[0] + "/aes.pb"}, {path}); !s.ok()) {
+    return s;
+  }
   const int level = absl::GetFlag(FLAGS_level);
   if (level < 1 || level > 22) return absl::InvalidArgumentError("--level must be 1 to 22");
   ims::InitialMachineState ims;

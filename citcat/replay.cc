@@ -129,6 +129,12 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   if (!from_archive && (!args.empty() || ims_path.empty() || aes_path.empty())) {
     return UsageError("replay", synopsis);
   }
+  std::vector<std::string> inputs = {ims_path, aes_path, absl::GetFlag(FLAGS_kernel)};
+  if (from_archive) inputs.push_back(args[0]);
+  if (absl::Status s = CheckOutputs(inputs, {absl::GetFlag(FLAGS_o), absl::GetFlag(FLAGS_cat)});
+      !s.ok()) {
+    return s;
+  }
   ims::InitialMachineState ims;
   aes::EventSchedule aes;
   std::optional<archive::Manifest> manifest;

@@ -22,6 +22,10 @@ absl::Status RunStats(const std::vector<std::string>& args) {
     return UsageError("stats", "CAPTURE.cat|TRACE.citcat [-o STATS.txt] [--plot CURVE.svg]");
   }
   const std::string& input = args[0];
+  if (absl::Status s = CheckOutputs({input}, {absl::GetFlag(FLAGS_o), absl::GetFlag(FLAGS_plot)});
+      !s.ok()) {
+    return s;
+  }
   ims::InitialMachineState ims;
   aes::EventSchedule aes;
   if (archive::LooksLikeArchive(input)) {

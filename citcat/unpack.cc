@@ -14,8 +14,16 @@ absl::Status RunUnpack(const std::vector<std::string>& args) {
   if (args.size() != 1) return UsageError("unpack", "TRACE.citcat -o DIR");
   std::string dir;
   if (absl::Status s = RequireOutput("unpack", dir); !s.ok()) return s;
+  if (absl::Status s =
+          CheckOutputs({args[0]}, {dir + "/ims.pb", dir + "/aes.pb", dir + "/manifest.txt"});
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<archive::Archive> a = archive::Read(args[0]);
   if (!a.ok()) return a.status();
+  ims::InitialMachineState ims;
+  aes::EventSchedule aes;
+  if (absl::Status s = archive::Unpack(*a, ims, aes); !s.ok()) return s;  // every check
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) return absl::UnavailableError(absl::StrCat(dir, ": cannot create: ", error.message()));

@@ -1,6 +1,7 @@
 #include "extract/extractor.h"
 
 #include "absl/strings/str_cat.h"
+#include "aes/aes_util.h"
 #include "ims/ims_util.h"
 
 namespace citcat::extract {
@@ -190,7 +191,7 @@ absl::StatusOr<Extraction> Extractor::Finish() && {
     return absl::FailedPreconditionError(absl::StrCat(path_, ": at the end: ", s.message()));
   }
   ims::InitialMachineState& ims = out_.ims;
-  ims.set_format_version(1);
+  ims.set_format_version(ims::kFormatVersion);
   ims::MachineDescription& d = *ims.mutable_description();
   d.set_machine(contract_.machine());
   d.set_byte_order(header_.byte_order == cat::ByteOrder::kBig ? ims::BYTE_ORDER_BIG
@@ -212,7 +213,7 @@ absl::StatusOr<Extraction> Extractor::Finish() && {
     m->set_data(e.data.data(), e.data.size());
   }
   aes::EventSchedule& aes = out_.aes;
-  aes.set_format_version(1);
+  aes.set_format_version(aes::kFormatVersion);
   aes.set_machine(contract_.machine());
   aes.mutable_end()->set_branch_count(last_branch_count_);
   aes.mutable_end()->set_cat_records(replayed_records_);

@@ -12,6 +12,9 @@
 
 namespace citcat::ims {
 
+// The one format version of ims.pb this build writes and reads (docs/ims-aes.md, "Versions").
+inline constexpr uint32_t kFormatVersion = 1;
+
 // The address of the first instruction replay executes, as traces list PCs: the MIPS PC, or for
 // the x86 the linear address CS.base + EIP (modulo 2^32, so real-mode CS:IP is covered too). 0
 // when the IMS holds no CPU state.

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace citcat::io {
@@ -16,6 +17,8 @@ namespace {
 
 constexpr size_t kOutputBufferBytes = 1 << 20;
 constexpr size_t kDirectWriteBytes = 32 << 10;
+
+OutputGroup* active_group = nullptr;
 
 absl::Status ErrnoError(const std::string& path, absl::string_view what, int err) {
   std::string message = absl::StrCat(path, ": ", what, ": ", std::strerror(err));
@@ -87,17 +90,34 @@ absl::Status InputFile::ReadExactly(std::span<uint8_t> out, const char* what) {
 }
 
 absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path) {
+  if (path.empty()) return absl::InvalidArgumentError("an empty output file name");
   if (path == "-") {
     int fd = dup(STDOUT_FILENO);
     if (fd < 0) return ErrnoError(path, "cannot write standard output", errno);
     return std::unique_ptr<OutputFile>(new OutputFile(path, "", fd));
   }
-  if (path.empty()) return absl::InvalidArgumentError("no output file named");
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode))
+      return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory"));
+    // /dev/stdout and its kind name a stream even when it leads to a regular file: renaming over
+    // the name would replace the link in /dev, not write the stream.
+    const bool stream = absl::StartsWith(path, "/dev/") || absl::StartsWith(path, "/proc/");
+    if (!S_ISREG(st.st_mode) || stream) {
+      // A device or a FIFO: renaming a regular file over it would replace the node itself.
+      int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+      if (fd < 0) return ErrnoError(path, "cannot open", errno);
+      return std::unique_ptr<OutputFile>(new OutputFile(path, "", fd));
+    }
+  }
   std::string temp = absl::StrCat(path, ".partial-XXXXXX");
+  BlockSignals hold;  // the temporary exists only once it is registered
   int fd = mkstemp(temp.data());
   if (fd < 0) return ErrnoError(path, "cannot create", errno);
   fchmod(fd, 0644);
-  return std::unique_ptr<OutputFile>(new OutputFile(path, std::move(temp), fd));
+  std::unique_ptr<OutputFile> out(new OutputFile(path, temp, fd));
+  out->cleanup_ = SignalCleanup(temp);
+  return out;
 }
 
 OutputFile::~OutputFile() {
@@ -145,9 +165,35 @@ absl::Status OutputFile::Commit() {
     committed_ = true;
     return absl::OkStatus();
   }
+  if (active_group != nullptr) {
+    active_group->pending_.push_back({temp_path_, path_, std::move(cleanup_)});
+    committed_ = true;  // the group owns the temporary now
+    return absl::OkStatus();
+  }
   if (rename(temp_path_.c_str(), path_.c_str()) != 0)
     return ErrnoError(path_, "cannot rename", errno);
+  cleanup_.Release();
   committed_ = true;
+  return absl::OkStatus();
+}
+
+OutputGroup::OutputGroup() { active_group = this; }
+
+OutputGroup::~OutputGroup() {
+  active_group = nullptr;
+  for (Pending& p : pending_) unlink(p.temp.c_str());
+}
+
+absl::Status OutputGroup::Publish() {
+  active_group = nullptr;
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    if (rename(pending_[i].temp.c_str(), pending_[i].path.c_str()) == 0) continue;
+    const absl::Status error = ErrnoError(pending_[i].path, "cannot rename", errno);
+    for (size_t j = 0; j < i; ++j) unlink(pending_[j].path.c_str());
+    pending_.erase(pending_.begin(), pending_.begin() + i);  // the destructor removes the rest
+    return error;
+  }
+  pending_.clear();
   return absl::OkStatus();
 }
 

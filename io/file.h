@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "io/cleanup.h"
 
 namespace citcat::io {
 
@@ -47,7 +48,10 @@ class InputFile {
 
 // A file written under a temporary name in the same directory and renamed into place by Commit(),
 // so that readers never see a half-written file. Destroying it uncommitted removes the
-// temporary. "-" writes standard output directly.
+// temporary, and so does a signal (cleanup.h). What is not a regular file is written in place:
+// "-" (standard output), a character device (/dev/null), a FIFO; Commit() then reports any write
+// error; so is a path under /dev or /proc (/dev/stdout). A path naming a directory is refused at
+// once.
 class OutputFile {
  public:
   static absl::StatusOr<std::unique_ptr<OutputFile>> Create(const std::string& path);
@@ -59,6 +63,7 @@ class OutputFile {
   absl::Status Write(absl::string_view text) {
     return Write({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
   }
+  // Completes the file; while an OutputGroup exists, the rename waits for its Publish().
   absl::Status Commit();
 
   const std::string& path() const { return path_; }
@@ -71,11 +76,34 @@ class OutputFile {
   absl::Status WriteAll(std::span<const uint8_t> data);
 
   std::string path_;
-  std::string temp_path_;  // empty for standard output
+  std::string temp_path_;  // empty when written in place
+  SignalCleanup cleanup_;  // of temp_path_
   int fd_;
   std::string buffer_;
   uint64_t bytes_written_ = 0;
   bool committed_ = false;
+};
+
+// The outputs of one command, all or nothing: while a group exists, OutputFile::Commit()
+// completes each file under its temporary name, and Publish() renames them all into place. A
+// group destroyed unpublished, or a rename that fails, leaves none of them behind (the ones
+// already renamed are removed again). One group at a time.
+class OutputGroup {
+ public:
+  OutputGroup();
+  ~OutputGroup();
+  OutputGroup(const OutputGroup&) = delete;
+  OutputGroup& operator=(const OutputGroup&) = delete;
+
+  absl::Status Publish();
+
+ private:
+  friend class OutputFile;
+  struct Pending {
+    std::string temp, path;
+    SignalCleanup cleanup;
+  };
+  std::vector<Pending> pending_;
 };
 
 // Reads a whole (small) file into memory, refusing files larger than max_bytes.

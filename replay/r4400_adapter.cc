@@ -155,6 +155,10 @@ class R4400Adapter final : public CoreAdapter,
   const bool big_endian_;
   mips::Cpu cpu_;
   bool injecting_ = false;
+  // An interrupt was entered from the schedule with Cause.IP entered_ip_, and the handler has
+  // not read Cause yet.
+  bool check_entry_ip_ = false;
+  uint32_t entered_ip_ = 0;
   std::unique_ptr<mips::Disassembler> disasm_;
   std::unique_ptr<traces::MipsRecorder> recorder_;  // feeds the options' sink
 };
@@ -257,6 +261,10 @@ void R4400Adapter::Inject(const aes::Interrupt& irq) {
     injecting_ = true;
     Run(1);  // the step is the interrupt entry (OnException checks and counts it)
     injecting_ = false;
+    // Extraction took cause_ip from the handler's Cause echo; the entry must agree with it, or
+    // the trace would show another Cause than the capture while the echo hides it.
+    entered_ip_ = irq.cause_ip();
+    check_entry_ip_ = true;
   }
   for (int line = 2; line <= 7; ++line) cpu_.SetInterruptLine(line, false);
   if (!can_take) {
@@ -327,7 +335,13 @@ uint32_t R4400Adapter::ReadCause(mips::Cpu&, uint32_t cause) {
     engine_.Diverge(absl::StrFormat(
         "the kernel read Cause as 0x%08x, the core's Cause is 0x%08x (outside IP7..IP2)", echo,
         cause));
+  } else if (check_entry_ip_ && ((echo >> mips::kCauseIpShift) & 0xFF) != entered_ip_) {
+    engine_.Diverge(absl::StrFormat(
+        "the interrupt was entered with Cause.IP 0x%02x (the schedule's cause_ip), but the "
+        "handler read Cause as 0x%08x",
+        entered_ip_, echo));
   }
+  check_entry_ip_ = false;
   if (engine_.tracing_text()) engine_.TraceEvent(absl::StrCat("Cause = ", Hex(echo)));
   return echo;
 }

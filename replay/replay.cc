@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "aes/aes_util.h"
 #include "ims/ims_util.h"
 #include "replay/engine.h"
 
@@ -10,6 +11,15 @@ namespace citcat::replay {
 absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
                                      const ims::InitialMachineState& ims,
                                      const aes::EventSchedule& aes, const ReplayOptions& options) {
+  // A version this reader does not know may mean its fields differently (docs/ims-aes.md).
+  if (ims.format_version() != ims::kFormatVersion) {
+    return InvalidReplayInput(absl::StrCat("the IMS has format version ", ims.format_version(),
+                                           "; this citcat reads version ", ims::kFormatVersion));
+  }
+  if (aes.format_version() != aes::kFormatVersion) {
+    return InvalidReplayInput(absl::StrCat("the AES has format version ", aes.format_version(),
+                                           "; this citcat reads version ", aes::kFormatVersion));
+  }
   if (ims.description().machine() != machine.machine) {
     return InvalidReplayInput(absl::StrCat("the IMS is a state of the ",
                                            ims::MachineName(ims.description().machine()),

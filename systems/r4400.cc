@@ -10,10 +10,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "extract/r4400_contract.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/disk_image.h"
 #include "guest/r4400/tools/guest_info.h"
+#include "io/cleanup.h"
 #include "io/file.h"
 #include "machine/elf_loader.h"
 #include "machine/r4400/capture.h"
@@ -36,12 +38,17 @@ std::string ShellQuote(const std::string& s) {
   return out + "'";
 }
 
-// A private scratch directory, removed with everything in it.
+// A private scratch directory, removed with everything in it, on a signal too (with the one file
+// it holds).
 class TempDir {
  public:
-  TempDir() {
+  explicit TempDir(const std::string& file) {
     std::string pattern = (std::filesystem::temp_directory_path() / "citcat-XXXXXX").string();
+    io::BlockSignals hold;
     path_ = mkdtemp(pattern.data()) ? pattern : std::string();
+    if (path_.empty()) return;
+    on_signal_dir_ = io::SignalCleanup(path_, /*directory=*/true);
+    on_signal_file_ = io::SignalCleanup(path_ + "/" + file);
   }
   ~TempDir() {
     std::error_code ignored;
@@ -51,6 +58,7 @@ class TempDir {
 
  private:
   std::string path_;
+  io::SignalCleanup on_signal_dir_, on_signal_file_;
 };
 
 // Builds a C file against the guest SDK (guest/r4400/sdk/README.md) into `elf`.
@@ -99,7 +107,7 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
     if (!settings.workloads.empty()) {
       return absl::InvalidArgumentError("give --elf or --workload, not both");
     }
-    TempDir scratch;
+    TempDir scratch("program.elf");
     if (absl::EndsWith(elf, ".c")) {
       std::string built = scratch.path() + "/program.elf";
       if (absl::Status s = BuildWithSdk(elf, built); !s.ok()) return s;
@@ -108,6 +116,17 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
     disk = DiskWithElf(*disk, elf);
     if (!disk.ok()) return disk.status();
     settings.workloads = "elf";
+  }
+  // The kernel runs the disk's programs by name and would skip an unknown one in silence.
+  absl::StatusOr<std::vector<guest::DiskFile>> files =
+      guest::ReadDiskImage({reinterpret_cast<const uint8_t*>(disk->data()), disk->size()});
+  if (!files.ok()) return files.status();
+  for (absl::string_view name : absl::StrSplit(settings.workloads, ',', absl::SkipEmpty())) {
+    if (std::none_of(files->begin(), files->end(),
+                     [&](const guest::DiskFile& f) { return f.name == name; })) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "no workload '", name, "' on the disk image (citcat capture --list-workloads)"));
+    }
   }
   settings.disk.assign(disk->begin(), disk->end());
   settings.seed = request.seed;

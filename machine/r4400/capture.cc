@@ -1,6 +1,7 @@
 #include "machine/r4400/capture.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "cat_parser/writer.h"
 #include "machine/elf_loader.h"
 
@@ -33,9 +34,13 @@ absl::StatusOr<CaptureResult> CaptureR4400(const CaptureSettings& settings,
       writer->get(), settings.max_traced, settings.max_traced + settings.boot_allowance, progress);
   if (!run.ok()) return run.status();
   if (!run->began) {
+    // One line: the console's last line says where the guest stopped.
+    std::vector<absl::string_view> lines =
+        absl::StrSplit((*machine)->console(), absl::ByAnyChar("\r\n"), absl::SkipWhitespace());
     return absl::FailedPreconditionError(
         absl::StrCat(settings.kernel_path, ": the guest never began the trace (", run->instructions,
-                     " instructions run); its console: ", (*machine)->console()));
+                     " instructions run); the last line on its console: ",
+                     lines.empty() ? "(nothing)" : absl::StrCat("'", lines.back(), "'")));
   }
   if (absl::Status s = (*writer)->Finish(); !s.ok()) return s;
   return CaptureResult{*run, (*machine)->console()};

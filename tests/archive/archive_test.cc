@@ -3,7 +3,9 @@
 // damage of docs/archive-format.md refused with one line, a version 1 archive kept from before
 // version 2 still replaying to its checksums, and the statistics and their plot.
 #include "archive/archive.h"
-#include "systems/system.h"
+
+#include <sys/resource.h>
+#include <zstd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -19,6 +21,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "replay/verify.h"
+#include "systems/system.h"
 #include "tests/replay/r4400_guest.h"
 
 namespace citcat::archive {
@@ -278,7 +281,9 @@ TEST_F(ArchiveTest, DamagedArchivesAreRefusedWithOneLine) {
         "claims 1099511627776 bytes");
     add(
         "wrong content length" + tag,
-        [at](std::string& b) { Put(b, at + 16, 7, 8), FixSectionCrc(b, at); }, "zstd frame");
+        [at](std::string& b) { Put(b, at + 16, 7, 8), FixSectionCrc(b, at); },
+        // The manifest's size is checked before the frame: the IMS's and AES's are stated there.
+        i == 0 ? "zstd frame" : "bytes, the manifest ");
     add(
         "wrong content checksum" + tag,
         [at](std::string& b) { b[at + 24] ^= 1, FixSectionCrc(b, at); }, "content checksum");
@@ -305,6 +310,71 @@ TEST_F(ArchiveTest, DamagedArchivesAreRefusedWithOneLine) {
         << c.name;
     EXPECT_EQ(message.find('\n'), std::string::npos) << c.name;
   }
+}
+
+// A section whose few stored bytes decompress to far more than it could hold, made here (never
+// committed): refused by its size before any decompression, or, when within every limit, after a
+// streaming pass that never holds the content.
+TEST_F(ArchiveTest, DecompressionBombsCostNeitherMemoryNorMuchTime) {
+  constexpr uint64_t kZeros = uint64_t{192} << 20;
+  // One zstd frame of kZeros zero bytes, its size in its header, made from a small buffer.
+  std::string frame;
+  {
+    std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> c(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    ZSTD_CCtx_setPledgedSrcSize(c.get(), kZeros);
+    const std::string zeros(1 << 20, '\0');
+    std::string out(ZSTD_CStreamOutSize(), '\0');
+    for (uint64_t done = 0; done <= kZeros; done += zeros.size()) {
+      const bool last = done == kZeros;
+      ZSTD_inBuffer in{zeros.data(), last ? 0 : zeros.size(), 0};
+      size_t left;
+      do {
+        ZSTD_outBuffer o{out.data(), out.size(), 0};
+        left = ZSTD_compressStream2(c.get(), &o, &in, last ? ZSTD_e_end : ZSTD_e_continue);
+        ASSERT_FALSE(ZSTD_isError(left));
+        frame.append(out.data(), o.pos);
+      } while (last ? left != 0 : in.pos < in.size);
+    }
+  }
+  ASSERT_LT(frame.size(), 64u << 10);
+  // The archive with that frame as its IMS (`manifest_ims_bytes` in its manifest) or manifest.
+  auto bomb = [&](const char* type, uint64_t manifest_ims_bytes) {
+    Archive a = *archive_;
+    a.manifest.ims_bytes = manifest_ims_bytes;
+    a.ims = "x";
+    auto out = io::OutputFile::Create((*dir_ / "bomb.citcat").string());
+    EXPECT_TRUE(out.ok() && Write(a, **out).ok() && (*out)->Commit().ok());
+    std::string b = ReadFile((*dir_ / "bomb.citcat").string());
+    std::vector<size_t> at;
+    for (size_t p = 20; p < b.size();) {
+      at.push_back(p);
+      uint64_t stored = 0;
+      for (int i = 7; i >= 0; --i) stored = stored << 8 | static_cast<uint8_t>(b[p + 8 + i]);
+      p += 36 + stored;
+    }
+    const size_t which = std::string(type) == "MANI" ? 0 : 1;
+    const size_t end = which + 1 < at.size() ? at[which + 1] : b.size();
+    std::string h = type;
+    h += std::string(1, '\1') + std::string(3, '\0');
+    for (uint64_t v : {uint64_t{frame.size()}, kZeros, uint64_t{0x0123456789abcdef}}) {
+      for (int i = 0; i < 8; ++i) h.push_back(static_cast<char>(v >> (8 * i)));
+    }
+    const uint32_t crc = cat::Crc32(Bytes(frame), cat::Crc32(Bytes(h)));
+    for (int i = 0; i < 4; ++i) h.push_back(static_cast<char>(crc >> (8 * i)));
+    return b.substr(0, at[which]) + h + frame + b.substr(end);
+  };
+  struct rusage before;
+  getrusage(RUSAGE_SELF, &before);
+  auto manifest = Parse(Bytes(bomb("MANI", 1)), "bomb.citcat");
+  EXPECT_THAT(manifest.status().message(),
+              HasSubstr("more than the 65536 such a section may hold"));
+  auto unstated = Parse(Bytes(bomb("IMSP", 1)), "bomb.citcat");
+  EXPECT_THAT(unstated.status().message(), HasSubstr("bytes, the manifest 1"));
+  auto streamed = Parse(Bytes(bomb("IMSP", kZeros)), "bomb.citcat");
+  EXPECT_THAT(streamed.status().message(), HasSubstr("section 'IMSP' content checksum mismatch"));
+  struct rusage after;
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 32 << 10) << "KiB more at the peak";
 }
 
 TEST_F(ArchiveTest, OptionalSectionsAreSkippedAndManifestKeysFromLaterVersionsIgnored) {
@@ -380,6 +450,26 @@ TEST_F(ArchiveTest, AnArchiveWhoseManifestMachineDisagreesWithItsImsIsRefused) {
   EXPECT_THAT(std::string(Unpack(other, ims, aes).message()),
               HasSubstr("no machine the schema names"));
   EXPECT_FALSE(Pack(nameless, extraction_->aes).ok());
+}
+
+TEST_F(ArchiveTest, EveryManifestKeyIsCheckedOnce) {
+  const std::string text = archive_->manifest.ToText();
+  for (const char* repeated : {"machine r4400\n", "producer another\n", "records 1\n"}) {
+    auto m = Manifest::FromText(text + repeated);
+    EXPECT_FALSE(m.ok()) << repeated;
+    EXPECT_THAT(m.status().message(), HasSubstr("repeated")) << repeated;
+  }
+  // The start the manifest states is the IMS's, or the archive is refused before any replay.
+  ims::InitialMachineState ims;
+  aes::EventSchedule aes;
+  Archive moved = *archive_;
+  moved.manifest.start_pc += 4;
+  EXPECT_THAT(std::string(Unpack(moved, ims, aes).message()),
+              HasSubstr("the archive's manifest starts at branch count "));
+  moved = *archive_;
+  moved.manifest.start_branch_count += 1;
+  EXPECT_THAT(std::string(Unpack(moved, ims, aes).message()), HasSubstr("its IMS at branch count"));
+  EXPECT_TRUE(Unpack(*archive_, ims, aes).ok());
 }
 
 TEST_F(ArchiveTest, ADamagedInstructionChecksumIsRefusedByTheReplay) {

@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "aes/aes_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ims/ims_util.h"
 #include "replay/replay.h"
 
 namespace citcat::replay {
@@ -202,6 +204,8 @@ std::string Bytes(std::initializer_list<uint8_t> b) { return std::string(b.begin
 class EngineTest : public ::testing::Test {
  protected:
   EngineTest() {
+    ims_.set_format_version(ims::kFormatVersion);
+    aes_.set_format_version(aes::kFormatVersion);
     ims_.mutable_description()->set_memory_bytes(kMemory);
     ims_.mutable_start()->set_branch_count(10);
     ims_.mutable_start()->set_cat_record(3);

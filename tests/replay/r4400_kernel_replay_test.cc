@@ -8,6 +8,7 @@
 #include "replay/r4400_adapter.h"
 #include "systems/system.h"
 #include "absl/strings/str_cat.h"
+#include "aes/aes_util.h"
 #include "cat_parser/reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -168,17 +169,24 @@ TEST(R4400KernelReplay, CountValueChanged) {
   EXPECT_EQ(v.first_difference, r.cat_record()) << v.report;
 }
 
+// A schedule of this format version with nothing in it.
+aes::EventSchedule NothingScheduled() {
+  aes::EventSchedule aes;
+  aes.set_format_version(aes::kFormatVersion);
+  return aes;
+}
+
 TEST(R4400KernelReplay, EmptySchedule) {
-  auto result = systems::Replay(Io().x.ims, aes::EventSchedule(), {});
+  auto result = systems::Replay(Io().x.ims, NothingScheduled(), {});
   ASSERT_TRUE(absl::IsAborted(result.status())) << result.status();
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("no end point"));
-  VerifyResult v = Check(Io(), aes::EventSchedule());
+  VerifyResult v = Check(Io(), NothingScheduled());
   ASSERT_FALSE(v.identical);
   EXPECT_EQ(v.first_difference, Io().x.ims.start().cat_record()) << v.report;
 }
 
 TEST(R4400KernelReplay, OnlyTheEndPoint) {
-  aes::EventSchedule aes;
+  aes::EventSchedule aes = NothingScheduled();
   *aes.mutable_end() = Io().x.aes.end();
   // Against the original, the first record that differs is at or before the first interrupt's
   // report: the core went on without the interrupt.

@@ -8,6 +8,7 @@
 #include "replay/r4400_adapter.h"
 #include "systems/system.h"
 #include "absl/strings/str_cat.h"
+#include "aes/aes_util.h"
 #include "cat_parser/reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -191,20 +192,27 @@ TEST(R4400ReplayDivergence, CountValueChanged) {
   EXPECT_EQ(v.first_difference, r.cat_record()) << v.report;  // the echo store
 }
 
+// A schedule of this format version with nothing in it.
+aes::EventSchedule NothingScheduled() {
+  aes::EventSchedule aes;
+  aes.set_format_version(aes::kFormatVersion);
+  return aes;
+}
+
 TEST(R4400ReplayDivergence, EmptySchedule) {
   const Captured& c = Default();
-  auto result = systems::Replay(c.x.ims, aes::EventSchedule(), {});
+  auto result = systems::Replay(c.x.ims, NothingScheduled(), {});
   ASSERT_FALSE(result.ok());
   EXPECT_TRUE(absl::IsAborted(result.status())) << result.status();
   EXPECT_THAT(std::string(result.status().message()), HasSubstr("no end point"));
-  VerifyResult v = Check(Default(), aes::EventSchedule());
+  VerifyResult v = Check(Default(), NothingScheduled());
   ASSERT_FALSE(v.identical);
   EXPECT_EQ(v.first_difference, c.x.ims.start().cat_record()) << v.report;
 }
 
 TEST(R4400ReplayDivergence, OnlyTheEndPoint) {
   const Captured& c = Default();
-  aes::EventSchedule aes;
+  aes::EventSchedule aes = NothingScheduled();
   *aes.mutable_end() = c.x.aes.end();
   auto result = systems::Replay(c.x.ims, aes, {});
   ASSERT_TRUE(absl::IsAborted(result.status())) << result.status();

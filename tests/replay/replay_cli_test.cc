@@ -57,7 +57,8 @@ TEST_F(ReplayCli, VerifyNamesTheFirstDifference) {
 }
 
 TEST_F(ReplayCli, DivergenceLeavesNoOutputs) {
-  std::ofstream(Path("empty.pb"));  // an empty AES: nothing from the outside world
+  // An AES of nothing but its format version: replay diverges at once.
+  std::ofstream(Path("empty.pb")) << std::string("\x08\x01", 2);
   Result r = Run(absl::StrCat("replay --ims ", Path("x/ims.pb"), " --aes ", Path("empty.pb"),
                               " -o ", Path("diverged.txt"), " --cat ", Path("diverged.cat")));
   EXPECT_EQ(r.exit_code, 1);

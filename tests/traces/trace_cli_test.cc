@@ -94,7 +94,8 @@ TEST_F(TraceCli, FilterIdleWithAMissingKernel) {
 }
 
 TEST_F(TraceCli, DivergenceLeavesNoTrace) {
-  std::ofstream(Path("empty.pb"));  // an empty AES: replay diverges at once
+  // An AES of nothing but its format version: replay diverges at once.
+  std::ofstream(Path("empty.pb")) << std::string("\x08\x01", 2);
   Result r = Run(absl::StrCat("replay --quiet --ims ", Path("x/ims.pb"), " --aes ",
                               Path("empty.pb"), " --format champsim -o ", Path("bad.champsim.xz")));
   EXPECT_EQ(r.exit_code, 1);
