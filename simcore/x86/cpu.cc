@@ -511,6 +511,7 @@ void Cpu::Step() {
   next_eip_ = code32 ? eip_ + in.length : (eip_ + in.length) & 0xFFFF;
   jumped_ = false;
   repeat_ = false;
+  const bool single_step = eflags_ & flag::kTF;
   if (!Execute(in)) {
     if (exception_.pending && exception_.trap) {  // INT n, INT3, INTO left pending: completed
       eip_ = next_eip_;
@@ -518,9 +519,27 @@ void Cpu::Step() {
     }
     return;
   }
-  if (repeat_) return;  // the next iteration of a REP string instruction, at the same EIP
-  if (!jumped_) eip_ = next_eip_;
-  ++retired_;
+  if (!repeat_) {
+    if (!jumped_) eip_ = next_eip_;
+    ++retired_;
+  }
+  // TF set when the instruction (or REP iteration) began: a #DB trap after it, with DR6.BS.
+  // A software interrupt clears TF on entry and takes no trap.
+  if (single_step && in.flow != Flow::kInt && !shadow_) SingleStepTrap();
+}
+
+void Cpu::SingleStepTrap() {
+  dr6_ |= kDr6Bs;
+  if (!deliver_) {
+    exception_ = {true, kVecDebug, 0, eip_, true, false, false};
+    return;
+  }
+  delivering_ = true;
+  faulted_ = false;
+  jumped_ = false;
+  next_eip_ = eip_;
+  Interrupt(kVecDebug, eip_, false, false, 0);
+  delivering_ = false;
 }
 
 bool Cpu::Execute(const Instruction& in) {

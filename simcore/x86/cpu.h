@@ -43,6 +43,7 @@ enum Vector : uint8_t {
   kVecAlignment = 17,
 };
 
+inline constexpr uint32_t kDr6Bs = 1u << 14;  // DR6: the trap was a single step
 inline constexpr uint32_t kCr0Pe = 1u << 0, kCr0Mp = 1u << 1, kCr0Em = 1u << 2, kCr0Ts = 1u << 3,
                           kCr0Et = 1u << 4, kCr0Ne = 1u << 5, kCr0Wp = 1u << 16, kCr0Am = 1u << 18,
                           kCr0Nw = 1u << 29, kCr0Cd = 1u << 30, kCr0Pg = 1u << 31;
@@ -91,6 +92,7 @@ class Cpu {
   void set_cr0(uint32_t v);
   bool real_mode() const { return !(cr0_ & kCr0Pe); }
   uint32_t cr2() const { return cr2_; }
+  uint32_t dr6() const { return dr6_; }
   uint32_t cr3() const { return paging_.cr3(); }
   int cpl() const { return cpl_; }
   const TableRegister& gdtr() const { return gdtr_; }
@@ -171,6 +173,7 @@ class Cpu {
   bool String(const Instruction& in);
   bool Trap(uint8_t vector);
   bool TakeExternalInterrupt();
+  void SingleStepTrap();
   bool LoadSegment(int seg, uint16_t selector);
   bool FarTransfer(const Instruction& in);
   bool Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has_error,
@@ -223,6 +226,7 @@ class Cpu {
   uint32_t eflags_ = 2;
   uint32_t cr0_ = kCr0Cd | kCr0Nw | kCr0Et;  // as after RESET
   uint32_t cr2_ = 0;
+  uint32_t dr6_ = 0xFFFF0FF0u;  // as after RESET
   int cpl_ = 0;
   TableRegister gdtr_, idtr_{0, 0x3FF, 0}, ldtr_;
   TableRegister tr_;   // the task register's cache: the current TSS

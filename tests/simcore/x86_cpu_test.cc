@@ -233,6 +233,33 @@ TEST(X86Cpu, AStoreIntoCodeIsSeenByTheNextFetchOfIt) {
   EXPECT_EQ(r.cpu.reg(kEax) & 0xFF, 0x22u);
 }
 
+TEST(X86Cpu, SingleStepTrapsAfterEachInstructionButNotAfterInt) {
+  Real r({0x90, 0x40, 0xCD, 0x21, 0x90});  // NOP; INC AX; INT 21h; NOP
+  r.bus.Poke(0x21 * 4, {0x00, 0x30, 0x00, 0x00});
+  r.bus.Poke(0x3000, {0xCF});  // IRET
+  r.cpu.set_eflags(flag::kTF);
+  EXPECT_EQ(r.cpu.Run(1), 1u);  // NOP, then the trap: pending with delivery off
+  ASSERT_TRUE(r.cpu.exception().pending);
+  EXPECT_TRUE(r.cpu.exception().trap);
+  EXPECT_EQ(r.cpu.exception().vector, kVecDebug);
+  EXPECT_EQ(r.cpu.exception().eip, 0x1001u);
+  EXPECT_TRUE(r.cpu.dr6() & kDr6Bs);
+  r.cpu.ClearException();
+  // With delivery on the trap goes through vector 1; INT 21h clears TF and takes none.
+  r.cpu.set_deliver_interrupts(true);
+  r.bus.Poke(0x01 * 4, {0x00, 0x40, 0x00, 0x00});
+  r.bus.Poke(0x4000, {0xCF});   // the #DB handler: IRET (TF comes back with the flags)
+  EXPECT_EQ(r.cpu.Run(1), 1u);  // INC AX, and the #DB entry
+  EXPECT_EQ(r.cpu.eip(), 0x4000u);
+  EXPECT_EQ(r.Word(0x8000 - 6), 0x1002);  // the trap's return address: after INC AX
+  EXPECT_FALSE(r.cpu.eflags() & flag::kTF);
+  EXPECT_EQ(r.cpu.Run(1), 1u);  // IRET: TF set again, no trap after the IRET itself
+  EXPECT_EQ(r.cpu.eip(), 0x1002u);
+  EXPECT_TRUE(r.cpu.eflags() & flag::kTF);
+  EXPECT_EQ(r.cpu.Run(1), 1u);  // INT 21h: its entry clears TF, no #DB
+  EXPECT_EQ(r.cpu.eip(), 0x3000u);
+}
+
 TEST(X86Cpu, AlignmentCheckAtCpl3) {
   // MOV EAX, [2001h] twice: first with AC clear, then with AC set (CR0.AM set throughout).
   PcBus bus;
