@@ -190,6 +190,7 @@ class Cpu {
     uint32_t base = 0, limit = 0;
     uint8_t access = 0;
     bool big = false;
+    uint32_t low = 0, high = 0;  // the raw words (gates read their fields from them)
     int dpl() const { return (access >> 5) & 3; }
     bool present() const { return access & 0x80; }
     bool segment() const { return access & 0x10; }  // code or data, not a system descriptor
@@ -202,6 +203,7 @@ class Cpu {
   bool ReadDescriptor(uint16_t selector, Descriptor* d);
   bool InnerStack(int dpl, uint16_t* ss, uint32_t* esp, Descriptor* ss_desc);
   bool ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size);
+  bool CallGate(const Instruction& in, uint16_t gate_selector, const Descriptor& gate);
   void Unmodelled();  // stop: the current instruction needs what this core does not model yet
   bool LoadCode(uint16_t selector, const Descriptor& d);
   bool CheckSegment(int seg, uint32_t offset, int size, bool write);

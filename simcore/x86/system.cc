@@ -94,6 +94,8 @@ bool Cpu::ReadDescriptor(uint16_t selector, Descriptor* d) {
   if (high & (1u << 23)) d->limit = d->limit << 12 | 0xFFF;  // granularity: 4 KB units
   d->access = static_cast<uint8_t>(high >> 8);
   d->big = high & (1u << 22);
+  d->low = low;
+  d->high = high;
   return true;
 }
 
@@ -316,6 +318,82 @@ bool Cpu::InnerStack(int dpl, uint16_t* ss, uint32_t* esp, Descriptor* d) {
   return true;
 }
 
+// A far JMP or CALL through a call gate: to the gate's code segment at the same privilege, or for
+// CALL to a more privileged non-conforming one on the stack the TSS holds for that ring, with the
+// gate's count of parameters copied from the old stack.
+bool Cpu::CallGate(const Instruction& in, uint16_t gate_selector, const Descriptor& gate) {
+  const uint32_t gate_error = gate_selector & ~3u;
+  if (gate.dpl() < std::max(cpl_, static_cast<int>(gate_selector & 3))) {
+    Raise(kVecGeneralProtection, gate_error);
+    return false;
+  }
+  if (!gate.present()) {
+    Raise(kVecSegmentNotPresent, gate_error);
+    return false;
+  }
+  const bool gate32 = (gate.access & 0x1F) == 0x0C;
+  const uint16_t selector = static_cast<uint16_t>(gate.low >> 16);
+  const uint32_t offset =
+      gate32 ? (gate.high & 0xFFFF0000u) | (gate.low & 0xFFFF) : gate.low & 0xFFFF;
+  const int count = static_cast<int>(gate.high & 0x1F);
+  if ((selector & ~3u) == 0) {
+    Raise(kVecGeneralProtection, 0);
+    return false;
+  }
+  Descriptor d;
+  if (!ReadDescriptor(selector, &d)) return false;
+  if (!d.code() || d.dpl() > cpl_ || (in.op == Op::kJmpFar && !d.conforming() && d.dpl() != cpl_)) {
+    Raise(kVecGeneralProtection, selector & ~3u);
+    return false;
+  }
+  if (!d.present()) {
+    Raise(kVecSegmentNotPresent, selector & ~3u);
+    return false;
+  }
+  const int size = gate32 ? 4 : 2;
+  const uint16_t return_cs = seg_[kCs].selector;
+  const int new_cpl = d.conforming() ? cpl_ : d.dpl();
+  if (in.op == Op::kCallFar && new_cpl < cpl_) {
+    uint16_t ss;
+    uint32_t esp;
+    Descriptor ss_desc;
+    if (!InnerStack(new_cpl, &ss, &esp, &ss_desc)) return false;
+    // The parameters, read from the old stack before it is left.
+    uint32_t params[31];
+    for (int i = 0; i < count; ++i) {
+      if (!ReadMem(kSs, (Sp() + static_cast<uint32_t>(i * size)) & Mask(StackSize()), size,
+                   &params[i])) {
+        return false;
+      }
+    }
+    const Segment old_ss = seg_[kSs];
+    const uint32_t old_esp = gpr_[kEsp];
+    const int old_cpl = cpl_;
+    cpl_ = new_cpl;
+    seg_[kSs] = {ss, ss_desc.base, ss_desc.limit, ss_desc.big, ss_desc.access};
+    gpr_[kEsp] = esp;
+    bool ok = Push(size, old_ss.selector) && Push(size, old_esp);
+    for (int i = count - 1; ok && i >= 0; --i) ok = Push(size, params[i]);
+    ok = ok && Push(size, return_cs) && Push(size, next_eip_);
+    if (!ok) {
+      cpl_ = old_cpl;
+      seg_[kSs] = old_ss;
+      gpr_[kEsp] = old_esp;
+      return false;
+    }
+  } else if (in.op == Op::kCallFar) {
+    const uint32_t sp = Sp();
+    if (!Push(size, return_cs) || !Push(size, next_eip_)) {
+      SetSp(sp);
+      return false;
+    }
+  }
+  seg_[kCs] = {static_cast<uint16_t>((selector & ~3u) | new_cpl), d.base, d.limit, d.big,
+               static_cast<uint8_t>(d.access | 1)};
+  eip_ = gate32 ? offset : offset & 0xFFFF;
+  return true;
+}
+
 // RETF or IRET to an outer ring: after EIP, CS (and EFLAGS) the outer ESP and SS are popped; the
 // data segment registers the outer ring may not use become null.
 bool Cpu::ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size) {
@@ -383,7 +461,10 @@ bool Cpu::FarTransfer(const Instruction& in) {
           return false;
         }
       }
-      if (in.op == Op::kCallFar && (!Push(size, seg_[kCs].selector) || !Push(size, next_eip_))) {
+      // In real mode the return address goes on the stack now; in protected mode once the
+      // target is known (a call gate pushes it itself, maybe on another stack).
+      if (in.op == Op::kCallFar && real_mode() &&
+          (!Push(size, seg_[kCs].selector) || !Push(size, next_eip_))) {
         return undo();
       }
       break;
@@ -420,8 +501,15 @@ bool Cpu::FarTransfer(const Instruction& in) {
     Descriptor d;
     if (!ReadDescriptor(sel, &d)) return undo();
     if (!d.segment()) {
+      const uint8_t type = d.access & 0x1F;
+      if ((type == 0x04 || type == 0x0C) && (in.op == Op::kJmpFar || in.op == Op::kCallFar)) {
+        if (!CallGate(in, sel, d)) return undo();
+        ++branch_count_;
+        jumped_ = true;
+        return true;
+      }
       undo();
-      Unmodelled();  // call gates, task gates and TSS descriptors
+      Unmodelled();  // task gates and TSS descriptors: task switches
       return false;
     }
     const int old_cpl = cpl_;
@@ -429,8 +517,13 @@ bool Cpu::FarTransfer(const Instruction& in) {
       if (!ReturnToOuter(sel, d, size)) return undo();
       // RETF imm16 releases the parameters on the outer stack too.
       if (in.op == Op::kRetFar && in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
-    } else if (!LoadCode(sel, d)) {
-      return undo();
+    } else {
+      const Segment old_cs = seg_[kCs];
+      if (!LoadCode(sel, d)) return undo();
+      if (in.op == Op::kCallFar && (!Push(size, old_cs.selector) || !Push(size, next_eip_))) {
+        seg_[kCs] = old_cs;
+        return undo();
+      }
     }
     if (in.op == Op::kIret) {
       // IOPL changes only at CPL 0, IF only where CPL <= IOPL; VM stays (V86 is not modelled).

@@ -6,6 +6,8 @@
         .set    TSS, 0x2000
         .set    STACK0, 0x80000         /* ring 0 stack, also TSS.ESP0 */
         .set    STACK3, 0x70000         /* ring 3 stack */
+        .set    GDT, 0x3000             /* the GDT in RAM */
+        .set    RESULT, 0x3200          /* what the call gate's handler returned */
 
         .code16
         .text
@@ -27,6 +29,24 @@ pm32:
         movw    %ax, %es
         movw    %ax, %ss
         movl    $STACK0, %esp
+
+        /* The GDT goes to RAM (LTR marks the TSS busy in it), with a call gate added at 0x30:
+           DPL 3, to ring 0 code at gate_handler, two parameters, 32-bit. */
+        movl    $gdt, %esi
+        movl    $GDT, %edi
+        movl    $6 * 2, %ecx
+4:      movl    (%esi), %eax
+        movl    %eax, (%edi)
+        addl    $4, %esi
+        addl    $4, %edi
+        loop    4b
+        movl    $gate_handler, %eax
+        movw    %ax, GDT + 0x30
+        movw    $0x08, GDT + 0x30 + 2
+        movw    $0xEC02, GDT + 0x30 + 4  /* present, DPL 3, 32-bit call gate, 2 parameters */
+        shrl    $16, %eax
+        movw    %ax, GDT + 0x30 + 6
+        lgdt    gdt_ram_ptr
 
         /* The TSS: ESP0 and SS0; no I/O bitmap (its base past the limit). */
         movl    $STACK0, TSS + 4
@@ -73,6 +93,11 @@ user:
         int     $0x80                   /* up to ring 0 and back */
         movw    $0x23, %ax              /* DS: the IRET to ring 3 made it null */
         movw    %ax, %ds
+        /* Up to ring 0 through the call gate with two parameters, back by RETF 8. */
+        pushl   $0x1111
+        pushl   $0x2222
+        lcall   $0x33, $0
+        movl    %eax, RESULT
         movl    STACK3 - 6, %eax        /* misaligned, but AC is clear: no fault */
         outb    %al, $0xE9              /* IOPL 0, no bitmap: #GP(0) */
         jmp     .
@@ -91,6 +116,11 @@ sys_handler:
         movl    %esp, %ebp              /* EBP: the ring 0 stack after the entry */
         iret
 
+gate_handler:                           /* ring 0: the parameters lie above CS:EIP */
+        movl    8(%esp), %eax
+        addl    12(%esp), %eax
+        lret    $8
+
 gp_handler:
         popl    %edx                    /* the error code */
         movl    4(%esp), %esi           /* the CS of the interrupted code */
@@ -107,6 +137,9 @@ gdt:    .quad   0
 gdt_ptr:
         .word   6 * 8 - 1
         .long   gdt
+gdt_ram_ptr:
+        .word   7 * 8 - 1
+        .long   GDT
 idt_ptr:
         .word   0x81 * 8 - 1
         .long   IDT
