@@ -34,7 +34,7 @@ class PcBus final : public simcore::Bus {
   void Poke(uint32_t address, std::vector<uint8_t> bytes) {
     for (size_t i = 0; i < bytes.size(); ++i) *At(address + static_cast<uint32_t>(i)) = bytes[i];
   }
-  uint8_t Peek(uint32_t address) { return *At(address); }
+  uint8_t ByteAt(uint32_t address) { return *At(address); }
   const std::vector<cat::OwnedRecord>& log() const { return log_; }
   uint8_t vector = 0;  // supplied in interrupt acknowledge cycles
 
@@ -79,7 +79,7 @@ struct Real {
     cpu.set_reg(kEsp, 0x8000);
     cpu.set_eip(0x1000);
   }
-  uint16_t Word(uint32_t a) { return static_cast<uint16_t>(bus.Peek(a) | bus.Peek(a + 1) << 8); }
+  uint16_t Word(uint32_t a) { return static_cast<uint16_t>(bus.ByteAt(a) | bus.ByteAt(a + 1) << 8); }
   PcBus bus;
   Cpu cpu;
 };
@@ -157,8 +157,8 @@ TEST(X86Cpu, AnInterruptBetweenRepIterationsResumesWithTheRemainingCount) {
   EXPECT_EQ(r.cpu.Run(3), 1u);  // the three iterations left; the REP retires with the last
   EXPECT_EQ(r.cpu.reg(kEcx), 0u);
   EXPECT_EQ(r.cpu.eip(), 0x1002u);
-  EXPECT_EQ(r.bus.Peek(0x704), 0x77);
-  EXPECT_EQ(r.bus.Peek(0x705), 0);
+  EXPECT_EQ(r.bus.ByteAt(0x704), 0x77);
+  EXPECT_EQ(r.bus.ByteAt(0x705), 0);
 }
 
 TEST(X86Cpu, WithoutDeliveryASoftwareInterruptStopsTheCoreAfterTheInstruction) {
@@ -216,9 +216,9 @@ TEST(X86Cpu, RepMovsRunsOneIterationPerStepAndRetiresOnce) {
   EXPECT_EQ(r.cpu.Run(1), 1u);  // the last iteration retires the instruction
   EXPECT_EQ(r.cpu.eip(), 0x1003u);
   EXPECT_EQ(r.cpu.reg(kEcx), 0u);
-  EXPECT_EQ(r.bus.Peek(0x700), 1);
-  EXPECT_EQ(r.bus.Peek(0x702), 3);
-  EXPECT_EQ(r.bus.Peek(0x703), 0);
+  EXPECT_EQ(r.bus.ByteAt(0x700), 1);
+  EXPECT_EQ(r.bus.ByteAt(0x702), 3);
+  EXPECT_EQ(r.bus.ByteAt(0x703), 0);
 }
 
 TEST(X86Cpu, AStoreIntoCodeIsSeenByTheNextFetchOfIt) {
@@ -318,7 +318,7 @@ struct Rom {
     }
     return out.str();
   }
-  uint16_t Word(uint32_t a) { return static_cast<uint16_t>(bus.Peek(a) | bus.Peek(a + 1) << 8); }
+  uint16_t Word(uint32_t a) { return static_cast<uint16_t>(bus.ByteAt(a) | bus.ByteAt(a + 1) << 8); }
   PcBus bus;
   Cpu cpu;
 };
@@ -357,7 +357,7 @@ TEST(X86Cpu, PrivilegeLevelsRomFromResetToHlt) {
   EXPECT_EQ(cpu.reg(kEdx), 0u);     // #GP(0)
   EXPECT_EQ(cpu.reg(kEsi), 0x1Bu);  // raised in ring 3
   // LTR marked the TSS descriptor busy in memory (type 9 became B), in the GDT copied to RAM.
-  EXPECT_EQ(rom.bus.Peek(0x3000 + 0x28 + 5), 0x8B);
+  EXPECT_EQ(rom.bus.ByteAt(0x3000 + 0x28 + 5), 0x8B);
   // The call gate's handler ran in ring 0 with the two parameters copied to its stack.
   EXPECT_EQ(rom.Word(0x3200), 0x3333);
   // Exactly one write to port E9h reached the bus: ring 0's, with its byte.
