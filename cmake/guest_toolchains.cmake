@@ -28,28 +28,33 @@ else()
     "left out.")
 endif()
 
-# citcat_mips_program(OUTPUT prog.elf SOURCES src... [FLAGS flag...] [LIBS lib...]
-#                     [DEPENDS file...] [BINARY prog.bin] COMMENT text)
-# Builds one guest program: `CITCAT_MIPS_CC FLAGS SOURCES LIBS -o OUTPUT` (sources in link
-# order), and with BINARY also its raw image (objcopy -O binary). Only call it when
-# CITCAT_HAVE_MIPS_TOOLCHAIN is true.
-function(citcat_mips_program)
+# _citcat_cross_program(CC OBJCOPY OUTPUT prog.elf SOURCES src... [FLAGS flag...] [LIBS lib...]
+#                       [DEPENDS file...] [BINARY prog.bin] COMMENT text)
+# Builds one guest program with a cross compiler: `CC FLAGS SOURCES LIBS -o OUTPUT` (sources in
+# link order), and with BINARY also its raw image (objcopy -O binary).
+function(_citcat_cross_program cc objcopy)
   cmake_parse_arguments(ARG "" "OUTPUT;BINARY;COMMENT" "SOURCES;FLAGS;LIBS;DEPENDS" ${ARGN})
   get_filename_component(dir ${ARG_OUTPUT} DIRECTORY)
   set(outputs ${ARG_OUTPUT})
   set(raw)
   if(ARG_BINARY)
     list(APPEND outputs ${ARG_BINARY})
-    set(raw COMMAND ${CITCAT_MIPS_OBJCOPY} -O binary ${ARG_OUTPUT} ${ARG_BINARY})
+    set(raw COMMAND ${objcopy} -O binary ${ARG_OUTPUT} ${ARG_BINARY})
   endif()
   add_custom_command(
     OUTPUT ${outputs}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
-    COMMAND ${CITCAT_MIPS_CC} ${ARG_FLAGS} ${ARG_SOURCES} ${ARG_LIBS} -o ${ARG_OUTPUT}
+    COMMAND ${cc} ${ARG_FLAGS} ${ARG_SOURCES} ${ARG_LIBS} -o ${ARG_OUTPUT}
     ${raw}
     DEPENDS ${ARG_SOURCES} ${ARG_DEPENDS}
     COMMENT "${ARG_COMMENT}"
     VERBATIM)
+endfunction()
+
+# citcat_mips_program(...): _citcat_cross_program's arguments, with the MIPS tools. Only call it
+# when CITCAT_HAVE_MIPS_TOOLCHAIN is true.
+function(citcat_mips_program)
+  _citcat_cross_program(${CITCAT_MIPS_CC} ${CITCAT_MIPS_OBJCOPY} ${ARGN})
 endfunction()
 
 # ---- i686 (the i386 family): Debian's i686-linux-gnu cross tools ----
@@ -65,25 +70,8 @@ else()
     "gcc-i686-linux-gnu): the i386 guest programs and the tests that need them are left out.")
 endif()
 
-# citcat_i686_program(OUTPUT prog.elf SOURCES src... [FLAGS flag...] [LIBS lib...]
-#                     [DEPENDS file...] COMMENT text)
-# Builds one i386 guest program: `CITCAT_I686_CC FLAGS SOURCES LIBS -o OUTPUT`. Only call it when
-# CITCAT_HAVE_I686_TOOLCHAIN is true.
+# citcat_i686_program(...): _citcat_cross_program's arguments, with the i686 tools. Only call it
+# when CITCAT_HAVE_I686_TOOLCHAIN is true.
 function(citcat_i686_program)
-  cmake_parse_arguments(ARG "" "OUTPUT;BINARY;COMMENT" "SOURCES;FLAGS;LIBS;DEPENDS" ${ARGN})
-  get_filename_component(dir ${ARG_OUTPUT} DIRECTORY)
-  set(outputs ${ARG_OUTPUT})
-  set(raw)
-  if(ARG_BINARY)
-    list(APPEND outputs ${ARG_BINARY})
-    set(raw COMMAND ${CITCAT_I686_OBJCOPY} -O binary ${ARG_OUTPUT} ${ARG_BINARY})
-  endif()
-  add_custom_command(
-    OUTPUT ${outputs}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
-    COMMAND ${CITCAT_I686_CC} ${ARG_FLAGS} ${ARG_SOURCES} ${ARG_LIBS} -o ${ARG_OUTPUT}
-    ${raw}
-    DEPENDS ${ARG_SOURCES} ${ARG_DEPENDS}
-    COMMENT "${ARG_COMMENT}"
-    VERBATIM)
+  _citcat_cross_program(${CITCAT_I686_CC} ${CITCAT_I686_OBJCOPY} ${ARGN})
 endfunction()

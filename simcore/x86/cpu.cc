@@ -1235,16 +1235,22 @@ bool Cpu::String(const Instruction& in) {
     default:
       return false;
   }
-  if (!rep) return true;
+  if (rep) CountIteration(in);
+  return true;
+}
+
+// After one iteration under REP/REPE/REPNE: ECX (CX) counts down, and the instruction runs again
+// while it is not zero (and, for CMPS and SCAS, while ZF says so).
+void Cpu::CountIteration(const Instruction& in) {
+  const uint32_t am = Mask(in.addrsize);
   const uint32_t count = (gpr_[kEcx] - 1) & am;
-  gpr_[kEcx] = as == 4 ? count : (gpr_[kEcx] & 0xFFFF0000u) | count;
+  gpr_[kEcx] = in.addrsize == 4 ? count : (gpr_[kEcx] & 0xFFFF0000u) | count;
   bool again = count != 0;
   if (Facts(in.op).attrs & attr::kRepZ) {
     const bool zf = eflags_ & flag::kZF;
     again = again && ((in.prefixes & prefix::kRep) ? zf : !zf);
   }
   if (again) repeat_ = true;
-  return true;
 }
 
 }  // namespace citcat::x86

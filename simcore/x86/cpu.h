@@ -171,6 +171,7 @@ class Cpu {
   bool Decimal(const Instruction& in);
   bool Enter(const Instruction& in);
   bool String(const Instruction& in);
+  void CountIteration(const Instruction& in);
   bool Trap(uint8_t vector);
   bool TakeExternalInterrupt();
   void SingleStepTrap();

@@ -772,10 +772,7 @@ bool Cpu::PortIo(const Instruction& in) {
       const uint32_t step = (eflags_ & flag::kDF) ? 0u - size : static_cast<uint32_t>(size);
       const uint32_t next = (offset + step) & am;
       gpr_[r] = as == 4 ? next : (gpr_[r] & 0xFFFF0000u) | next;
-      if (!rep) return true;
-      const uint32_t count = (gpr_[kEcx] - 1) & am;
-      gpr_[kEcx] = as == 4 ? count : (gpr_[kEcx] & 0xFFFF0000u) | count;
-      if (count != 0) repeat_ = true;
+      if (rep) CountIteration(in);
       return true;
     }
     default:

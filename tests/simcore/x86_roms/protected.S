@@ -8,27 +8,10 @@
         .set    PT1, 0x4000
         .set    HOLE, 0x300000          /* the page the handler maps */
 
-        .code16
-        .text
-        .globl  _start
-_start:
-        cli
-        lgdtl   %cs:(gdt_ptr - _start)
-        movl    %cr0, %eax
-        orl     $1, %eax
-        movl    %eax, %cr0
-        .byte   0x66, 0xEA              /* ljmpl $0x08, $pm32 */
-        .long   pm32
-        .word   0x08
+        .set    STACK, 0x90000
+        .include "reset.inc"
 
-        .code32
 pm32:
-        movw    $0x10, %ax
-        movw    %ax, %ds
-        movw    %ax, %es
-        movw    %ax, %ss
-        movl    $0x90000, %esp
-
         /* PT0 maps the first 4 MB onto themselves, but for the page at HOLE. */
         movl    $PT0, %edi
         movl    $3, %eax
@@ -102,7 +85,4 @@ idt_ptr:
         .word   0x81 * 8 - 1
         .long   IDT
 
-        .code16
-        .org    0xFFF0
-reset:  jmp     _start                  /* the reset vector: a near jump keeps CS base FFFF0000 */
-        .org    0x10000
+        .include "reset_vector.inc"

@@ -9,27 +9,10 @@
         .set    GDT, 0x3000             /* the GDT in RAM */
         .set    RESULT, 0x3200          /* what the call gate's handler returned */
 
-        .code16
-        .text
-        .globl  _start
-_start:
-        cli
-        lgdtl   %cs:(gdt_ptr - _start)
-        movl    %cr0, %eax
-        orl     $1, %eax
-        movl    %eax, %cr0
-        .byte   0x66, 0xEA              /* ljmpl $0x08, $pm32 */
-        .long   pm32
-        .word   0x08
+        .set    STACK, STACK0
+        .include "reset.inc"
 
-        .code32
 pm32:
-        movw    $0x10, %ax
-        movw    %ax, %ds
-        movw    %ax, %es
-        movw    %ax, %ss
-        movl    $STACK0, %esp
-
         /* The GDT goes to RAM (LTR marks the TSS busy in it), with a call gate added at 0x30:
            DPL 3, to ring 0 code at gate_handler, two parameters, 32-bit. */
         movl    $gdt, %esi
@@ -144,7 +127,4 @@ idt_ptr:
         .word   0x81 * 8 - 1
         .long   IDT
 
-        .code16
-        .org    0xFFF0
-reset:  jmp     _start                  /* the reset vector: a near jump keeps CS base FFFF0000 */
-        .org    0x10000
+        .include "reset_vector.inc"
