@@ -99,12 +99,49 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
 
 bool Cpu::ReadMem(int seg, uint32_t offset, int size, uint32_t* value) {
   if (!CheckSegment(seg, offset, size, false) || !CheckAlignment(seg, offset, size)) return false;
-  return ReadLinear(Linear(seg, offset), size, value);
+  if (!ReadLinear(Linear(seg, offset), size, value)) return false;
+  if (dr7_ & 0xFF) DataBreakpoint(Linear(seg, offset), size, false);
+  return true;
 }
 
 bool Cpu::WriteMem(int seg, uint32_t offset, int size, uint32_t value) {
   if (!CheckSegment(seg, offset, size, true) || !CheckAlignment(seg, offset, size)) return false;
-  return WriteLinear(Linear(seg, offset), size, value);
+  if (!WriteLinear(Linear(seg, offset), size, value)) return false;
+  if (dr7_ & 0xFF) DataBreakpoint(Linear(seg, offset), size, true);
+  return true;
+}
+
+// Instruction breakpoints (R/W = 00 in DR7) match the linear address of the instruction about to
+// run: a #DB fault before it, unless RF is set.
+bool Cpu::InstructionBreakpoint(uint32_t linear) {
+  if (eflags_ & flag::kRF) return false;
+  uint32_t hits = 0;
+  for (int i = 0; i < 4; ++i) {
+    const bool enabled = (dr7_ >> (2 * i)) & 3;
+    const uint32_t rw = (dr7_ >> (16 + 4 * i)) & 3;
+    if (enabled && rw == 0 && dr_[i] == linear) hits |= 1u << i;
+  }
+  if (hits == 0) return false;
+  dr6_ = (dr6_ & ~0xFu) | hits;
+  Raise(kVecDebug, 0);
+  return true;
+}
+
+// Data breakpoints (R/W = 01 writes, 11 reads and writes; LEN 1, 2 or 4 bytes, aligned) match any
+// byte of an access; the #DB trap comes after the instruction.
+void Cpu::DataBreakpoint(uint32_t linear, int size, bool write) {
+  for (int i = 0; i < 4; ++i) {
+    const bool enabled = (dr7_ >> (2 * i)) & 3;
+    const uint32_t rw = (dr7_ >> (16 + 4 * i)) & 3;
+    const uint32_t len = ((dr7_ >> (18 + 4 * i)) & 3) + 1;  // 00 = 1, 01 = 2, 11 = 4 bytes
+    if (!enabled || rw == 0 || rw == 2 || (rw == 1 && !write)) continue;
+    const uint32_t bytes = len == 3 ? 4 : len;
+    const uint32_t base = dr_[i] & ~(bytes - 1);
+    if (linear < base + bytes && base < linear + static_cast<uint32_t>(size)) {
+      dr6_ |= 1u << i;
+      data_breakpoint_ = true;
+    }
+  }
 }
 
 // #AC(0): a misaligned data access at CPL 3 with CR0.AM and EFLAGS.AC set (words on even,
@@ -501,9 +538,13 @@ void Cpu::Step() {
   int have = static_cast<int>(Cache::kLineBytes - (linear & (Cache::kLineBytes - 1)));
   have = std::min(have, kMaxInstructionLength);
   faulted_ = false;
+  data_breakpoint_ = false;
   const bool shadowed = shadow_;
   shadow_ = false;
   if (deliver_ && !shadowed && TakeExternalInterrupt()) return;
+  if (dr7_ & 0xFF) {
+    if (InstructionBreakpoint(linear)) return;
+  }
   Instruction in;
   if (!FetchAndDecode(linear, have, code32, bytes, &in)) return;
   if (in.fault == Fault::kUD) return Raise(kVecInvalidOpcode);
@@ -522,14 +563,20 @@ void Cpu::Step() {
   if (!repeat_) {
     if (!jumped_) eip_ = next_eip_;
     ++retired_;
+    // RF holds instruction breakpoints off for one instruction; IRET and POPF may set it again.
+    if (in.op != Op::kIret && in.op != Op::kPopf) eflags_ &= ~flag::kRF;
   }
-  // TF set when the instruction (or REP iteration) began: a #DB trap after it, with DR6.BS.
-  // A software interrupt clears TF on entry and takes no trap.
-  if (single_step && in.flow != Flow::kInt && !shadow_) SingleStepTrap();
+
+  // A #DB trap after it for TF (set when the instruction or REP iteration began; a software
+  // interrupt clears TF on entry and takes none) and for a data breakpoint it hit.
+  const bool step = single_step && in.flow != Flow::kInt;
+  if ((step || data_breakpoint_) && !shadow_) SingleStepTrap(step ? kDr6Bs : 0);
 }
 
-void Cpu::SingleStepTrap() {
-  dr6_ |= kDr6Bs;
+// A #DB trap after an instruction: single step (DR6.BS) or a data breakpoint (its B bit, already
+// set in DR6).
+void Cpu::SingleStepTrap(uint32_t dr6_bits) {
+  dr6_ |= dr6_bits;
   if (!deliver_) {
     exception_ = {true, kVecDebug, 0, eip_, true, false, false};
     return;
@@ -957,6 +1004,7 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kRetFar:
     case Op::kIret:
       return FarTransfer(in);
+    case Op::kMovDr:
     case Op::kMovCr:
     case Op::kLgdt:
     case Op::kLidt:

@@ -93,6 +93,7 @@ class Cpu {
   bool real_mode() const { return !(cr0_ & kCr0Pe); }
   uint32_t cr2() const { return cr2_; }
   uint32_t dr6() const { return dr6_; }
+  uint32_t dr7() const { return dr7_; }
   uint32_t cr3() const { return paging_.cr3(); }
   int cpl() const { return cpl_; }
   const TableRegister& gdtr() const { return gdtr_; }
@@ -174,7 +175,9 @@ class Cpu {
   void CountIteration(const Instruction& in);
   bool Trap(uint8_t vector);
   bool TakeExternalInterrupt();
-  void SingleStepTrap();
+  void SingleStepTrap(uint32_t dr6_bits);
+  bool InstructionBreakpoint(uint32_t linear);
+  void DataBreakpoint(uint32_t linear, int size, bool write);
   bool LoadSegment(int seg, uint16_t selector);
   bool FarTransfer(const Instruction& in);
   bool Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has_error,
@@ -230,6 +233,9 @@ class Cpu {
   uint32_t cr0_ = kCr0Cd | kCr0Nw | kCr0Et;  // as after RESET
   uint32_t cr2_ = 0;
   uint32_t dr6_ = 0xFFFF0FF0u;  // as after RESET
+  uint32_t dr7_ = 0x400;
+  std::array<uint32_t, 4> dr_{};
+  bool data_breakpoint_ = false;  // a data breakpoint matched during this instruction
   int cpl_ = 0;
   TableRegister gdtr_, idtr_{0, 0x3FF, 0}, ldtr_;
   TableRegister tr_;   // the task register's cache: the current TSS

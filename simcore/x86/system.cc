@@ -556,6 +556,19 @@ bool Cpu::System(const Instruction& in) {
   }
   uint32_t a = 0;
   switch (in.op) {
+    case Op::kMovDr: {
+      // DR4 and DR5 are DR6 and DR7 on the i486; reserved bits read as the manual gives them.
+      const int n = (in.reg == 4 || in.reg == 5) ? in.reg + 2 : in.reg;
+      if (in.dst == Operand::kDreg) {
+        a = gpr_[in.rm];
+        if (n < 4) dr_[n] = a;
+        if (n == 6) dr6_ = (a & 0x0000E00Fu) | 0xFFFF0FF0u;
+        if (n == 7) dr7_ = (a & 0xFFFF23FFu) | 0x400u;
+        return true;
+      }
+      gpr_[in.rm] = n < 4 ? dr_[n] : n == 6 ? dr6_ : dr7_;
+      return true;
+    }
     case Op::kMovCr:
       if (in.dst == Operand::kCreg) {
         a = gpr_[in.rm];

@@ -79,7 +79,9 @@ struct Real {
     cpu.set_reg(kEsp, 0x8000);
     cpu.set_eip(0x1000);
   }
-  uint16_t Word(uint32_t a) { return static_cast<uint16_t>(bus.ByteAt(a) | bus.ByteAt(a + 1) << 8); }
+  uint16_t Word(uint32_t a) {
+    return static_cast<uint16_t>(bus.ByteAt(a) | bus.ByteAt(a + 1) << 8);
+  }
   PcBus bus;
   Cpu cpu;
 };
@@ -260,6 +262,40 @@ TEST(X86Cpu, SingleStepTrapsAfterEachInstructionButNotAfterInt) {
   EXPECT_EQ(r.cpu.eip(), 0x3000u);
 }
 
+TEST(X86Cpu, DebugRegisterBreakpoints) {
+  // 1000: MOV [0600h], AL    A2 00 06
+  // 1003: NOP                90
+  // 1004: NOP                90
+  Real r({0xA2, 0x00, 0x06, 0x90, 0x90});
+  // DR0: an instruction breakpoint at 1004h; DR1: a one-byte write breakpoint at 0600h.
+  // MOV EAX, 1004h; MOV DR0, EAX; MOV EAX, 600h; MOV DR1, EAX; MOV EAX, 00100407h; MOV DR7, EAX
+  r.bus.Poke(0x2000,
+             {0x66, 0xB8, 0x04, 0x10, 0x00, 0x00, 0x0F, 0x23, 0xC0, 0x66, 0xB8, 0x00, 0x06, 0x00,
+              0x00, 0x0F, 0x23, 0xC8, 0x66, 0xB8, 0x0F, 0x04, 0x10, 0x00, 0x0F, 0x23, 0xF8});
+  r.cpu.set_eip(0x2000);
+  ASSERT_EQ(r.cpu.Run(6), 6u);
+  EXPECT_EQ(r.cpu.dr7(), 0x0010040Fu);  // L0, G0, L1, G1; R/W1 = 01 (writes); bit 10 reads 1
+  r.cpu.set_eip(0x1000);
+  EXPECT_EQ(r.cpu.Run(1), 1u);  // the store: it completes, then the data breakpoint's trap
+  ASSERT_TRUE(r.cpu.exception().pending);
+  EXPECT_EQ(r.cpu.exception().vector, kVecDebug);
+  EXPECT_TRUE(r.cpu.exception().trap);
+  EXPECT_EQ(r.cpu.exception().eip, 0x1003u);
+  EXPECT_EQ(r.cpu.dr6() & 0xF, 0x2u);  // B1
+  r.cpu.ClearException();
+  EXPECT_EQ(r.cpu.Run(2), 1u);  // NOP; then the instruction breakpoint: a fault before 1004h
+  ASSERT_TRUE(r.cpu.exception().pending);
+  EXPECT_EQ(r.cpu.exception().vector, kVecDebug);
+  EXPECT_FALSE(r.cpu.exception().trap);
+  EXPECT_EQ(r.cpu.eip(), 0x1004u);
+  EXPECT_EQ(r.cpu.dr6() & 0xF, 0x1u);  // B0
+  r.cpu.ClearException();
+  r.cpu.set_eflags(r.cpu.eflags() | flag::kRF);  // as a handler's IRET would leave it
+  EXPECT_EQ(r.cpu.Run(1), 1u);                   // RF holds the breakpoint off for one instruction
+  EXPECT_EQ(r.cpu.eip(), 0x1005u);
+  EXPECT_FALSE(r.cpu.eflags() & flag::kRF);  // and is cleared once it completed
+}
+
 TEST(X86Cpu, AlignmentCheckAtCpl3) {
   // MOV EAX, [2001h] twice: first with AC clear, then with AC set (CR0.AM set throughout).
   PcBus bus;
@@ -318,7 +354,9 @@ struct Rom {
     }
     return out.str();
   }
-  uint16_t Word(uint32_t a) { return static_cast<uint16_t>(bus.ByteAt(a) | bus.ByteAt(a + 1) << 8); }
+  uint16_t Word(uint32_t a) {
+    return static_cast<uint16_t>(bus.ByteAt(a) | bus.ByteAt(a + 1) << 8);
+  }
   PcBus bus;
   Cpu cpu;
 };
