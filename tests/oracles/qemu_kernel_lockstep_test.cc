@@ -43,6 +43,38 @@ void Report(const std::string& name, const KernelLockstepResult& r) {
     GTEST_SKIP() << "qemu-system-mips64 not installed"; \
   }
 
+// ---- hand-written programs ----
+
+#ifdef CITCAT_KERNEL_TEST_DIR
+std::vector<uint8_t> Rom(const std::string& name) {
+  std::ifstream in(std::string(CITCAT_KERNEL_TEST_DIR) + "/" + name + ".bin", std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+}
+
+KernelLockstepResult RunProgram(const std::string& name) {
+  KernelLockstepOptions options;
+  options.rom = Rom(name);
+  options.work_dir = WorkDir(name);
+  return RunKernelLockstep(options);
+}
+
+class KernelProgram : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(KernelProgram, CoreMatchesQemu) {
+  SKIP_WITHOUT_QEMU();
+  const KernelLockstepResult r = RunProgram(GetParam());
+  Report(GetParam(), r);
+  EXPECT_EQ(r.failure, "");
+  EXPECT_GT(r.compared, 10000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, KernelProgram, ::testing::Values("cp0"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
+#endif  // CITCAT_KERNEL_TEST_DIR
+
 // ---- random kernel-mode programs ----
 
 class RandomKernelProgram : public ::testing::TestWithParam<uint32_t> {};

@@ -3,7 +3,7 @@
 # with the MIPS guest toolchain (cmake/guest_toolchains.cmake) into ${CITCAT_KERNEL_TEST_DIR}.
 # Defines the target citcat_kernel_tests when the toolchain is there.
 set(CITCAT_KERNEL_TEST_DIR ${PROJECT_BINARY_DIR}/guest/tests/kernel)
-set(CITCAT_KERNEL_TEST_PROGRAMS)
+set(CITCAT_KERNEL_TEST_PROGRAMS cp0)
 if(CITCAT_HAVE_MIPS_TOOLCHAIN)
   set(_src ${PROJECT_SOURCE_DIR}/guest/tests/kernel)
   set(_outputs)
