@@ -69,7 +69,7 @@ TEST_P(KernelProgram, CoreMatchesQemu) {
   EXPECT_GT(r.compared, 10000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Programs, KernelProgram, ::testing::Values("cp0"),
+INSTANTIATE_TEST_SUITE_P(Programs, KernelProgram, ::testing::Values("cp0", "modes"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });
@@ -103,7 +103,10 @@ INSTANTIATE_TEST_SUITE_P(
         Difference{"diff_kernel_xsseg", "QEMU took exception (Cause 00000010), the core none"},
         Difference{"diff_mul", "the core took exception 10 at ffffffffbfc00418, QEMU none"},
         Difference{"diff_lladdr", "r9: qemu 0000000000000000, model 0000000000000010"},
-        Difference{"diff_watch", "the core took exception 23 at ffffffffbfc0042c, QEMU none"}),
+        Difference{"diff_watch", "the core took exception 23 at ffffffffbfc0042c, QEMU none"},
+        Difference{"diff_re", "r9: qemu 0000000000440000, model 0000000000004400"},
+        Difference{"diff_super64", "the core took exception 10 at ffffffffc0000410, QEMU none"},
+        Difference{"diff_shadow", "the core took exception 2 at ffffffffbfc00454, QEMU none"}),
     [](const ::testing::TestParamInfo<Difference>& info) {
       return std::string(info.param.program);
     });

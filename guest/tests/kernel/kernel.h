@@ -42,6 +42,7 @@
 
         .set noreorder
         .set noat
+        .set gp=64                      /* ld/sd are single instructions, not lw pairs */
 
 /* dmfc0 into $k1: the value is compared at the next instruction. */
         .macro COPY reg
@@ -68,16 +69,25 @@ _start:
         .endm
 
 /* The BEV=0 vectors in RAM (0x80000000, 0x80000080, 0x80000180): jumps to the handlers,
-   stored through kseg1 so that no cache holds them. Uses $t8, $t9, $k0. */
+   copied from a template in ROM through kseg1, so that no cache holds them. Uses $t8, $t9, $k0. */
         .macro RAM_VECTOR offset, handler
+        la $t8, 8f
         li $t9, 0xA0000000 + \offset
-        li $t8, 0x3c1a0000 | (\handler >> 16)      /* lui k0, hi */
-        sw $t8, 0($t9)
-        li $t8, 0x375a0000 | (\handler & 0xffff)   /* ori k0, k0, lo */
-        sw $t8, 4($t9)
-        li $t8, 0x03400008                        /* jr k0 */
-        sw $t8, 8($t9)
-        sw $zero, 12($t9)
+        lw $k0, 0($t8)
+        sw $k0, 0($t9)
+        lw $k0, 4($t8)
+        sw $k0, 4($t9)
+        lw $k0, 8($t8)
+        sw $k0, 8($t9)
+        lw $k0, 12($t8)
+        sw $k0, 12($t9)
+        b 9f
+        nop
+8:      lui $k0, %hi(\handler)
+        addiu $k0, $k0, %lo(\handler)
+        jr $k0
+        nop
+9:
         .endm
 
 /* QEMU's UHI exit(0). */
