@@ -69,7 +69,7 @@ TEST_P(KernelProgram, CoreMatchesQemu) {
   EXPECT_GT(r.compared, 10000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Programs, KernelProgram, ::testing::Values("cp0", "modes"),
+INSTANTIATE_TEST_SUITE_P(Programs, KernelProgram, ::testing::Values("cp0", "modes", "tlb"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });
