@@ -14,7 +14,7 @@ user:
         syscall
 
 init:
-        li $t0, 0x1ffe000
+        li $t0, 0x7fe000                 /* 4 MB pages: the ROM is 4 MB aligned */
         mtc0 $t0, C0_PAGEMASK
         mtc0 $zero, C0_INDEX
         dmtc0 $zero, C0_ENTRYHI
@@ -23,7 +23,7 @@ init:
         li $t0, (0x01000000 >> 6) | (3 << 3) | 7    /* data at 16 MB */
         dmtc0 $t0, C0_ENTRYLO1
         tlbwi
-        li $s0, 0x01000000
+        li $s0, 0x00400000
         li $t0, ST_USER | ST_EXL | ST_BEV | 0x02000000
         mtc0 $t0, C0_STATUS
         li $t0, user - _start

@@ -12,7 +12,7 @@ super:
         syscall
 
 init:
-        li $t0, 0x1ffe000
+        li $t0, 0x7fe000                 /* 4 MB pages: the ROM is 4 MB aligned */
         mtc0 $t0, C0_PAGEMASK
         mtc0 $zero, C0_INDEX
         li $t0, 0xc0000000
@@ -23,6 +23,7 @@ init:
         tlbwi
         li $t0, ST_SUPER | ST_EXL | ST_BEV
         mtc0 $t0, C0_STATUS
-        li $t0, 0xc0000000 + (super - _start)
+        li $t0, 0xc0000000
+        addiu $t0, $t0, super - _start
         dmtc0 $t0, C0_EPC
         eret
