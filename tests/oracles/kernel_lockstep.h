@@ -46,7 +46,7 @@ class QemuRandom {
 struct KernelLockstepOptions {
   std::vector<uint8_t> rom;
   std::string work_dir;
-  uint64_t max_states = 20'000'000;  // a runaway program fails instead of running forever
+  uint64_t max_states = 2'000'000;  // a runaway program fails instead of running forever
   // For the self-test: after comparing state `corrupt_at`, flip a bit of the core's GPR 16.
   uint64_t corrupt_at = ~uint64_t{0};
 };

@@ -39,17 +39,20 @@ refill:
         daddiu $s7, $s7, 1
         eret
 
-/* SYSCALL returns to the kernel at $s6; anything else resumes after the faulting instruction
-   (after its branch when Cause.BD is set). */
+/* SYSCALL and instruction fetch errors return to the kernel at $s6; anything else resumes
+   after the faulting instruction (after its branch when Cause.BD is set). */
 general:
         COPY C0_BADVADDR
         mfc0 $k0, C0_CAUSE
         daddiu $s7, $s7, 1
+        dmfc0 $k1, C0_EPC
+        dmfc0 $at, C0_BADVADDR
+        beq $k1, $at, 3f                /* the fetch failed */
         andi $k1, $k0, 0x7c
         xori $k1, $k1, 0x20
         bnez $k1, 2f
         nop
-        mfc0 $k1, C0_STATUS
+3:      mfc0 $k1, C0_STATUS
         li $k0, ~0x18
         and $k1, $k1, $k0
         mtc0 $k1, C0_STATUS
@@ -203,7 +206,19 @@ back:
         COPY C0_ERROREPC
         eret                                        /* to ErrorEPC, clears ERL only */
 3:      mfc0 $t1, C0_STATUS
-        addiu $fp, $fp, -1
+        /* ERET to a PC beyond xkuseg's 2^40 bytes (outside every segment, 32- or 64-bit): the
+           fetch raises the address error (a misaligned PC is left out: see the docs) */
+        la $s6, 5f
+        li $t0, 0x100
+        dsll32 $t0, $t0, 0
+        daddu $t0, $t0, $s7
+        dsll $t0, $t0, 2
+        dmtc0 $t0, C0_EPC
+        mfc0 $t1, C0_STATUS
+        ori $t1, $t1, ST_EXL
+        mtc0 $t1, C0_STATUS
+        eret
+5:      addiu $fp, $fp, -1
         bnez $fp, round
         daddiu $s7, $s7, 5
         EXIT
