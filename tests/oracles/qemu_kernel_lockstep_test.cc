@@ -106,7 +106,8 @@ INSTANTIATE_TEST_SUITE_P(
         Difference{"diff_watch", "the core took exception 23 at ffffffffbfc0042c, QEMU none"},
         Difference{"diff_re", "r9: qemu 0000000000440000, model 0000000000004400"},
         Difference{"diff_super64", "the core took exception 10 at ffffffffc0000410, QEMU none"},
-        Difference{"diff_shadow", "the core took exception 2 at ffffffffbfc00454, QEMU none"}),
+        Difference{"diff_shadow", "the core took exception 2 at ffffffffbfc00454, QEMU none"},
+        Difference{"diff_fetch_badvaddr", "BadVAddr at the exception: qemu 0000000000000001"}),
     [](const ::testing::TestParamInfo<Difference>& info) {
       return std::string(info.param.program);
     });

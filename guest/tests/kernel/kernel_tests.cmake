@@ -4,7 +4,8 @@
 # Defines the target citcat_kernel_tests when the toolchain is there.
 set(CITCAT_KERNEL_TEST_DIR ${PROJECT_BINARY_DIR}/guest/tests/kernel)
 set(CITCAT_KERNEL_TEST_PROGRAMS cp0 modes tlb diff_index diff_pagemask diff_wired diff_cause diff_status
-    diff_tlbr_vpn2 diff_tlbr_pfn diff_bne_same diff_kernel_xsseg diff_mul diff_lladdr diff_watch diff_re diff_super64 diff_shadow)
+    diff_tlbr_vpn2 diff_tlbr_pfn diff_bne_same diff_kernel_xsseg diff_mul diff_lladdr diff_watch diff_re diff_super64 diff_shadow
+    diff_fetch_badvaddr)
 if(CITCAT_HAVE_MIPS_TOOLCHAIN)
   set(_src ${PROJECT_SOURCE_DIR}/guest/tests/kernel)
   set(_outputs)

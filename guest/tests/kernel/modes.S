@@ -207,7 +207,7 @@ back:
         eret                                        /* to ErrorEPC, clears ERL only */
 3:      mfc0 $t1, C0_STATUS
         /* ERET to a PC beyond xkuseg's 2^40 bytes (outside every segment, 32- or 64-bit): the
-           fetch raises the address error (a misaligned PC is left out: see the docs) */
+           fetch raises the address error (a misaligned PC: diff_fetch_badvaddr) */
         la $s6, 5f
         li $t0, 0x100
         dsll32 $t0, $t0, 0
