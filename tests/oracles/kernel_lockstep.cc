@@ -143,6 +143,9 @@ class Lockstep {
     if (s.exception_before) {
       ++result_.exceptions;
       ++result_.by_code[log_.last_code & 31];
+      const uint64_t offset = s.exception.vector & 0x1FF;  // BEV=1 vectors sit at 0x200 up
+      if (offset == 0x000) ++result_.refills;
+      if (offset == 0x080) ++result_.xtlb_refills;
     }
     Remember(s.pc);
     if (result_.compared - 1 == options_.corrupt_at) cpu_.set_gpr(16, cpu_.gpr(16) ^ 0x10);

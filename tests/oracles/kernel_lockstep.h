@@ -55,6 +55,8 @@ struct KernelLockstepResult {
   uint64_t compared = 0;    // states where PC, GPRs, HI/LO, Status, Cause and EPC matched
   uint64_t exceptions = 0;  // exception entries both took identically
   std::array<uint64_t, 32> by_code{};  // exception entries by ExcCode
+  uint64_t refills = 0;                // of them, through the TLB refill vector (0x000)
+  uint64_t xtlb_refills = 0;           // through the XTLB refill vector (0x080)
   uint64_t random_draws = 0;           // TLBWR / MFC0 Random given QEMU's Random
   uint64_t nullified = 0;              // nullified branch-likely delay slots QEMU logged
   // Undefined R4400 state given QEMU's value: MFC0 Cause's CE field, and Context, XContext and

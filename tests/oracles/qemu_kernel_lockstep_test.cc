@@ -30,10 +30,11 @@ void Report(const std::string& name, const KernelLockstepResult& r) {
     if (r.by_code[c] != 0) absl::StrAppendFormat(&codes, " %d:%d", c, r.by_code[c]);
   }
   std::printf(
-      "[%s] %llu states compared, %llu exception entries (ExcCode:count%s), %llu Random "
-      "draws from QEMU's sequence, %llu nullified slots\n",
+      "[%s] %llu states compared, %llu exception entries (ExcCode:count%s; %llu refills, %llu "
+      "XTLB refills), %llu Random draws from QEMU's sequence, %llu nullified slots\n",
       name.c_str(), static_cast<unsigned long long>(r.compared),
       static_cast<unsigned long long>(r.exceptions), codes.c_str(),
+      static_cast<unsigned long long>(r.refills), static_cast<unsigned long long>(r.xtlb_refills),
       static_cast<unsigned long long>(r.random_draws),
       static_cast<unsigned long long>(r.nullified));
 }
@@ -130,6 +131,9 @@ TEST_P(RandomKernelProgram, CoreMatchesQemu) {
   // Every seed runs its body many times over: far more than a smoke test.
   EXPECT_GT(r.compared, 150000u);
   EXPECT_GT(r.exceptions, 5000u);
+  EXPECT_GT(r.refills, 100u);
+  EXPECT_GT(r.xtlb_refills, 100u);
+  EXPECT_GT(r.random_draws, 500u);
 }
 
 // Five seeds: about 1.1 M instructions compared in all.
