@@ -48,34 +48,31 @@ int Tokenize(std::string_view line, std::string_view* tok, int max) {
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-class Parser {
- public:
-  absl::StatusOr<std::vector<QemuState>> Run(std::string_view log) {
-    size_t pos = 0;
-    while (pos < log.size()) {
-      size_t end = log.find('\n', pos);
-      if (end == std::string_view::npos) end = log.size();
-      ++line_no_;
-      if (absl::Status s = Line(log.substr(pos, end - pos)); !s.ok()) return s;
-      pos = end + 1;
-    }
-    if (absl::Status s = Finish(); !s.ok()) return s;
-    return std::move(states_);
-  }
+}  // namespace
 
- private:
+class QemuLogParser::Impl {
+ public:
+  explicit Impl(Sink sink) : sink_(std::move(sink)) {}
+
   absl::Status Error(std::string_view what) const {
     return absl::InvalidArgumentError(
         absl::StrCat("QEMU log line ", line_no_, ": ", std::string(what)));
   }
 
   absl::Status Line(std::string_view line) {
+    ++line_no_;
     std::string_view t[12];
     if (StartsWith(line, "pc=")) {
       if (absl::Status s = Finish(); !s.ok()) return s;
       in_block_ = true;
+      dropped_ = false;
       block_line_ = line_no_;
       cur_ = QemuState();
+      if (pending_exception_) {
+        cur_.exception_before = true;
+        cur_.exception = exception_;
+        pending_exception_ = false;
+      }
       gpr_rows_ = 0;
       cp0_ = false;
       fpr_seen_ = 0;
@@ -96,6 +93,37 @@ class Parser {
         }
         cur_.bcond = static_cast<uint32_t>(bcond);
       }
+      return absl::OkStatus();
+    }
+    if (StartsWith(line, "mips_cpu_do_interrupt: PC")) {
+      // mips_cpu_do_interrupt: PC <vector> EPC <epc> cause <n>
+      const int n = Tokenize(line, t, 12);
+      uint64_t code;
+      exception_ = QemuException();
+      if (n != 7 || t[3] != "EPC" || t[5] != "cause" || !ParseHex(t[2], &exception_.vector) ||
+          !ParseHex(t[4], &exception_.epc) || !ParseDec(t[6], &code)) {
+        return Error("malformed exception line");
+      }
+      exception_.qemu_code = static_cast<int>(code);
+      awaiting_exception_state_ = true;
+      return absl::OkStatus();
+    }
+    if (awaiting_exception_state_ && StartsWith(line, "    S ")) {
+      // S <status> C <cause> A <badvaddr> D <depc>
+      const int n = Tokenize(line, t, 12);
+      uint64_t status, cause;
+      if (n != 8 || t[2] != "C" || t[4] != "A" || !ParseHex(t[1], &status) ||
+          !ParseHex(t[3], &cause) || !ParseHex(t[5], &exception_.bad_vaddr)) {
+        return Error("malformed exception state line");
+      }
+      exception_.status = static_cast<uint32_t>(status);
+      exception_.cause = static_cast<uint32_t>(cause);
+      awaiting_exception_state_ = false;
+      pending_exception_ = true;
+      return absl::OkStatus();
+    }
+    if (StartsWith(line, "Stopped execution of TB chain before")) {
+      dropped_ = in_block_;  // logged, but icount ended the slice before it ran
       return absl::OkStatus();
     }
     if (!in_block_) return absl::OkStatus();  // QEMU chatter outside state blocks
@@ -174,11 +202,24 @@ class Parser {
       const uint32_t want = cur_.fr ? 0xFFFFFFFFu : 0x55555555u;
       if (fpr_seen_ != want) return incomplete("FPU registers");
     }
-    states_.push_back(cur_);
+    if (dropped_) {
+      // It runs again later: so does the exception entry that led to it.
+      if (cur_.exception_before && !pending_exception_) {
+        exception_ = cur_.exception;
+        pending_exception_ = true;
+      }
+      return absl::OkStatus();
+    }
+    if (!sink_(cur_)) return absl::CancelledError("stopped by the consumer");
     return absl::OkStatus();
   }
 
-  std::vector<QemuState> states_;
+ private:
+  Sink sink_;
+  QemuException exception_;
+  bool awaiting_exception_state_ = false;
+  bool pending_exception_ = false;
+  bool dropped_ = false;
   QemuState cur_;
   bool in_block_ = false;
   bool cp0_ = false;
@@ -187,6 +228,13 @@ class Parser {
   size_t line_no_ = 0;
   size_t block_line_ = 0;
 };
+
+QemuLogParser::QemuLogParser(Sink sink) : impl_(std::make_unique<Impl>(std::move(sink))) {}
+QemuLogParser::~QemuLogParser() = default;
+absl::Status QemuLogParser::Line(std::string_view line) { return impl_->Line(line); }
+absl::Status QemuLogParser::Finish() { return impl_->Finish(); }
+
+namespace {
 
 std::string ReadWholeFile(const std::string& path, bool* ok) {
   std::ifstream in(path, std::ios::binary);
@@ -208,11 +256,19 @@ std::string TempPath(std::string_view stem) {
 }  // namespace
 
 absl::StatusOr<QemuTrace> QemuTrace::Parse(std::string_view log) {
-  Parser parser;
-  auto states = parser.Run(log);
-  if (!states.ok()) return states.status();
   QemuTrace trace;
-  trace.states_ = std::move(*states);
+  QemuLogParser parser([&](const QemuState& s) {
+    trace.states_.push_back(s);
+    return true;
+  });
+  size_t pos = 0;
+  while (pos < log.size()) {
+    size_t end = log.find('\n', pos);
+    if (end == std::string_view::npos) end = log.size();
+    if (absl::Status s = parser.Line(log.substr(pos, end - pos)); !s.ok()) return s;
+    pos = end + 1;
+  }
+  if (absl::Status s = parser.Finish(); !s.ok()) return s;
   return trace;
 }
 
@@ -235,12 +291,13 @@ const char* QemuBinaryName(QemuTarget target) {
   return "qemu-mips";
 }
 
-std::string FindQemu(QemuTarget target) {
+std::string FindQemu(QemuTarget target) { return FindOnPath(QemuBinaryName(target)); }
+
+std::string FindOnPath(std::string_view name) {
   const char* path = std::getenv("PATH");
-  const std::string name = QemuBinaryName(target);
   for (absl::string_view dir : absl::StrSplit(path != nullptr ? path : "/usr/bin", ':')) {
     if (dir.empty()) continue;
-    const std::string full = absl::StrCat(std::string(dir), "/", name);
+    const std::string full = absl::StrCat(std::string(dir), "/", std::string(name));
     struct stat st;
     if (stat(full.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(full.c_str(), X_OK) == 0) {
       return full;

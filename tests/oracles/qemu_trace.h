@@ -8,6 +8,11 @@
 //
 // A not-taken branch-likely shows its nullified delay slot as a state; see nullified_delay_slot().
 //
+// Full-system QEMU (`-d cpu,exec,int,nochain`, see qemu_system.h) adds two things the parser
+// understands: an exception entry (`mips_cpu_do_interrupt: PC ... EPC ... cause N` and its
+// `S .. C .. A .. D ..` line) is attached to the state that follows it, and a state followed by
+// `Stopped execution of TB chain before` was not executed (icount ended the slice) and is dropped.
+//
 // A syscall is executed by QEMU's Linux emulation: the step across a `syscall` instruction changes
 // v0/a3 (and memory) in ways no CPU model can reproduce; take them from the next state.
 #ifndef CITCAT_TESTS_ORACLES_QEMU_TRACE_H_
@@ -16,6 +21,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +31,16 @@
 #include "absl/status/statusor.h"
 
 namespace citcat::oracle {
+
+// An exception entry as `-d int` logs it: the state after the switch to the handler.
+struct QemuException {
+  int qemu_code = 0;    // QEMU's EXCP_* number ("cause N")
+  uint64_t vector = 0;  // the handler's PC
+  uint64_t epc = 0;
+  uint32_t status = 0;     // "S"
+  uint32_t cause = 0;      // "C"
+  uint64_t bad_vaddr = 0;  // "A": BadVAddr, which the per-instruction state does not show
+};
 
 struct QemuState {
   uint64_t pc = 0;
@@ -37,6 +54,10 @@ struct QemuState {
   uint64_t cp0_status = 0;
   uint64_t cp0_cause = 0;
   uint64_t cp0_epc = 0;
+
+  // An exception was entered between the previous state and this one (full-system logs only).
+  bool exception_before = false;
+  QemuException exception;
 
   bool has_fpu = false;  // a "CP1" block was present
   uint32_t fcr0 = 0;
@@ -53,6 +74,8 @@ struct QemuState {
   bool nullified_delay_slot() const {
     return (hflags & kHflagBranchMask) == kHflagBranchLikely && bcond == 0;
   }
+  // The instruction is a delay slot (taken or not).
+  bool in_delay_slot() const { return (hflags & kHflagBranchMask) != 0; }
   static constexpr uint32_t kHflagBranchMask = 0x3800;    // MIPS_HFLAG_BMASK_BASE branch kinds
   static constexpr uint32_t kHflagBranchLikely = 0x1800;  // MIPS_HFLAG_BL
 
@@ -63,6 +86,28 @@ struct QemuState {
     const int even = reg & 30;
     return (fgr[even + 1] << 32) | (fgr[even] & 0xFFFFFFFFull);
   }
+};
+
+// Parses a QEMU log incrementally, line by line, handing each completed state to a callback: for
+// logs too large to keep (full-system runs log about 1 KB per instruction).
+class QemuLogParser {
+ public:
+  // Called with each state once complete; returning false stops the parse (Line() then returns
+  // a Cancelled status).
+  using Sink = std::function<bool(const QemuState&)>;
+  explicit QemuLogParser(Sink sink);
+  ~QemuLogParser();
+  QemuLogParser(const QemuLogParser&) = delete;
+  QemuLogParser& operator=(const QemuLogParser&) = delete;
+
+  // One line without its newline.
+  absl::Status Line(std::string_view line);
+  // The end of the log: completes the last state.
+  absl::Status Finish();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 class QemuTrace {
@@ -108,6 +153,8 @@ struct QemuRun {
 const char* QemuBinaryName(QemuTarget target);
 // Full path of the qemu-user binary if it is on PATH, else empty.
 std::string FindQemu(QemuTarget target);
+// Full path of an executable named `name` on PATH, else empty.
+std::string FindOnPath(std::string_view name);
 
 // Runs a guest under QEMU with per-instruction state logging and parses the log. Fails if QEMU
 // cannot be started or the log cannot be parsed; a guest that exits non-zero or dies is reported

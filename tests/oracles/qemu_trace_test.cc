@@ -1,10 +1,13 @@
 // The QEMU log parser on hand-written logs in the exact format of qemu-user 7.2 (`-d cpu,fpu`),
-// for 64-bit (FR=1) and 32-bit (FR=0) targets, and its errors on damaged logs.
+// for 64-bit (FR=1) and 32-bit (FR=0) targets, and its errors on damaged logs; the exception and
+// icount records of full-system logs; the streaming interface.
 #include "tests/oracles/qemu_trace.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "tests/oracles/lockstep.h"
 
@@ -145,6 +148,59 @@ TEST(QemuTraceParse, Errors) {
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->empty());
   EXPECT_FALSE(QemuTrace::ParseFile("/nonexistent/log").ok());
+}
+
+// Full-system logs (`-d cpu,exec,int,nochain`): an exception entry belongs to the state after it,
+// and a state followed by "Stopped execution of TB chain" never ran.
+TEST(QemuTraceParse, FullSystemExceptionsAndStoppedStates) {
+  const std::string trace_line =
+      "Trace 0: 0x7f632c000100 [0/ffffffffbfc00000/10000018/ff020201] \n";
+  const std::string log =
+      trace_line + Block64(0xbfc0001c, false) +
+      "do_raise_exception_err: 17 (syscall) 0\n"
+      "mips_cpu_do_interrupt enter: PC ffffffffbfc0001c EPC 0000000000000000 syscall exception\n"
+      "mips_cpu_do_interrupt: PC ffffffffbfc00380 EPC ffffffffbfc0001c cause 8\n"
+      "    S 00400006 C 00000020 A 00000000000000f0 D 0000000000000000\n" +
+      trace_line + Block64(0xbfc00380, false) +
+      "Stopped execution of TB chain before 0x7f632c000240 [ffffffffbfc00380] \n" + trace_line +
+      Block64(0xbfc00380, false) + trace_line + Block64(0xbfc00384, false);
+  auto trace = QemuTrace::Parse(log);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  ASSERT_EQ(trace->size(), 3u);
+  EXPECT_FALSE((*trace)[0].exception_before);
+  const QemuState& vector = (*trace)[1];
+  EXPECT_EQ(vector.pc, 0xbfc00380u);
+  ASSERT_TRUE(vector.exception_before);  // kept for the state that ran
+  EXPECT_EQ(vector.exception.qemu_code, 8);
+  EXPECT_EQ(vector.exception.vector, 0xffffffffbfc00380u);
+  EXPECT_EQ(vector.exception.epc, 0xffffffffbfc0001cu);
+  EXPECT_EQ(vector.exception.status, 0x00400006u);
+  EXPECT_EQ(vector.exception.cause, 0x20u);
+  EXPECT_EQ(vector.exception.bad_vaddr, 0xf0u);
+  EXPECT_FALSE((*trace)[2].exception_before);
+
+  EXPECT_FALSE(
+      QemuTrace::Parse(Block64(0x1000, false) + "mips_cpu_do_interrupt: PC zz EPC 0 cause 8\n")
+          .ok());
+}
+
+// The streaming parser hands states over as they complete and stops when told to.
+TEST(QemuLogParser, StreamsAndStops) {
+  const std::string log = Block64(0x1000, false) + Block64(0x1004, false) + Block64(0x1008, false);
+  std::vector<uint64_t> pcs;
+  QemuLogParser parser([&](const QemuState& s) {
+    pcs.push_back(s.pc);
+    return pcs.size() < 2;
+  });
+  absl::Status status;
+  size_t pos = 0;
+  while (status.ok() && pos < log.size()) {
+    const size_t end = log.find('\n', pos);
+    status = parser.Line(std::string_view(log).substr(pos, end - pos));
+    pos = end + 1;
+  }
+  EXPECT_TRUE(absl::IsCancelled(status)) << status;
+  EXPECT_EQ(pcs, (std::vector<uint64_t>{0x1000, 0x1004}));
 }
 
 TEST(QemuTraceParse, EveryTruncationIsHandled) {

@@ -37,12 +37,21 @@ constexpr uint32_t Add(int rd, int rs, int rt) { return R(0x20, rs, rt, rd); }
 constexpr uint32_t Addu(int rd, int rs, int rt) { return R(0x21, rs, rt, rd); }
 constexpr uint32_t Sub(int rd, int rs, int rt) { return R(0x22, rs, rt, rd); }
 constexpr uint32_t Subu(int rd, int rs, int rt) { return R(0x23, rs, rt, rd); }
+constexpr uint32_t And(int rd, int rs, int rt) { return R(0x24, rs, rt, rd); }
 constexpr uint32_t Or(int rd, int rs, int rt) { return R(0x25, rs, rt, rd); }
+constexpr uint32_t Nor(int rd, int rs, int rt) { return R(0x27, rs, rt, rd); }
+constexpr uint32_t Sltu(int rd, int rs, int rt) { return R(0x2B, rs, rt, rd); }
 constexpr uint32_t Xor(int rd, int rs, int rt) { return R(0x26, rs, rt, rd); }
 constexpr uint32_t Dadd(int rd, int rs, int rt) { return R(0x2C, rs, rt, rd); }
 constexpr uint32_t Daddu(int rd, int rs, int rt) { return R(0x2D, rs, rt, rd); }
+constexpr uint32_t Dsub(int rd, int rs, int rt) { return R(0x2E, rs, rt, rd); }
 constexpr uint32_t Dsubu(int rd, int rs, int rt) { return R(0x2F, rs, rt, rd); }
+constexpr uint32_t Tge(int rs, int rt) { return R(0x30, rs, rt, 0); }
+constexpr uint32_t Tgeu(int rs, int rt) { return R(0x31, rs, rt, 0); }
+constexpr uint32_t Tlt(int rs, int rt) { return R(0x32, rs, rt, 0); }
+constexpr uint32_t Tltu(int rs, int rt) { return R(0x33, rs, rt, 0); }
 constexpr uint32_t Teq(int rs, int rt) { return R(0x34, rs, rt, 0); }
+constexpr uint32_t Tne(int rs, int rt) { return R(0x36, rs, rt, 0); }
 constexpr uint32_t Dsll(int rd, int rt, int sa) { return R(0x38, 0, rt, rd, sa); }
 constexpr uint32_t Dsrl(int rd, int rt, int sa) { return R(0x3A, 0, rt, rd, sa); }
 constexpr uint32_t Dsra(int rd, int rt, int sa) { return R(0x3B, 0, rt, rd, sa); }
@@ -54,7 +63,11 @@ constexpr uint32_t Bltz(int rs, int off) { return I(0x01, rs, 0x00, off); }
 constexpr uint32_t Bgez(int rs, int off) { return I(0x01, rs, 0x01, off); }
 constexpr uint32_t Bltzl(int rs, int off) { return I(0x01, rs, 0x02, off); }
 constexpr uint32_t Bgezal(int rs, int off) { return I(0x01, rs, 0x11, off); }
+constexpr uint32_t Bgezl(int rs, int off) { return I(0x01, rs, 0x03, off); }
+constexpr uint32_t Tgei(int rs, int imm) { return I(0x01, rs, 0x08, imm); }
+constexpr uint32_t Tlti(int rs, int imm) { return I(0x01, rs, 0x0A, imm); }
 constexpr uint32_t Teqi(int rs, int imm) { return I(0x01, rs, 0x0C, imm); }
+constexpr uint32_t Tnei(int rs, int imm) { return I(0x01, rs, 0x0E, imm); }
 // Others
 constexpr uint32_t J(uint32_t target) { return (0x02u << 26) | ((target >> 2) & 0x03FFFFFF); }
 constexpr uint32_t Jal(uint32_t target) { return (0x03u << 26) | ((target >> 2) & 0x03FFFFFF); }
@@ -64,6 +77,7 @@ constexpr uint32_t Blez(int rs, int off) { return I(0x06, rs, 0, off); }
 constexpr uint32_t Addi(int rt, int rs, int imm) { return I(0x08, rs, rt, imm); }
 constexpr uint32_t Addiu(int rt, int rs, int imm) { return I(0x09, rs, rt, imm); }
 constexpr uint32_t Slti(int rt, int rs, int imm) { return I(0x0A, rs, rt, imm); }
+constexpr uint32_t Sltiu(int rt, int rs, int imm) { return I(0x0B, rs, rt, imm); }
 constexpr uint32_t Andi(int rt, int rs, int imm) { return I(0x0C, rs, rt, imm); }
 constexpr uint32_t Ori(int rt, int rs, int imm) { return I(0x0D, rs, rt, imm); }
 constexpr uint32_t Lui(int rt, int imm) { return I(0x0F, 0, rt, imm); }
@@ -84,11 +98,15 @@ constexpr uint32_t Tlbwi() { return 0x42000002; }
 constexpr uint32_t Tlbwr() { return 0x42000006; }
 constexpr uint32_t Tlbp() { return 0x42000008; }
 constexpr uint32_t Eret() { return 0x42000018; }
+constexpr uint32_t Mfc1(int rt, int fs) {
+  return (0x11u << 26) | (0u << 21) | (rt << 16) | (fs << 11);
+}
 constexpr uint32_t Mtc1(int rt, int fs) {
   return (0x11u << 26) | (4u << 21) | (rt << 16) | (fs << 11);
 }
 constexpr uint32_t Beql(int rs, int rt, int off) { return I(0x14, rs, rt, off); }
 constexpr uint32_t Bnel(int rs, int rt, int off) { return I(0x15, rs, rt, off); }
+constexpr uint32_t Daddi(int rt, int rs, int imm) { return I(0x18, rs, rt, imm); }
 constexpr uint32_t Daddiu(int rt, int rs, int imm) { return I(0x19, rs, rt, imm); }
 constexpr uint32_t Ldl(int rt, int off, int base) { return I(0x1A, base, rt, off); }
 constexpr uint32_t Ldr(int rt, int off, int base) { return I(0x1B, base, rt, off); }
@@ -97,6 +115,7 @@ constexpr uint32_t Lh(int rt, int off, int base) { return I(0x21, base, rt, off)
 constexpr uint32_t Lwl(int rt, int off, int base) { return I(0x22, base, rt, off); }
 constexpr uint32_t Lw(int rt, int off, int base) { return I(0x23, base, rt, off); }
 constexpr uint32_t Lbu(int rt, int off, int base) { return I(0x24, base, rt, off); }
+constexpr uint32_t Lhu(int rt, int off, int base) { return I(0x25, base, rt, off); }
 constexpr uint32_t Lwr(int rt, int off, int base) { return I(0x26, base, rt, off); }
 constexpr uint32_t Lwu(int rt, int off, int base) { return I(0x27, base, rt, off); }
 constexpr uint32_t Sb(int rt, int off, int base) { return I(0x28, base, rt, off); }
