@@ -19,6 +19,7 @@
 #include "simcore/bus.h"
 #include "simcore/x86/cache.h"
 #include "simcore/x86/decoder.h"
+#include "simcore/x86/fpu.h"
 #include "simcore/x86/paging.h"
 
 namespace citcat::x86 {
@@ -38,6 +39,7 @@ enum Vector : uint8_t {
   kVecStackFault = 12,
   kVecGeneralProtection = 13,
   kVecPageFault = 14,
+  kVecMathFault = 16,
 };
 
 inline constexpr uint32_t kCr0Pe = 1u << 0, kCr0Mp = 1u << 1, kCr0Em = 1u << 2, kCr0Ts = 1u << 3,
@@ -128,6 +130,9 @@ class Cpu {
     cacheable_ = std::move(cacheable);
   }
   Cache& cache() { return cache_; }
+  // The on-chip x87; the machine reads FERR# (fpu().ferr()) and drives IGNNE# (fpu().set_ignne()).
+  const Fpu& fpu() const { return fpu_; }
+  Fpu& fpu() { return fpu_; }
 
  private:
   void Step();
@@ -173,6 +178,7 @@ class Cpu {
   bool System(const Instruction& in);  // control registers, tables, CLI/STI, HLT, TLB, cache
   bool Tables(const Instruction& in);  // LLDT, LTR, SLDT, STR
   bool PortIo(const Instruction& in);  // IN, OUT, INS, OUTS
+  bool X87(const Instruction& in);     // ESC and WAIT (cpu_x87.cc)
   bool IoAllowed(uint32_t port, int size);
   bool Port(bool write, uint32_t port, int size, uint32_t* value);
 
@@ -235,6 +241,7 @@ class Cpu {
   bool deliver_ = false;
   Exception exception_;
   uint64_t retired_ = 0;
+  Fpu fpu_;
 };
 
 }  // namespace citcat::x86
