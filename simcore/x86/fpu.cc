@@ -154,6 +154,11 @@ uint16_t Fpu::status_word() const {
   return sw;
 }
 
+void Fpu::set_status_word(uint16_t sw) {
+  sw_ = sw & (kSwC3 | kSwC2 | kSwC1 | kSwC0 | kSwStackFault | kExAll);
+  top_ = (sw >> 11) & 7;
+}
+
 uint16_t Fpu::tag_word() const {
   uint16_t tw = 0;
   for (int r = 0; r < 8; ++r) {
@@ -680,8 +685,7 @@ void Fpu::LoadEnvironment(const Instruction& in, bool real, const uint8_t* mem) 
   cw_ = static_cast<uint16_t>(Le(mem, 2));
   const uint16_t sw = static_cast<uint16_t>(Le(mem + step, 2));
   const uint16_t tw = static_cast<uint16_t>(Le(mem + 2 * step, 2));
-  sw_ = sw & (kSwC3 | kSwC2 | kSwC1 | kSwC0 | kSwStackFault | kExAll);
-  top_ = (sw >> 11) & 7;
+  set_status_word(sw);
   empty_ = 0;
   for (int r = 0; r < 8; ++r) {
     if (((tw >> (2 * r)) & 3) == 3) empty_ |= 1u << r;

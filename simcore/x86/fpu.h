@@ -74,6 +74,9 @@ class Fpu {
   int top() const { return top_; }
   uint16_t control_word() const { return cw_; }
   uint16_t status_word() const;
+  // Loads the status word as FLDENV does (ES and B are derived, so they are ignored): for a
+  // machine state restored from outside, and for oracles that adopt a documented difference.
+  void set_status_word(uint16_t sw);
   // Two bits per physical register: 00 valid, 01 zero, 10 special (NaN, infinity, denormal,
   // unsupported), 11 empty; derived from the contents of the non-empty registers.
   uint16_t tag_word() const;
