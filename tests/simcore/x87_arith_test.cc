@@ -1,7 +1,9 @@
 // The x87 arithmetic (simcore/x86/fpu) against MPFR: hand-picked known answers, a small random
 // sample per operation class, and (label `differential`) a million seeded random operations per
 // class drawn to hit the hard cases. Every value, flag, C1 and the store decision is compared.
+#include <gmp.h>
 #include <gtest/gtest.h>
+#include <mpfr.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -632,6 +634,113 @@ TEST(X87Known, Conversions) {
   EXPECT_EQ(Compare(F(0x7FFF, 0xC000000000000000), kOne, false).flags, kExInvalid);
   EXPECT_EQ(Compare(F(0x7FFF, 0xC000000000000000), kOne, true).flags, 0);
 }
+
+// ---- FPREM/FPREM1 and FSCALE against MPFR on finite operands ---------------------------------
+
+// The exact value of a finite encoding (denormals and pseudo-denormals included).
+void ToMpfr(mpfr_t out, Float80 x) {
+  const long e = x.exponent() == 0 ? 1 : x.exponent();
+  mpfr_set_uj_2exp(out, x.signif, e - 16383 - 63, MPFR_RNDN);  // 64 bits: exact
+  if (x.sign()) mpfr_neg(out, out, MPFR_RNDN);
+}
+
+bool FiniteNonzero(Float80 x) {
+  const F80Class c = Classify(x);
+  return c == F80Class::kNormal || c == F80Class::kDenormal || c == F80Class::kPseudoDenormal;
+}
+
+// Complete remainders (exponent difference below 64) must equal MPFR's exact fmod/remainder, with
+// the quotient's low three bits; a partial one must leave a value congruent to the dividend
+// modulo the divisor, smaller in magnitude, with the dividend's sign.
+void RunRemainder(bool ieee, uint64_t seed, int n) {
+  Gen g(seed);
+  mpfr_t a, b, want, got, t;
+  mpfr_inits2(64, a, b, want, got, static_cast<mpfr_ptr>(nullptr));
+  mpfr_init2(t, 33000);  // x - remainder exactly, across the whole exponent range
+  int complete = 0, partial = 0, mismatches = 0;
+  for (int i = 0; i < n && mismatches < 10; ++i) {
+    const Float80 x = g.Operand(64);
+    const Float80 y = g.Operand(64, x.exponent() - (g.Below(4) == 0 ? g.Below(200) : g.Below(64)));
+    if (!FiniteNonzero(x) || !FiniteNonzero(y)) continue;
+    const FpRemainder r = Remainder(x, y, kDefaultControlWord, ieee);
+    ToMpfr(a, x);
+    ToMpfr(b, y);
+    ToMpfr(got, r.result.value);
+    const std::string what = absl::StrFormat("%s %s %s", ieee ? "fprem1" : "fprem", Hex(x), Hex(y));
+    if (r.partial) {
+      ++partial;
+      // (x - got) / y must be an integer: check with the remainder of the difference.
+      mpfr_sub(t, a, got, MPFR_RNDN);  // exact at this precision
+      mpfr_fmod(t, t, b, MPFR_RNDN);
+      const bool ok = mpfr_zero_p(t) && mpfr_cmpabs(got, a) < 0 &&
+                      (mpfr_zero_p(got) || mpfr_signbit(got) == mpfr_signbit(a));
+      if (!ok) {
+        ++mismatches;
+        ADD_FAILURE() << what << ": partial remainder " << Hex(r.result.value);
+      }
+      continue;
+    }
+    ++complete;
+    long q = 0;
+    if (ieee) {
+      mpfr_remquo(want, &q, a, b, MPFR_RNDN);
+    } else {
+      mpfr_fmodquo(want, &q, a, b, MPFR_RNDN);
+    }
+    const bool same = mpfr_equal_p(want, got) && mpfr_signbit(want) == mpfr_signbit(got) &&
+                      r.quotient == (static_cast<unsigned long>(q < 0 ? -q : q) & 7) &&
+                      (r.result.flags & ~kExDenormal) == 0;
+    if (!same) {
+      ++mismatches;
+      ADD_FAILURE() << what << ": got " << Hex(r.result.value) << " q " << int{r.quotient}
+                    << " flags " << r.result.flags << ", MPFR quotient bits " << (q & 7);
+    }
+  }
+  EXPECT_GT(complete, n / 10);
+  EXPECT_GT(partial, n / 100);
+  mpfr_clears(a, b, want, got, t, static_cast<mpfr_ptr>(nullptr));
+}
+
+// FSCALE whose result stays normal is exact: x * 2^trunc(y).
+void RunScale(uint64_t seed, int n) {
+  Gen g(seed);
+  mpfr_t a, want, got;
+  mpfr_inits2(64, a, want, got, static_cast<mpfr_ptr>(nullptr));
+  int checked = 0, mismatches = 0;
+  for (int i = 0; i < n && mismatches < 10; ++i) {
+    const Float80 x = g.Operand(64);
+    const int32_t k = g.Below(40000) - 20000;
+    // Build y exactly as |k| + 1/4 with its sign.
+    const uint64_t mag = static_cast<uint64_t>(k < 0 ? -k : k);
+    Float80 y;
+    if (mag == 0) {
+      y = Float80{0x8000000000000000, 0x3FFD};  // 0.25
+    } else {
+      const int top = 63 - __builtin_clzll(mag);  // weight of mag's leading bit
+      const uint64_t fixed = (mag << 2) | 1;      // mag + 1/4 in units of 1/4
+      y = MakeFloat80(k < 0, static_cast<uint16_t>(16383 + top), fixed << (61 - top));
+    }
+    if (Classify(x) != F80Class::kNormal) continue;
+    const long e = x.exponent() - 16383 + k;
+    if (e < -16382 || e > 16383) continue;
+    const FpResult r = Scale(x, y, kDefaultControlWord);
+    ToMpfr(a, x);
+    mpfr_mul_2si(want, a, k, MPFR_RNDN);
+    ToMpfr(got, r.value);
+    ++checked;
+    if (!mpfr_equal_p(want, got) || mpfr_signbit(want) != mpfr_signbit(got) || r.flags != 0) {
+      ++mismatches;
+      ADD_FAILURE() << "fscale " << Hex(x) << " by " << k << " (" << Hex(y) << "): got "
+                    << Hex(r.value) << " flags " << r.flags;
+    }
+  }
+  EXPECT_GT(checked, n / 5);
+  mpfr_clears(a, want, got, static_cast<mpfr_ptr>(nullptr));
+}
+
+TEST(X87Sample, Remainder) { RunRemainder(false, 16, kSampleOps); }
+TEST(X87Sample, Remainder1) { RunRemainder(true, 17, kSampleOps); }
+TEST(X87Sample, Scale) { RunScale(18, kSampleOps); }
 
 // ---- Random samples (unit) and the million-operation runs (differential) -----------------------
 
