@@ -169,6 +169,39 @@ TEST_F(X87, ArithmeticInEveryForm) {
   EXPECT_EQ(fpu().st(0), F(0xC000, 0x8000000000000000));
 }
 
+TEST_F(X87, MemoryOperandsSignalAsTheRegisterFormsDo) {
+  Poke(kData, 0x7FC00001, 4);                                       // single QNaN
+  Poke(kData + 4, 0x7F800001, 4);                                   // single SNaN
+  Poke(kData + 8, 0x00000003, 4);                                   // single denormal
+  RunOk(Cat({kFninit, M(0xD9, 0, kData), M(0xD8, 0, kData + 4)}));  // QNaN + SNaN
+  EXPECT_EQ(fpu().st(0), F(0x7FFF, 0xC000010000000000));            // the QNaN wins
+  EXPECT_EQ(sw() & kExAll, kExInvalid);
+  RunOk(Cat({{0xDB, 0xE2}, M(0xD8, 0, kData + 8)}));  // QNaN + denormal: no DE
+  EXPECT_EQ(sw() & kExAll, 0);
+  RunOk(Cat({kFninit, kFld1, M(0xD8, 0, kData + 8)}));  // 1 + denormal: DE and PE
+  EXPECT_EQ(sw() & kExAll, kExDenormal | kExPrecision);
+  EXPECT_EQ(fpu().st(0), kOne);
+  // DE unmasked (after FNCLEX: unmasking a set flag would make it pending at once): no result.
+  RunOk({0xDB, 0xE2});
+  LoadCw(0x037D);
+  RunOk(Cat({kFldz, M(0xD8, 0, kData + 8)}));
+  EXPECT_EQ(sw() & kExAll, kExDenormal);
+  EXPECT_EQ(fpu().st(0), kZero);
+  EXPECT_TRUE(fpu().ferr());
+}
+
+TEST_F(X87, UnmaskingASetFlagMakesItPending) {
+  Poke(kData, 0x00000003, 4);
+  RunOk(Cat({kFninit, kFld1, M(0xD8, 0, kData)}));  // DE masked, set
+  EXPECT_FALSE(fpu().ferr());
+  LoadCw(0x037D);  // ES follows the flags and the masks
+  EXPECT_TRUE(fpu().ferr());
+  EXPECT_EQ(sw() & (kSwErrorSummary | kSwBusy), kSwErrorSummary | kSwBusy);
+  cpu_.set_cr0(cpu_.cr0() | kCr0Ne);
+  Run(kFld1);
+  EXPECT_EQ(cpu_.exception().vector, kVecMathFault);
+}
+
 TEST_F(X87, PrecisionAndRoundingControlApply) {
   Poke(kData, 0x40400000, 4);  // 3.0f
   RunOk(kFninit);
