@@ -159,6 +159,29 @@ void Fpu::set_status_word(uint16_t sw) {
   top_ = (sw >> 11) & 7;
 }
 
+void Fpu::SetEmptyFromTags(uint16_t tw) {
+  empty_ = 0;
+  for (int r = 0; r < 8; ++r) {
+    if (((tw >> (2 * r)) & 3) == 3) empty_ |= 1u << r;
+  }
+}
+
+FpuState Fpu::state() const {
+  return FpuState{regs_, cw_, status_word(), tag_word(), fcs_, fds_, fop_, fip_, fdp_};
+}
+
+void Fpu::set_state(const FpuState& s) {
+  regs_ = s.physical;
+  cw_ = s.cw;
+  set_status_word(s.sw);
+  SetEmptyFromTags(s.tw);
+  fcs_ = s.fcs;
+  fds_ = s.fds;
+  fop_ = s.opcode & 0x7FF;
+  fip_ = s.fip;
+  fdp_ = s.fdp;
+}
+
 uint16_t Fpu::tag_word() const {
   uint16_t tw = 0;
   for (int r = 0; r < 8; ++r) {
@@ -686,10 +709,7 @@ void Fpu::LoadEnvironment(const Instruction& in, bool real, const uint8_t* mem) 
   const uint16_t sw = static_cast<uint16_t>(Le(mem + step, 2));
   const uint16_t tw = static_cast<uint16_t>(Le(mem + 2 * step, 2));
   set_status_word(sw);
-  empty_ = 0;
-  for (int r = 0; r < 8; ++r) {
-    if (((tw >> (2 * r)) & 3) == 3) empty_ |= 1u << r;
-  }
+  SetEmptyFromTags(tw);
   if (in.opsize == 4) {
     if (real) {
       fip_ = static_cast<uint32_t>(Le(mem + 12, 2) | ((Le(mem + 16, 4) >> 12) & 0xFFFF) << 16);

@@ -28,6 +28,16 @@ inline constexpr uint16_t kSwBusy = 1 << 15;         // B: a copy of ES on the 3
 // The largest memory image an x87 instruction reads or writes: FSAVE/FRSTOR with 32-bit operands.
 inline constexpr int kFpuMaxImage = 108;
 
+// Everything an FSAVE image holds, for a machine state captured or restored from outside (an
+// initial machine state, a checkpoint). `sw` carries TOP; of `tw` only empty (11) versus not
+// counts, as for FRSTOR.
+struct FpuState {
+  std::array<Float80, 8> physical{};  // R0..R7
+  uint16_t cw = 0, sw = 0, tw = 0;
+  uint16_t fcs = 0, fds = 0, opcode = 0;
+  uint32_t fip = 0, fdp = 0;
+};
+
 class Fpu {
  public:
   // Where the instruction is, as the FPU records it for FSTENV/FSAVE.
@@ -74,9 +84,11 @@ class Fpu {
   int top() const { return top_; }
   uint16_t control_word() const { return cw_; }
   uint16_t status_word() const;
-  // Loads the status word as FLDENV does (ES and B are derived, so they are ignored): for a
-  // machine state restored from outside, and for oracles that adopt a documented difference.
+  // Loads the status word as FLDENV does (ES and B are derived, so they are ignored): for oracles
+  // that adopt a documented difference.
   void set_status_word(uint16_t sw);
+  FpuState state() const;
+  void set_state(const FpuState& s);
   // Two bits per physical register: 00 valid, 01 zero, 10 special (NaN, infinity, denormal,
   // unsupported), 11 empty; derived from the contents of the non-empty registers.
   uint16_t tag_word() const;
@@ -104,6 +116,7 @@ class Fpu {
   bool Masked(uint16_t flag) const { return (cw_ & flag) != 0; }
   // ORs flags into the status word and sets C1; returns whether a result is delivered.
   void Flag(uint16_t flags, bool c1);
+  void SetEmptyFromTags(uint16_t tw);
   void SetCodes(uint16_t codes) { sw_ = (sw_ & ~(kSwC0 | kSwC2 | kSwC3)) | codes; }
   // Stack faults: IE with SF; C1 says overflow. Return whether the masked response applies.
   bool StackUnderflow();

@@ -477,6 +477,38 @@ class X87Save : public X87 {
 };
 
 TEST_F(X87Save, RoundTrip32) { RoundTrip(false); }
+
+// A state set from outside (an initial machine state) is the one FSAVE then stores.
+TEST_F(X87Save, StateFromOutsideMatchesTheSaveImage) {
+  FpuState s;
+  s.physical[3] = kOne;
+  s.physical[4] = F(0x7FFF, 0xC000000000000000);
+  s.cw = 0x0A7F;
+  s.sw = 0x1805;  // TOP = 3, ZE and IE
+  s.tw = 0xFE3F;  // R3 valid, R4 special, the rest empty
+  s.fcs = 0x23;
+  s.fip = 0x1234;
+  s.fds = 0x2B;
+  s.fdp = 0x5678;
+  s.opcode = 0x1E8;
+  cpu_.fpu().set_state(s);
+  const FpuState back = fpu().state();
+  EXPECT_EQ(back.sw, s.sw);
+  EXPECT_EQ(back.tw, s.tw);
+  EXPECT_EQ(back.cw, s.cw);
+  EXPECT_EQ(back.physical, s.physical);
+  EXPECT_EQ(fpu().st(0), kOne);
+  RunOk(M(0xDD, 6, kData + 0x100));  // FNSAVE m108
+  EXPECT_EQ(Peek(kData + 0x100, 2), 0x0A7Fu);
+  EXPECT_EQ(Peek(kData + 0x104, 2), 0x1805u);
+  EXPECT_EQ(Peek(kData + 0x108, 2), 0xFE3Fu);
+  EXPECT_EQ(Peek(kData + 0x10C, 4), 0x1234u);
+  EXPECT_EQ(Peek(kData + 0x110, 4), 0x01E80023u);
+  EXPECT_EQ(Peek(kData + 0x114, 4), 0x5678u);
+  EXPECT_EQ(Peek(kData + 0x118, 2), 0x2Bu);
+  EXPECT_EQ(Peek(kData + 0x100 + 28, 8), kOne.signif);  // ST(0) = R3
+  EXPECT_EQ(Peek(kData + 0x100 + 38 + 8, 2), 0x7FFFu);  // ST(1) = R4
+}
 TEST_F(X87Save, RoundTrip16) { RoundTrip(true); }
 
 TEST_F(X87Save, RealModeImageHoldsLinearAddresses) {
