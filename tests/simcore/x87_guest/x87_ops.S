@@ -197,6 +197,13 @@ _start:
         frstor  save
         movl    save+28, %ebx
         fldenv  env
+        /* the 16-bit protected layouts (QEMU 7.2 stores their pointer words as 0: not read) */
+        data16 fnstenv env
+        movl    env, %esi       /* CW, SW */
+        movzwl  env+4, %edi     /* TW */
+        data16 fnsave save
+        movl    save+14, %edx   /* ST(0) */
+        data16 frstor save
         /* control words and status */
         fnstcw  out
         movw    out, %cx
