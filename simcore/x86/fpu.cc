@@ -6,6 +6,7 @@
 #include "simcore/x86/fpu/arith.h"
 #include "simcore/x86/fpu/compare.h"
 #include "simcore/x86/fpu/convert.h"
+#include "simcore/x86/fpu/transcendental.h"
 
 namespace citcat::x86 {
 namespace {
@@ -433,8 +434,8 @@ Fpu::Outcome Fpu::Execute(const Instruction& in, const Where& where, uint8_t* me
     case Op::kFprem1:
       Unary(op);
       return out;
-    default:  // F2XM1, FYL2X, FYL2XP1, FPTAN, FPATAN, FSIN, FCOS, FSINCOS
-      out.unmodelled = true;
+    default:  // F2XM1, FYL2X, FYL2XP1, FPATAN, FSIN, FCOS, FSINCOS, FPTAN
+      out.unmodelled = !Transcendental(op);
       return out;
   }
 }
@@ -660,6 +661,80 @@ void Fpu::Unary(Op op) {
   }
   Flag(r.flags, r.c1);
   if (r.store) Set(0, r.value);
+}
+
+// Returns false where the i486 leaves the result undefined (the caller stops as unmodelled).
+bool Fpu::Transcendental(Op op) {
+  const bool binary = op == Op::kFyl2x || op == Op::kFyl2xp1 || op == Op::kFpatan;
+  const bool pushes = op == Op::kFptan || op == Op::kFsincos;
+  if (Empty(0) || (binary && Empty(1))) {
+    if (!StackUnderflow()) return true;
+    if (binary) {
+      Set(1, kRealIndefinite);
+      Pop();
+    } else {
+      Set(0, kRealIndefinite);
+      if (pushes) PushChecked(kRealIndefinite);
+    }
+    return true;
+  }
+  const Float80 x = st(0);
+  FpTranscendental t;
+  switch (op) {
+    case Op::kF2xm1:
+      t = Exp2Minus1(x, cw_);
+      break;
+    case Op::kFyl2x:
+      t = YLog2X(st(1), x, cw_);
+      break;
+    case Op::kFyl2xp1:
+      t = YLog2XPlus1(st(1), x, cw_);
+      break;
+    case Op::kFpatan:
+      t = Atan2(st(1), x, cw_);
+      break;
+    default: {
+      // FSIN, FCOS, FSINCOS, FPTAN: |x| >= 2^63 sets C2 and changes nothing.
+      if (!TrigInRange(x)) {
+        sw_ |= kSwC2;
+        return true;
+      }
+      sw_ &= ~kSwC2;
+      if (pushes && !Empty(7)) {
+        if (StackOverflow()) {
+          Set(0, kRealIndefinite);
+          Push(kRealIndefinite);
+        }
+        return true;
+      }
+      if (op == Op::kFsincos) {
+        const FpTranscendental s = Trig(TrigFunction::kSin, x, cw_);
+        const FpTranscendental c = Trig(TrigFunction::kCos, x, cw_);
+        if (!s.modelled || !c.modelled) return false;
+        Flag(s.result.flags | c.result.flags, c.result.c1);
+        if (!s.result.store || !c.result.store) return true;
+        Set(0, s.result.value);
+        Push(c.result.value);
+        return true;
+      }
+      t = Trig(op == Op::kFsin   ? TrigFunction::kSin
+               : op == Op::kFcos ? TrigFunction::kCos
+                                 : TrigFunction::kTan,
+               x, cw_);
+      break;
+    }
+  }
+  if (!t.modelled) return false;
+  Flag(t.result.flags, t.result.c1);
+  if (!t.result.store) return true;
+  if (binary) {
+    Set(1, t.result.value);
+    Pop();
+  } else {
+    Set(0, t.result.value);
+    if (op == Op::kFptan) Push(Float80{kF80IntegerBit, kF80Bias});
+  }
+  return true;
 }
 
 // The environment image (FSTENV/FLDENV, the head of FSAVE/FRSTOR) in its four layouts. Real-mode

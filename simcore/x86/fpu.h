@@ -52,7 +52,7 @@ class Fpu {
     bool write_memory = false;  // store the operand buffer (mem_size bytes)
     bool write_ax = false;      // FNSTSW AX
     uint16_t ax = 0;
-    bool unmodelled = false;  // a transcendental: not modelled yet
+    bool unmodelled = false;  // a result the i486 leaves undefined (F2XM1 |x| > 1, ...)
   };
 
   Fpu() { Reset(); }
@@ -128,6 +128,7 @@ class Fpu {
   void Compare(const Instruction& in, const uint8_t* mem);
   void Unary(Op op);
   Outcome Store(const Instruction& in, uint8_t* mem);
+  bool Transcendental(Op op);
   void Load(const Instruction& in, const uint8_t* mem);
   void StoreEnvironment(const Instruction& in, bool real, uint8_t* mem) const;
   void LoadEnvironment(const Instruction& in, bool real, const uint8_t* mem);

@@ -222,7 +222,7 @@ TEST(X86Cpu, RepMovsRunsOneIterationPerStepAndRetiresOnce) {
 }
 
 TEST(X86Cpu, WhatIsNotModelledStopsTheCoreInsteadOfRunningWrongly) {
-  Real r({0xD9, 0xFE});  // FSIN: the x87 transcendentals are not modelled yet
+  Real r({0x0F, 0x23, 0xC0});  // MOV DR0, EAX: the debug registers are not modelled yet
   EXPECT_EQ(r.cpu.Run(1), 0u);
   EXPECT_TRUE(r.cpu.exception().pending);
   EXPECT_TRUE(r.cpu.exception().unmodelled);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "simcore/x86/fpu/compare.h"
 #include "simcore/x86/fpu/convert.h"
 #include "simcore/x86/fpu/float80.h"
+#include "simcore/x86/fpu/transcendental.h"
 #include "tests/simcore/x87_reference.h"
 
 namespace citcat::x86 {
@@ -741,6 +743,127 @@ void RunScale(uint64_t seed, int n) {
 TEST(X87Sample, Remainder) { RunRemainder(false, 16, kSampleOps); }
 TEST(X87Sample, Remainder1) { RunRemainder(true, 17, kSampleOps); }
 TEST(X87Sample, Scale) { RunScale(18, kSampleOps); }
+
+// ---- Transcendentals against MPFR, correctly rounded to 64 bits
+// ----------------------------------
+
+enum class Tf { kF2xm1, kFyl2x, kFyl2xp1, kFpatan, kSin, kCos, kTan };
+
+Float80 Normal(Gen& g, int lo, int hi) {
+  return MakeFloat80(g.Below(2), static_cast<uint16_t>(16383 + lo + g.Below(hi - lo + 1)),
+                     g.Significand(64) | (1ull << 63));
+}
+
+void RunTranscendental(Tf f, uint64_t seed, int n) {
+  Gen g(seed);
+  mpfr_t x, y, t, want, ln2;
+  mpfr_inits2(1000, x, y, t, ln2, static_cast<mpfr_ptr>(nullptr));
+  mpfr_init2(want, 64);
+  mpfr_const_log2(ln2, MPFR_RNDN);
+  int checked = 0, mismatches = 0, unmodelled = 0;
+  for (int i = 0; i < n && mismatches < 10; ++i) {
+    static constexpr Rounding kRc[] = {Rounding::kNearest, Rounding::kDown, Rounding::kUp,
+                                       Rounding::kZero};
+    const Rounding rc = kRc[g.Below(4)];
+    const uint16_t cw = MakeControlWord(Precision::k64, rc);
+    const mpfr_rnd_t rnd = rc == Rounding::kNearest ? MPFR_RNDN
+                           : rc == Rounding::kDown  ? MPFR_RNDD
+                           : rc == Rounding::kUp    ? MPFR_RNDU
+                                                    : MPFR_RNDZ;
+    Float80 a{}, b{};
+    FpTranscendental got;
+    // A single MPFR function rounds straight to 64 bits (its ternary value is exact even when the
+    // result is a hair from a representable value); a composition goes through 1000 bits first.
+    std::optional<int> direct;
+    switch (f) {
+      case Tf::kF2xm1:
+        a = Normal(g, -80, -1);
+        got = Exp2Minus1(a, cw);
+        ToMpfr(x, a);
+        mpfr_mul(t, x, ln2, MPFR_RNDN);
+        mpfr_expm1(t, t, MPFR_RNDN);
+        break;
+      case Tf::kFyl2x:
+        a = Normal(g, -16000, 16000);
+        a.sign_exp &= 0x7FFF;
+        b = Normal(g, -1000, 1000);
+        got = YLog2X(b, a, cw);
+        ToMpfr(x, a);
+        ToMpfr(y, b);
+        mpfr_log2(t, x, MPFR_RNDN);
+        mpfr_mul(t, t, y, MPFR_RNDN);
+        break;
+      case Tf::kFyl2xp1:
+        a = Normal(g, -200, -3);
+        b = Normal(g, -1000, 1000);
+        got = YLog2XPlus1(b, a, cw);
+        ToMpfr(x, a);
+        ToMpfr(y, b);
+        mpfr_log1p(t, x, MPFR_RNDN);
+        mpfr_div(t, t, ln2, MPFR_RNDN);
+        mpfr_mul(t, t, y, MPFR_RNDN);
+        break;
+      case Tf::kFpatan:
+        a = Normal(g, -100, 100);
+        b = g.Below(4) == 0 ? Normal(g, -3000, 3000) : Normal(g, -100, 100);
+        if (g.Below(8) == 0) {  // a ratio exactly at a rounding boundary, far below 1
+          b = MakeFloat80(g.Below(2), static_cast<uint16_t>(a.exponent() - 200 - g.Below(2000)),
+                          0xFFFFFFFFFFFFFFFF);
+          a = MakeFloat80(false, a.exponent(), 0xAAAAAAAAAAAAAAAA);
+        }
+        got = Atan2(b, a, cw);
+        ToMpfr(x, a);
+        ToMpfr(y, b);
+        direct = mpfr_atan2(want, y, x, rnd);
+        break;
+      default:
+        a = g.Below(8) == 0 ? Normal(g, -16382, -100) : Normal(g, -70, 62);
+        got = Trig(f == Tf::kSin   ? TrigFunction::kSin
+                   : f == Tf::kCos ? TrigFunction::kCos
+                                   : TrigFunction::kTan,
+                   a, cw);
+        ToMpfr(x, a);
+        if (f == Tf::kSin) direct = mpfr_sin(want, x, rnd);
+        if (f == Tf::kCos) direct = mpfr_cos(want, x, rnd);
+        if (f == Tf::kTan) direct = mpfr_tan(want, x, rnd);
+        break;
+    }
+    if (!got.modelled) {
+      if (++unmodelled <= 3) ADD_FAILURE() << "unmodelled: " << Hex(a) << " " << Hex(b);
+      continue;
+    }
+    // Results in the normal range only: the masked underflow and overflow responses are the
+    // basic operations' rounding step, checked above.
+    const int ternary = direct ? *direct : mpfr_set(want, t, rnd);
+    if (mpfr_zero_p(want) || mpfr_get_exp(want) < -16381 || mpfr_get_exp(want) > 16383) continue;
+    const bool up = mpfr_signbit(want) ? ternary < 0 : ternary > 0;
+    mpfr_t gotv;
+    mpfr_init2(gotv, 64);
+    ToMpfr(gotv, got.result.value);
+    const bool same = mpfr_equal_p(gotv, want) && got.result.c1 == up &&
+                      got.result.flags == (ternary != 0 ? kExPrecision : 0) && got.result.store;
+    mpfr_clear(gotv);
+    ++checked;
+    if (!same) {
+      ++mismatches;
+      ADD_FAILURE() << "function " << int(f) << " " << Hex(a) << " " << Hex(b) << " rc " << int(rc)
+                    << ": got " << Hex(got.result.value) << " c1 " << got.result.c1 << " flags "
+                    << got.result.flags << ", want " << mpfr_get_ld(want, MPFR_RNDN) << " up "
+                    << up;
+    }
+  }
+  EXPECT_EQ(unmodelled, 0);
+  EXPECT_GT(checked, n / 2);
+  mpfr_clears(x, y, t, want, ln2, static_cast<mpfr_ptr>(nullptr));
+}
+
+TEST(X87Transcendental, F2xm1) { RunTranscendental(Tf::kF2xm1, 21, 2000); }
+TEST(X87Transcendental, Fyl2x) { RunTranscendental(Tf::kFyl2x, 22, 2000); }
+TEST(X87Transcendental, Fyl2xp1) { RunTranscendental(Tf::kFyl2xp1, 23, 2000); }
+TEST(X87Transcendental, Fpatan) { RunTranscendental(Tf::kFpatan, 24, 2000); }
+TEST(X87Transcendental, Fsin) { RunTranscendental(Tf::kSin, 25, 2000); }
+TEST(X87Transcendental, Fcos) { RunTranscendental(Tf::kCos, 26, 2000); }
+TEST(X87Transcendental, Fptan) { RunTranscendental(Tf::kTan, 27, 2000); }
 
 // ---- Random samples (unit) and the million-operation runs (differential) -----------------------
 

@@ -295,6 +295,35 @@ TEST_F(X87, SqrtRoundScaleExtractRemainder) {
   EXPECT_EQ(fpu().st(0), kOne);
 }
 
+TEST_F(X87, TranscendentalsAndTheirStackEffects) {
+  Poke(kData, 0x3F000000, 4);                  // 0.5f
+  RunOk(Cat({kFninit, kFld1, {0xD9, 0xF2}}));  // FPTAN of 1: tan pushed under 1.0
+  EXPECT_EQ(fpu().top(), 6);
+  EXPECT_EQ(fpu().st(0), kOne);
+  EXPECT_EQ(fpu().st(1), F(0x3FFF, 0xC75922E5F71D2DC5));  // tan 1, nearest
+  EXPECT_EQ(sw() & (kExPrecision | kSwC2), kExPrecision);
+  RunOk(Cat({kFninit, kFldz, {0xD9, 0xFB}}));  // FSINCOS of 0: ST0 = cos = 1, ST1 = sin = 0
+  EXPECT_EQ(fpu().st(0), kOne);
+  EXPECT_EQ(fpu().st(1), kZero);
+  RunOk(Cat({kFninit, kFld1, kFld1, {0xD9, 0xF3}}));  // FPATAN(1, 1) = pi/4, popped
+  EXPECT_EQ(fpu().top(), 7);
+  EXPECT_EQ(fpu().st(0), F(0x3FFE, 0xC90FDAA22168C235));
+  RunOk(Cat({kFninit, M(0xD9, 0, kData), {0xD9, 0xF0}}));  // F2XM1(0.5) = sqrt 2 - 1
+  EXPECT_EQ(fpu().st(0), F(0x3FFD, 0xD413CCCFE7799211));
+  RunOk(Cat({kFninit, M(0xD9, 0, kData), kFld1, {0xD9, 0xF1}}));  // FYL2X: 0.5 * log2(1) = +0
+  EXPECT_EQ(fpu().st(0), kZero);
+  EXPECT_EQ(fpu().top(), 7);
+  // |x| >= 2^63: C2 set, ST0 unchanged.
+  Poke(kData + 4, 0x5F000000, 4);                              // 2^63
+  RunOk(Cat({kFninit, M(0xD9, 0, kData + 4), {0xD9, 0xFE}}));  // FSIN
+  EXPECT_TRUE(sw() & kSwC2);
+  EXPECT_EQ(fpu().st(0), F(0x403E, 0x8000000000000000));
+  // F2XM1 beyond |x| <= 1 is undefined on the i486: the core stops instead of guessing.
+  Poke(kData + 8, 0x40000000, 4);
+  Run(Cat({kFninit, M(0xD9, 0, kData + 8), {0xD9, 0xF0}}));
+  EXPECT_TRUE(cpu_.exception().unmodelled);
+}
+
 TEST_F(X87, IntegerAndBcdLoadsAndStores) {
   Poke(kData, 0xFFFFFFFFFFFFFFFEull, 8);                            // int64 -2
   RunOk(Cat({kFninit, M(0xDF, 5, kData), M(0xDF, 7, kData + 8)}));  // FILD m64, FISTP m64

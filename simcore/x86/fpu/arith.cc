@@ -8,7 +8,12 @@
 namespace citcat::x86 {
 namespace {
 
+using fpu_internal::DenormalTrap;
+using fpu_internal::Exact;
+using fpu_internal::Inf;
 using fpu_internal::Invalid;
+using fpu_internal::IsDenormalClass;
+using fpu_internal::NaNOperands;
 using fpu_internal::PickNaN;
 using fpu_internal::Round;
 using fpu_internal::ToResult;
@@ -16,48 +21,11 @@ using fpu_internal::u128;
 using fpu_internal::Unpack;
 using fpu_internal::Unpacked;
 using fpu_internal::Wide;
-
-bool IsDenormalClass(F80Class c) {
-  return c == F80Class::kDenormal || c == F80Class::kPseudoDenormal;
-}
-
-FpResult Exact(Float80 v, uint16_t flags) {
-  FpResult r;
-  r.value = v;
-  r.flags = flags;
-  return r;
-}
-
-FpResult DenormalTrap() {
-  FpResult r;
-  r.flags = kExDenormal;
-  r.store = false;
-  return r;
-}
-
-Float80 Zero(bool sign) { return MakeFloat80(sign, 0, 0); }
-Float80 Inf(bool sign) { return MakeFloat80(sign, kF80ExpMax, kF80IntegerBit); }
+using fpu_internal::Zero;
 
 FpResult RoundToRegister(const Wide& w, uint16_t cw) {
   return ToResult(Round(w, fpu_internal::RegisterFormat(SignificandBits(PrecisionOf(cw))),
                         RoundingOf(cw), cw & kExAll, /*register_dest=*/true));
-}
-
-// Handles what comes before any arithmetic, in the 486's priority order: unsupported encodings,
-// then NaNs. Returns true with *out set if the operation ends here.
-bool NaNOperands(Float80 a, F80Class ca, Float80 b, F80Class cb, uint16_t cw, FpResult* out) {
-  if (IsUnsupported(ca) || IsUnsupported(cb)) {
-    *out = Invalid(cw);
-    return true;
-  }
-  if (!IsNaN(ca) && !IsNaN(cb)) return false;
-  const bool signaling = ca == F80Class::kSignalingNaN || cb == F80Class::kSignalingNaN;
-  if (signaling && !(cw & kExInvalid)) {
-    *out = Invalid(cw);
-    return true;
-  }
-  *out = Exact(PickNaN(a, ca, b, cb), signaling ? kExInvalid : 0);
-  return true;
 }
 
 FpResult AddSigned(Float80 a, Float80 b, bool negate_b, uint16_t cw) {
