@@ -170,6 +170,26 @@ _start:
         fnstsw  %ax
         testb   $4, %ah
         jnz     1b
+        /* transcendentals QEMU computes exactly (not FSIN/FCOS/FPTAN: host double there) */
+        fninit
+        fldl    d_tenth
+        f2xm1
+        fchs
+        f2xm1
+        flds    f_three
+        fldl    d_tenth
+        fyl2x
+        flds    f_three
+        fldl    d_tenth
+        fyl2xp1
+        fldl    d_tenth
+        flds    f_three
+        fpatan
+        fld1
+        fchs
+        flds    f_eleven
+        fpatan
+        fnstsw  %ax
         /* stack management and faults */
         fninit
         fld1
