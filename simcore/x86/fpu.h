@@ -52,7 +52,7 @@ class Fpu {
     bool write_memory = false;  // store the operand buffer (mem_size bytes)
     bool write_ax = false;      // FNSTSW AX
     uint16_t ax = 0;
-    bool unmodelled = false;  // a result the i486 leaves undefined (F2XM1 |x| > 1, ...)
+    bool unmodelled = false;  // a result the i486 leaves undefined (F2XM1 with |x| > 1, ...)
   };
 
   Fpu() { Reset(); }
