@@ -864,6 +864,13 @@ TEST(X87Transcendental, Fpatan) { RunTranscendental(Tf::kFpatan, 24, 2000); }
 TEST(X87Transcendental, Fsin) { RunTranscendental(Tf::kSin, 25, 2000); }
 TEST(X87Transcendental, Fcos) { RunTranscendental(Tf::kCos, 26, 2000); }
 TEST(X87Transcendental, Fptan) { RunTranscendental(Tf::kTan, 27, 2000); }
+// Longer runs of the same (label `differential`, long-test trees only): 100,000 per instruction,
+// about 15 s in all.
+TEST(X87Differential, Transcendentals) {
+  for (int f = 0; f <= static_cast<int>(Tf::kTan); ++f) {
+    RunTranscendental(static_cast<Tf>(f), 200 + static_cast<uint64_t>(f), 100000);
+  }
+}
 
 // ---- Random samples (unit) and the million-operation runs (differential) -----------------------
 
