@@ -395,6 +395,21 @@ TEST_F(X87, UnmaskedExceptionRaisesMathFaultAtTheNextWaitingInstruction) {
   EXPECT_EQ(cpu_.exception().vector, kVecMathFault);
 }
 
+TEST_F(X87, MathFaultIsDeliveredThroughTheVectorTableWithoutAnErrorCode) {
+  cpu_.SetReal(0, 0, 0);
+  cpu_.set_reg(kEsp, 0x8000);
+  cpu_.set_cr0(cpu_.cr0() | kCr0Ne);
+  cpu_.set_deliver_interrupts(true);
+  Poke(16 * 4, 0x00002000, 4);  // vector 16 -> 0000:2000
+  Poke(kData + 0x200, 0x037B, 2);
+  // FNINIT; FLDCW [0x8200]; FLD1; FLDZ; FDIVP (ZE unmasked); FLD1 (#MF)
+  Run({0xDB, 0xE3, 0xD9, 0x2E, 0x00, 0x82, 0xD9, 0xE8, 0xD9, 0xEE, 0xDE, 0xF9, 0xD9, 0xE8}, 6);
+  EXPECT_EQ(cpu_.eip(), 0x2000u);
+  EXPECT_EQ(cpu_.reg(kEsp), 0x8000u - 6);   // FLAGS, CS, IP: no error code
+  EXPECT_EQ(Peek(0x8000 - 6, 2), 0x100Cu);  // the waiting FLD1 restarts after the handler
+  EXPECT_EQ(fpu().top(), 6);
+}
+
 TEST_F(X87, WithoutNumericErrorTheInstructionWaitsOnFerrUntilIgnne) {
   RunOk(kFninit);
   LoadCw(0x037B);
