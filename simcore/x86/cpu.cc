@@ -1046,6 +1046,7 @@ bool Cpu::Execute(const Instruction& in) {
     default:
       break;
   }
+  if (Facts(in.op).attrs & attr::kFpu) return X87(in);
   Unmodelled();
   return false;
 }

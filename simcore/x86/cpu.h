@@ -20,6 +20,7 @@
 #include "simcore/bus.h"
 #include "simcore/x86/cache.h"
 #include "simcore/x86/decoder.h"
+#include "simcore/x86/fpu.h"
 #include "simcore/x86/paging.h"
 
 namespace citcat::x86 {
@@ -135,6 +136,9 @@ class Cpu {
     cacheable_ = std::move(cacheable);
   }
   Cache& cache() { return cache_; }
+  // The on-chip x87; the machine reads FERR# (fpu().ferr()) and drives IGNNE# (fpu().set_ignne()).
+  const Fpu& fpu() const { return fpu_; }
+  Fpu& fpu() { return fpu_; }
 
  private:
   void Step();
@@ -186,6 +190,7 @@ class Cpu {
   bool Tables(const Instruction& in);  // LLDT, LTR, SLDT, STR
   bool Probe(const Instruction& in);   // LAR, LSL, VERR, VERW, ARPL
   bool PortIo(const Instruction& in);  // IN, OUT, INS, OUTS
+  bool X87(const Instruction& in);     // ESC and WAIT (cpu_x87.cc)
   bool IoAllowed(uint32_t port, int size);
   bool Port(bool write, uint32_t port, int size, uint32_t* value);
 
@@ -264,6 +269,7 @@ class Cpu {
   bool deliver_ = false;
   Exception exception_;
   uint64_t retired_ = 0;
+  Fpu fpu_;
 };
 
 }  // namespace citcat::x86

@@ -1,10 +1,13 @@
 // The x87 arithmetic (simcore/x86/fpu) against MPFR: hand-picked known answers, a small random
 // sample per operation class, and (label `differential`) a million seeded random operations per
 // class drawn to hit the hard cases. Every value, flag, C1 and the store decision is compared.
+#include <gmp.h>
 #include <gtest/gtest.h>
+#include <mpfr.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -13,6 +16,7 @@
 #include "simcore/x86/fpu/compare.h"
 #include "simcore/x86/fpu/convert.h"
 #include "simcore/x86/fpu/float80.h"
+#include "simcore/x86/fpu/transcendental.h"
 #include "tests/simcore/x87_reference.h"
 
 namespace citcat::x86 {
@@ -631,6 +635,241 @@ TEST(X87Known, Conversions) {
   EXPECT_EQ(ConditionCodes(Compare(F(0x8000, 0), F(0, 0), false).order), kSwC3);
   EXPECT_EQ(Compare(F(0x7FFF, 0xC000000000000000), kOne, false).flags, kExInvalid);
   EXPECT_EQ(Compare(F(0x7FFF, 0xC000000000000000), kOne, true).flags, 0);
+}
+
+// ---- FPREM/FPREM1 and FSCALE against MPFR on finite operands ---------------------------------
+
+// The exact value of a finite encoding (denormals and pseudo-denormals included).
+void ToMpfr(mpfr_t out, Float80 x) {
+  const long e = x.exponent() == 0 ? 1 : x.exponent();
+  mpfr_set_uj_2exp(out, x.signif, e - 16383 - 63, MPFR_RNDN);  // 64 bits: exact
+  if (x.sign()) mpfr_neg(out, out, MPFR_RNDN);
+}
+
+bool FiniteNonzero(Float80 x) {
+  const F80Class c = Classify(x);
+  return c == F80Class::kNormal || c == F80Class::kDenormal || c == F80Class::kPseudoDenormal;
+}
+
+// Complete remainders (exponent difference below 64) must equal MPFR's exact fmod/remainder, with
+// the quotient's low three bits; a partial one must leave a value congruent to the dividend
+// modulo the divisor, smaller in magnitude, with the dividend's sign.
+void RunRemainder(bool ieee, uint64_t seed, int n) {
+  Gen g(seed);
+  mpfr_t a, b, want, got, t;
+  mpfr_inits2(64, a, b, want, got, static_cast<mpfr_ptr>(nullptr));
+  mpfr_init2(t, 33000);  // x - remainder exactly, across the whole exponent range
+  int complete = 0, partial = 0, mismatches = 0;
+  for (int i = 0; i < n && mismatches < 10; ++i) {
+    const Float80 x = g.Operand(64);
+    const Float80 y = g.Operand(64, x.exponent() - (g.Below(4) == 0 ? g.Below(200) : g.Below(64)));
+    if (!FiniteNonzero(x) || !FiniteNonzero(y)) continue;
+    const FpRemainder r = Remainder(x, y, kDefaultControlWord, ieee);
+    ToMpfr(a, x);
+    ToMpfr(b, y);
+    ToMpfr(got, r.result.value);
+    const std::string what = absl::StrFormat("%s %s %s", ieee ? "fprem1" : "fprem", Hex(x), Hex(y));
+    if (r.partial) {
+      ++partial;
+      // (x - got) / y must be an integer: check with the remainder of the difference.
+      mpfr_sub(t, a, got, MPFR_RNDN);  // exact at this precision
+      mpfr_fmod(t, t, b, MPFR_RNDN);
+      const bool ok = mpfr_zero_p(t) && mpfr_cmpabs(got, a) < 0 &&
+                      (mpfr_zero_p(got) || mpfr_signbit(got) == mpfr_signbit(a));
+      if (!ok) {
+        ++mismatches;
+        ADD_FAILURE() << what << ": partial remainder " << Hex(r.result.value);
+      }
+      continue;
+    }
+    ++complete;
+    long q = 0;
+    if (ieee) {
+      mpfr_remquo(want, &q, a, b, MPFR_RNDN);
+    } else {
+      mpfr_fmodquo(want, &q, a, b, MPFR_RNDN);
+    }
+    const bool same = mpfr_equal_p(want, got) && mpfr_signbit(want) == mpfr_signbit(got) &&
+                      r.quotient == (static_cast<unsigned long>(q < 0 ? -q : q) & 7) &&
+                      (r.result.flags & ~kExDenormal) == 0;
+    if (!same) {
+      ++mismatches;
+      ADD_FAILURE() << what << ": got " << Hex(r.result.value) << " q " << int{r.quotient}
+                    << " flags " << r.result.flags << ", MPFR quotient bits " << (q & 7);
+    }
+  }
+  EXPECT_GT(complete, n / 10);
+  EXPECT_GT(partial, n / 100);
+  mpfr_clears(a, b, want, got, t, static_cast<mpfr_ptr>(nullptr));
+}
+
+// FSCALE whose result stays normal is exact: x * 2^trunc(y).
+void RunScale(uint64_t seed, int n) {
+  Gen g(seed);
+  mpfr_t a, want, got;
+  mpfr_inits2(64, a, want, got, static_cast<mpfr_ptr>(nullptr));
+  int checked = 0, mismatches = 0;
+  for (int i = 0; i < n && mismatches < 10; ++i) {
+    const Float80 x = g.Operand(64);
+    const int32_t k = g.Below(40000) - 20000;
+    // Build y exactly as |k| + 1/4 with its sign.
+    const uint64_t mag = static_cast<uint64_t>(k < 0 ? -k : k);
+    Float80 y;
+    if (mag == 0) {
+      y = Float80{0x8000000000000000, 0x3FFD};  // 0.25
+    } else {
+      const int top = 63 - __builtin_clzll(mag);  // weight of mag's leading bit
+      const uint64_t fixed = (mag << 2) | 1;      // mag + 1/4 in units of 1/4
+      y = MakeFloat80(k < 0, static_cast<uint16_t>(16383 + top), fixed << (61 - top));
+    }
+    if (Classify(x) != F80Class::kNormal) continue;
+    const long e = x.exponent() - 16383 + k;
+    if (e < -16382 || e > 16383) continue;
+    const FpResult r = Scale(x, y, kDefaultControlWord);
+    ToMpfr(a, x);
+    mpfr_mul_2si(want, a, k, MPFR_RNDN);
+    ToMpfr(got, r.value);
+    ++checked;
+    if (!mpfr_equal_p(want, got) || mpfr_signbit(want) != mpfr_signbit(got) || r.flags != 0) {
+      ++mismatches;
+      ADD_FAILURE() << "fscale " << Hex(x) << " by " << k << " (" << Hex(y) << "): got "
+                    << Hex(r.value) << " flags " << r.flags;
+    }
+  }
+  EXPECT_GT(checked, n / 5);
+  mpfr_clears(a, want, got, static_cast<mpfr_ptr>(nullptr));
+}
+
+TEST(X87Sample, Remainder) { RunRemainder(false, 16, kSampleOps); }
+TEST(X87Sample, Remainder1) { RunRemainder(true, 17, kSampleOps); }
+TEST(X87Sample, Scale) { RunScale(18, kSampleOps); }
+
+// ---- Transcendentals against MPFR, correctly rounded to 64 bits
+// ----------------------------------
+
+enum class Tf { kF2xm1, kFyl2x, kFyl2xp1, kFpatan, kSin, kCos, kTan };
+
+Float80 Normal(Gen& g, int lo, int hi) {
+  return MakeFloat80(g.Below(2), static_cast<uint16_t>(16383 + lo + g.Below(hi - lo + 1)),
+                     g.Significand(64) | (1ull << 63));
+}
+
+void RunTranscendental(Tf f, uint64_t seed, int n) {
+  Gen g(seed);
+  mpfr_t x, y, t, want, ln2;
+  mpfr_inits2(1000, x, y, t, ln2, static_cast<mpfr_ptr>(nullptr));
+  mpfr_init2(want, 64);
+  mpfr_const_log2(ln2, MPFR_RNDN);
+  int checked = 0, mismatches = 0, unmodelled = 0;
+  for (int i = 0; i < n && mismatches < 10; ++i) {
+    static constexpr Rounding kRc[] = {Rounding::kNearest, Rounding::kDown, Rounding::kUp,
+                                       Rounding::kZero};
+    const Rounding rc = kRc[g.Below(4)];
+    const uint16_t cw = MakeControlWord(Precision::k64, rc);
+    const mpfr_rnd_t rnd = rc == Rounding::kNearest ? MPFR_RNDN
+                           : rc == Rounding::kDown  ? MPFR_RNDD
+                           : rc == Rounding::kUp    ? MPFR_RNDU
+                                                    : MPFR_RNDZ;
+    Float80 a{}, b{};
+    FpTranscendental got;
+    // A single MPFR function rounds straight to 64 bits (its ternary value is exact even when the
+    // result is a hair from a representable value); a composition goes through 1000 bits first.
+    std::optional<int> direct;
+    switch (f) {
+      case Tf::kF2xm1:
+        a = Normal(g, -80, -1);
+        got = Exp2Minus1(a, cw);
+        ToMpfr(x, a);
+        mpfr_mul(t, x, ln2, MPFR_RNDN);
+        mpfr_expm1(t, t, MPFR_RNDN);
+        break;
+      case Tf::kFyl2x:
+        a = Normal(g, -16000, 16000);
+        a.sign_exp &= 0x7FFF;
+        b = Normal(g, -1000, 1000);
+        got = YLog2X(b, a, cw);
+        ToMpfr(x, a);
+        ToMpfr(y, b);
+        mpfr_log2(t, x, MPFR_RNDN);
+        mpfr_mul(t, t, y, MPFR_RNDN);
+        break;
+      case Tf::kFyl2xp1:
+        a = Normal(g, -200, -3);
+        b = Normal(g, -1000, 1000);
+        got = YLog2XPlus1(b, a, cw);
+        ToMpfr(x, a);
+        ToMpfr(y, b);
+        mpfr_log1p(t, x, MPFR_RNDN);
+        mpfr_div(t, t, ln2, MPFR_RNDN);
+        mpfr_mul(t, t, y, MPFR_RNDN);
+        break;
+      case Tf::kFpatan:
+        a = Normal(g, -100, 100);
+        b = g.Below(4) == 0 ? Normal(g, -3000, 3000) : Normal(g, -100, 100);
+        if (g.Below(8) == 0) {  // a ratio exactly at a rounding boundary, far below 1
+          b = MakeFloat80(g.Below(2), static_cast<uint16_t>(a.exponent() - 200 - g.Below(2000)),
+                          0xFFFFFFFFFFFFFFFF);
+          a = MakeFloat80(false, a.exponent(), 0xAAAAAAAAAAAAAAAA);
+        }
+        got = Atan2(b, a, cw);
+        ToMpfr(x, a);
+        ToMpfr(y, b);
+        direct = mpfr_atan2(want, y, x, rnd);
+        break;
+      default:
+        a = g.Below(8) == 0 ? Normal(g, -16382, -100) : Normal(g, -70, 62);
+        got = Trig(f == Tf::kSin   ? TrigFunction::kSin
+                   : f == Tf::kCos ? TrigFunction::kCos
+                                   : TrigFunction::kTan,
+                   a, cw);
+        ToMpfr(x, a);
+        if (f == Tf::kSin) direct = mpfr_sin(want, x, rnd);
+        if (f == Tf::kCos) direct = mpfr_cos(want, x, rnd);
+        if (f == Tf::kTan) direct = mpfr_tan(want, x, rnd);
+        break;
+    }
+    if (!got.modelled) {
+      if (++unmodelled <= 3) ADD_FAILURE() << "unmodelled: " << Hex(a) << " " << Hex(b);
+      continue;
+    }
+    // Results in the normal range only: the masked underflow and overflow responses are the
+    // basic operations' rounding step, checked above.
+    const int ternary = direct ? *direct : mpfr_set(want, t, rnd);
+    if (mpfr_zero_p(want) || mpfr_get_exp(want) < -16381 || mpfr_get_exp(want) > 16383) continue;
+    const bool up = mpfr_signbit(want) ? ternary < 0 : ternary > 0;
+    mpfr_t gotv;
+    mpfr_init2(gotv, 64);
+    ToMpfr(gotv, got.result.value);
+    const bool same = mpfr_equal_p(gotv, want) && got.result.c1 == up &&
+                      got.result.flags == (ternary != 0 ? kExPrecision : 0) && got.result.store;
+    mpfr_clear(gotv);
+    ++checked;
+    if (!same) {
+      ++mismatches;
+      ADD_FAILURE() << "function " << int(f) << " " << Hex(a) << " " << Hex(b) << " rc " << int(rc)
+                    << ": got " << Hex(got.result.value) << " c1 " << got.result.c1 << " flags "
+                    << got.result.flags << ", want " << mpfr_get_ld(want, MPFR_RNDN) << " up "
+                    << up;
+    }
+  }
+  EXPECT_EQ(unmodelled, 0);
+  EXPECT_GT(checked, n / 2);
+  mpfr_clears(x, y, t, want, ln2, static_cast<mpfr_ptr>(nullptr));
+}
+
+TEST(X87Transcendental, F2xm1) { RunTranscendental(Tf::kF2xm1, 21, 2000); }
+TEST(X87Transcendental, Fyl2x) { RunTranscendental(Tf::kFyl2x, 22, 2000); }
+TEST(X87Transcendental, Fyl2xp1) { RunTranscendental(Tf::kFyl2xp1, 23, 2000); }
+TEST(X87Transcendental, Fpatan) { RunTranscendental(Tf::kFpatan, 24, 2000); }
+TEST(X87Transcendental, Fsin) { RunTranscendental(Tf::kSin, 25, 2000); }
+TEST(X87Transcendental, Fcos) { RunTranscendental(Tf::kCos, 26, 2000); }
+TEST(X87Transcendental, Fptan) { RunTranscendental(Tf::kTan, 27, 2000); }
+// Longer runs of the same (label `differential`, long-test trees only): 100,000 per instruction,
+// about 15 s in all.
+TEST(X87Differential, Transcendentals) {
+  for (int f = 0; f <= static_cast<int>(Tf::kTan); ++f) {
+    RunTranscendental(static_cast<Tf>(f), 200 + static_cast<uint64_t>(f), 100000);
+  }
 }
 
 // ---- Random samples (unit) and the million-operation runs (differential) -----------------------

@@ -2,12 +2,18 @@
 
 #include <utility>
 
+#include "simcore/x86/fpu/convert.h"
 #include "simcore/x86/fpu/round.h"
 
 namespace citcat::x86 {
 namespace {
 
+using fpu_internal::DenormalTrap;
+using fpu_internal::Exact;
+using fpu_internal::Inf;
 using fpu_internal::Invalid;
+using fpu_internal::IsDenormalClass;
+using fpu_internal::NaNOperands;
 using fpu_internal::PickNaN;
 using fpu_internal::Round;
 using fpu_internal::ToResult;
@@ -15,48 +21,11 @@ using fpu_internal::u128;
 using fpu_internal::Unpack;
 using fpu_internal::Unpacked;
 using fpu_internal::Wide;
-
-bool IsDenormalClass(F80Class c) {
-  return c == F80Class::kDenormal || c == F80Class::kPseudoDenormal;
-}
-
-FpResult Exact(Float80 v, uint16_t flags) {
-  FpResult r;
-  r.value = v;
-  r.flags = flags;
-  return r;
-}
-
-FpResult DenormalTrap() {
-  FpResult r;
-  r.flags = kExDenormal;
-  r.store = false;
-  return r;
-}
-
-Float80 Zero(bool sign) { return MakeFloat80(sign, 0, 0); }
-Float80 Inf(bool sign) { return MakeFloat80(sign, kF80ExpMax, kF80IntegerBit); }
+using fpu_internal::Zero;
 
 FpResult RoundToRegister(const Wide& w, uint16_t cw) {
   return ToResult(Round(w, fpu_internal::RegisterFormat(SignificandBits(PrecisionOf(cw))),
                         RoundingOf(cw), cw & kExAll, /*register_dest=*/true));
-}
-
-// Handles what comes before any arithmetic, in the 486's priority order: unsupported encodings,
-// then NaNs. Returns true with *out set if the operation ends here.
-bool NaNOperands(Float80 a, F80Class ca, Float80 b, F80Class cb, uint16_t cw, FpResult* out) {
-  if (IsUnsupported(ca) || IsUnsupported(cb)) {
-    *out = Invalid(cw);
-    return true;
-  }
-  if (!IsNaN(ca) && !IsNaN(cb)) return false;
-  const bool signaling = ca == F80Class::kSignalingNaN || cb == F80Class::kSignalingNaN;
-  if (signaling && !(cw & kExInvalid)) {
-    *out = Invalid(cw);
-    return true;
-  }
-  *out = Exact(PickNaN(a, ca, b, cb), signaling ? kExInvalid : 0);
-  return true;
 }
 
 FpResult AddSigned(Float80 a, Float80 b, bool negate_b, uint16_t cw) {
@@ -211,6 +180,153 @@ FpResult Sqrt(Float80 a, uint16_t cw) {
   r = RoundToRegister(Wide{false, k / 2 + 63, sig}, cw);
   r.flags |= de;
   return r;
+}
+
+namespace {
+
+// Rounds an exact magnitude r * 2^(e - 63) to 64 bits: only the bottom of the range can round.
+FpResult Exact64(bool sign, uint64_t r, int32_t e, uint16_t cw) {
+  if (r == 0) return Exact(Zero(sign), 0);
+  return ToResult(Round(Wide{sign, e, u128{r} << 64}, fpu_internal::RegisterFormat(64),
+                        RoundingOf(cw), cw & kExAll, /*register_dest=*/true));
+}
+
+}  // namespace
+
+FpResult Scale(Float80 a, Float80 b, uint16_t cw) {
+  const F80Class ca = Classify(a);
+  const F80Class cb = Classify(b);
+  FpResult r;
+  if (NaNOperands(a, ca, b, cb, cw, &r)) return r;
+  const bool za = ca == F80Class::kZero, ia = ca == F80Class::kInfinity;
+  if (cb == F80Class::kInfinity) {
+    // 0 * 2^+inf and inf * 2^-inf have no value.
+    if ((za && !b.sign()) || (ia && b.sign())) return Invalid(cw);
+    const uint16_t de = IsDenormalClass(ca) ? kExDenormal : 0;
+    if (de && !(cw & kExDenormal)) return DenormalTrap();
+    if (za || ia) return Exact(a, de);
+    return Exact(b.sign() ? Zero(a.sign()) : Inf(a.sign()), de);
+  }
+  const uint16_t de = (IsDenormalClass(ca) || IsDenormalClass(cb)) ? kExDenormal : 0;
+  if (de && !(cw & kExDenormal)) return DenormalTrap();
+  if (za || ia) return Exact(a, de);
+  int32_t n = 0;
+  if (cb != F80Class::kZero) {
+    const Unpacked y = Unpack(b);
+    constexpr int32_t kLimit = 1 << 20;
+    if (y.exp >= 20) {
+      n = kLimit;
+    } else if (y.exp >= 0) {
+      n = static_cast<int32_t>(y.sig >> (63 - y.exp));
+    }
+    if (y.sign) n = -n;
+  }
+  const Unpacked x = Unpack(a);
+  r = Exact64(x.sign, x.sig, x.exp + n, cw);
+  // A wrapped (unmasked) result that still does not fit: the exponent field saturates.
+  if (r.store && r.value.exponent() == kF80ExpMax && r.value.signif != kF80IntegerBit) {
+    r.value = MakeFloat80(x.sign, kF80ExpMax - 1, r.value.signif);
+  }
+  r.flags |= de;
+  return r;
+}
+
+FpExtract Extract(Float80 a, uint16_t cw) {
+  const F80Class ca = Classify(a);
+  FpExtract e;
+  const auto fail = [&](uint16_t flag) {
+    e.flags = flag;
+    e.store = (cw & flag) != 0;
+    e.exponent = e.significand = kRealIndefinite;
+    return e;
+  };
+  if (IsUnsupported(ca)) return fail(kExInvalid);
+  if (IsNaN(ca)) {
+    if (ca == F80Class::kSignalingNaN) {
+      if (!(cw & kExInvalid)) return fail(kExInvalid);
+      e.flags = kExInvalid;
+    }
+    e.exponent = e.significand = fpu_internal::Quiet(a);
+    return e;
+  }
+  if (ca == F80Class::kZero) {
+    if (!(cw & kExZeroDivide)) return fail(kExZeroDivide);
+    e.flags = kExZeroDivide;
+    e.exponent = Inf(true);
+    e.significand = a;
+    return e;
+  }
+  if (ca == F80Class::kInfinity) {
+    e.exponent = Inf(false);
+    e.significand = a;
+    return e;
+  }
+  if (IsDenormalClass(ca)) {
+    if (!(cw & kExDenormal)) return fail(kExDenormal);
+    e.flags = kExDenormal;
+  }
+  const Unpacked x = Unpack(a);
+  e.exponent = FromInt32(x.exp);
+  e.significand = MakeFloat80(x.sign, kF80Bias, x.sig);
+  return e;
+}
+
+FpRemainder Remainder(Float80 a, Float80 b, uint16_t cw, bool ieee) {
+  const F80Class ca = Classify(a);
+  const F80Class cb = Classify(b);
+  FpRemainder out;
+  if (NaNOperands(a, ca, b, cb, cw, &out.result)) return out;
+  if (ca == F80Class::kInfinity || cb == F80Class::kZero) {
+    out.result = Invalid(cw);
+    return out;
+  }
+  const uint16_t de = (IsDenormalClass(ca) || IsDenormalClass(cb)) ? kExDenormal : 0;
+  if (de && !(cw & kExDenormal)) {
+    out.result = DenormalTrap();
+    return out;
+  }
+  if (ca == F80Class::kZero || cb == F80Class::kInfinity) {
+    out.result = Exact(a, de);
+    return out;
+  }
+  const Unpacked x = Unpack(a);
+  const Unpacked y = Unpack(b);
+  const int32_t d = x.exp - y.exp;
+  bool sign = x.sign;
+  uint64_t r;
+  int32_t e;  // the remainder is r * 2^(e - 63)
+  if (d >= 64) {
+    const int n = 32 + d % 32;
+    r = static_cast<uint64_t>((u128{x.sig} << n) % y.sig);
+    e = x.exp - n;
+    out.partial = true;
+  } else if (d >= 0) {
+    const u128 num = u128{x.sig} << d;
+    u128 q = num / y.sig;
+    r = static_cast<uint64_t>(num % y.sig);
+    if (ieee && (u128{r} * 2 > y.sig || (u128{r} * 2 == y.sig && (q & 1)))) {
+      ++q;
+      r = y.sig - r;
+      sign = !sign;
+    }
+    out.quotient = static_cast<uint8_t>(q & 7);
+    e = y.exp;
+  } else if (ieee && d == -1 && x.sig > y.sig) {
+    // |a| > |b| / 2: the nearest quotient is 1, the remainder |b| - |a| (exact at a's scale).
+    r = static_cast<uint64_t>((u128{y.sig} << 1) - x.sig);
+    sign = !sign;
+    out.quotient = 1;
+    e = x.exp;
+  } else {
+    out.result = Exact(a, de);
+    if (IsDenormalClass(ca)) out.result = Exact64(x.sign, x.sig, x.exp, cw);
+    out.result.flags |= de;
+    return out;
+  }
+  out.result = Exact64(sign, r, e, cw);
+  if (r == 0) out.result.value = Zero(x.sign);
+  out.result.flags |= de;
+  return out;
 }
 
 }  // namespace citcat::x86

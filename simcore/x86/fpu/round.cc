@@ -176,4 +176,40 @@ FpResult ToResult(const Rounded& r) {
   return out;
 }
 
+bool IsDenormalClass(F80Class c) {
+  return c == F80Class::kDenormal || c == F80Class::kPseudoDenormal;
+}
+
+FpResult Exact(Float80 v, uint16_t flags) {
+  FpResult r;
+  r.value = v;
+  r.flags = flags;
+  return r;
+}
+
+FpResult DenormalTrap() {
+  FpResult r;
+  r.flags = kExDenormal;
+  r.store = false;
+  return r;
+}
+
+Float80 Zero(bool sign) { return MakeFloat80(sign, 0, 0); }
+Float80 Inf(bool sign) { return MakeFloat80(sign, kF80ExpMax, kF80IntegerBit); }
+
+bool NaNOperands(Float80 a, F80Class ca, Float80 b, F80Class cb, uint16_t cw, FpResult* out) {
+  if (IsUnsupported(ca) || IsUnsupported(cb)) {
+    *out = Invalid(cw);
+    return true;
+  }
+  if (!IsNaN(ca) && !IsNaN(cb)) return false;
+  const bool signaling = ca == F80Class::kSignalingNaN || cb == F80Class::kSignalingNaN;
+  if (signaling && !(cw & kExInvalid)) {
+    *out = Invalid(cw);
+    return true;
+  }
+  *out = Exact(PickNaN(a, ca, b, cb), signaling ? kExInvalid : 0);
+  return true;
+}
+
 }  // namespace citcat::x86::fpu_internal

@@ -77,6 +77,15 @@ Float80 PickNaN(Float80 a, F80Class ca, Float80 b, F80Class cb);
 FpResult Invalid(uint16_t masks);  // IE with real indefinite, or no store if unmasked
 FpResult ToResult(const Rounded& r);
 
+bool IsDenormalClass(F80Class c);  // denormal or pseudo-denormal
+FpResult Exact(Float80 v, uint16_t flags);
+FpResult DenormalTrap();  // unmasked DE: no result
+Float80 Zero(bool sign);
+Float80 Inf(bool sign);
+// Handles what comes before any arithmetic, in the 486's priority order: unsupported encodings,
+// then NaNs. Returns true with *out set if the operation ends here.
+bool NaNOperands(Float80 a, F80Class ca, Float80 b, F80Class cb, uint16_t cw, FpResult* out);
+
 }  // namespace citcat::x86::fpu_internal
 
 #endif  // CITCAT_SIMCORE_X86_FPU_ROUND_H_
