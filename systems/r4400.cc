@@ -6,10 +6,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <string_view>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "extract/r4400_contract.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/disk_image.h"
@@ -53,20 +55,26 @@ class TempDir {
   std::string path_;
 };
 
-// Builds a C file against the guest SDK (guest/r4400/sdk/README.md) into `elf`.
-absl::Status BuildWithSdk(const std::string& source, const std::string& elf) {
-  if (!std::filesystem::exists(source)) {
-    return absl::NotFoundError(absl::StrCat(source, ": cannot open: No such file or directory"));
+// Builds C files against the guest SDK (guest/r4400/sdk/README.md) into `elf`.
+absl::Status BuildWithSdk(const std::vector<std::string>& sources, const std::string& cflags,
+                          const std::string& elf) {
+  for (const std::string& source : sources) {
+    if (!std::filesystem::exists(source)) {
+      return absl::NotFoundError(absl::StrCat(source, ": cannot open: No such file or directory"));
+    }
   }
+  const std::string& first = sources.front();
   if (std::string_view(CITCAT_R4400_GCC).empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        source, ": this citcat was built without the MIPS cross compiler; give a built ELF"));
+        first, ": this citcat was built without the MIPS cross compiler; give a built ELF"));
   }
-  std::string command = absl::StrCat(CITCAT_R4400_GCC, " ", CITCAT_R4400_SDK_BUILD, " ",
-                                     ShellQuote(source), " -o ", ShellQuote(elf));
+  std::string command = absl::StrCat(CITCAT_R4400_GCC, " ", CITCAT_R4400_SDK_BUILD, " ", cflags);
+  for (const std::string& source : sources) absl::StrAppend(&command, " ", ShellQuote(source));
+  absl::StrAppend(&command, " ", CITCAT_R4400_SDK_LIBS, " -o ", ShellQuote(elf));
   if (std::system(command.c_str()) != 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat(source, ": does not build against the guest SDK (compiler messages above)"));
+        absl::StrCat(absl::StrJoin(sources, " "),
+                     ": does not build against the guest SDK (compiler messages above)"));
   }
   return absl::OkStatus();
 }
@@ -95,15 +103,20 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
       io::ReadWholeFile(request.disk.empty() ? CITCAT_R4400_DISK_IMAGE : request.disk, 1ull << 30);
   if (!disk.ok()) return disk.status();
   settings.workloads = request.workloads;
-  if (std::string elf = request.program; !elf.empty()) {
+  if (!request.program.empty()) {
     if (!settings.workloads.empty()) {
       return absl::InvalidArgumentError("give --elf or --workload, not both");
     }
     TempDir scratch;
-    if (absl::EndsWith(elf, ".c")) {
+    std::string elf = request.program.front();
+    const bool source = absl::EndsWith(elf, ".c") || absl::EndsWith(elf, ".S");
+    if (source) {
       std::string built = scratch.path() + "/program.elf";
-      if (absl::Status s = BuildWithSdk(elf, built); !s.ok()) return s;
+      if (absl::Status s = BuildWithSdk(request.program, request.cflags, built); !s.ok()) return s;
       elf = built;
+    } else if (request.program.size() > 1 || !request.cflags.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(elf, ": an ELF is run as it is: more files and --cflags are for C sources"));
     }
     disk = DiskWithElf(*disk, elf);
     if (!disk.ok()) return disk.status();
@@ -112,7 +125,9 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
   settings.disk.assign(disk->begin(), disk->end());
   settings.seed = request.seed;
   settings.memory_bytes = request.memory_bytes;
-  settings.max_traced = request.max_traced;
+  // No cap: the run ends when the guest powers off (a guest that never does runs until stopped).
+  settings.max_traced =
+      request.max_traced ? request.max_traced : std::numeric_limits<uint64_t>::max() / 2;
   absl::StatusOr<machine::CaptureResult> run =
       machine::CaptureR4400(settings, output, request.progress);
   if (!run.ok()) return run.status();
@@ -135,6 +150,7 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
                               " Cause and ", r.count_echoes, " Count echoes");
   report.driver_instructions = r.driver_instructions;
   report.halted = r.halted;
+  report.cut_short = !r.halted;
   return report;
 }
 
@@ -156,6 +172,17 @@ std::span<const Workload> Workloads() {
     return v;
   }();
   return *list;
+}
+
+// The kernel's last act is its store to the clock's power-off register (CLOCK_POWER_OFF).
+bool PowersOff(const cat::CatHeader& header, const cat::BusRecord& last) {
+  for (const cat::AddressWindow& w : header.devices) {
+    if (w.name == "clock") {
+      return last.master == cat::kMasterCpu && last.kind == cat::RecordKind::kUncachedWrite &&
+             last.address == w.base + 8;
+    }
+  }
+  return false;
 }
 
 // Traced PCs are 64-bit; a 32-bit kernel's addresses are their sign extensions.
@@ -182,6 +209,7 @@ System R4400() {
       .default_mix = CITCAT_R4400_DEFAULT_MIX,
       .guest_kernel = CITCAT_R4400_KERNEL_ELF,
       .kernel_address = KernelAddress,
+      .powers_off = PowersOff,
       .hook_instructions = HookInstructions,
   };
 }
