@@ -58,7 +58,8 @@ function(citcat_newlib)
     CONFIGURE_COMMAND ${CMAKE_COMMAND} -E rm -rf <BINARY_DIR>/${ARG_TARGET}
     COMMAND <SOURCE_DIR>/configure --target=${ARG_TARGET} --prefix=<INSTALL_DIR>
                       --disable-multilib --disable-libgloss --disable-newlib-supplied-syscalls
-                      --enable-newlib-io-long-long CC_FOR_TARGET=${root}/cc ${tools}
+                      --enable-newlib-io-long-long --enable-newlib-io-c99-formats
+                      CC_FOR_TARGET=${root}/cc ${tools}
                       CFLAGS_FOR_TARGET=-O2
     BUILD_COMMAND make -j${_newlib_jobs} all-target-newlib
     INSTALL_COMMAND make install-target-newlib
