@@ -23,17 +23,16 @@ endif()
 cmake_host_system_information(RESULT _newlib_jobs QUERY NUMBER_OF_LOGICAL_CORES)
 
 # citcat_newlib(NAME r4400 TARGET mips-elf CC compiler TOOLS tool-prefix FLAGS flag...
-#               PREFIX_VAR var)
+#               PREFIX dir)
 # Builds newlib for one guest as the target `newlib_<NAME>`: CC with FLAGS compiles it (the
 # guest's architecture flags; the host's headers are kept out), TOOLS names its binutils
-# ("/usr/bin/mips-linux-gnu-"). Sets `var` to the install prefix; headers are in
-# <prefix>/<TARGET>/include, libc.a and libm.a in <prefix>/<TARGET>/lib. Only call it when
-# CITCAT_HAVE_NEWLIB is true.
+# ("/usr/bin/mips-linux-gnu-"). It installs into `dir`: headers in <dir>/<TARGET>/include, libc.a
+# and libm.a in <dir>/<TARGET>/lib. Only call it when CITCAT_HAVE_NEWLIB is true.
 function(citcat_newlib)
-  cmake_parse_arguments(ARG "" "NAME;TARGET;CC;TOOLS;PREFIX_VAR" "FLAGS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;TARGET;CC;TOOLS;PREFIX" "FLAGS" ${ARGN})
   set(root ${CMAKE_BINARY_DIR}/newlib/${ARG_NAME})
   file(SHA256 ${CITCAT_NEWLIB_TARBALL} tarball_hash)
-  set(prefix ${root}/install)
+  set(prefix ${ARG_PREFIX})
   # newlib's configure takes one compiler word: a wrapper carries the flags.
   list(JOIN ARG_FLAGS " " flags)
   set(launcher)
@@ -67,5 +66,4 @@ function(citcat_newlib)
     LOG_CONFIGURE TRUE LOG_BUILD TRUE LOG_INSTALL TRUE LOG_OUTPUT_ON_FAILURE TRUE)
   # New flags in the wrapper build newlib anew.
   ExternalProject_Add_StepDependencies(newlib_${ARG_NAME} configure ${root}/cc)
-  set(${ARG_PREFIX_VAR} ${prefix} PARENT_SCOPE)
 endfunction()

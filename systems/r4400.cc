@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "extract/r4400_contract.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/disk_image.h"
@@ -55,6 +56,25 @@ class TempDir {
   std::string path_;
 };
 
+// Where the guest software is: installed beside the binary (<prefix>/bin/citcat and
+// <prefix>/share/citcat/r4400/...), or else where this build made it.
+std::string GuestFile(const char* built, const char* relative) {
+  std::error_code error;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const std::filesystem::path installed =
+        exe.parent_path().parent_path() / "share/citcat/r4400" / relative;
+    if (std::filesystem::exists(installed, error)) return installed.string();
+  }
+  return built;
+}
+
+const std::string& KernelElf() {
+  static const std::string* const path =
+      new std::string(GuestFile(CITCAT_R4400_KERNEL_ELF, "kernel.elf"));
+  return *path;
+}
+
 // Builds C files against the guest SDK (guest/r4400/sdk/README.md) into `elf`.
 absl::Status BuildWithSdk(const std::vector<std::string>& sources, const std::string& cflags,
                           const std::string& elf) {
@@ -68,9 +88,13 @@ absl::Status BuildWithSdk(const std::vector<std::string>& sources, const std::st
     return absl::FailedPreconditionError(absl::StrCat(
         first, ": this citcat was built without the MIPS cross compiler; give a built ELF"));
   }
-  std::string command = absl::StrCat(CITCAT_R4400_GCC, " ", CITCAT_R4400_SDK_BUILD, " ", cflags);
+  const std::string sdk = ShellQuote(GuestFile(CITCAT_R4400_SDK_ROOT, "sdk"));
+  std::string command =
+      absl::StrCat(CITCAT_R4400_GCC, " ",
+                   absl::StrReplaceAll(CITCAT_R4400_SDK_BUILD, {{"%SDK%", sdk}}), " ", cflags);
   for (const std::string& source : sources) absl::StrAppend(&command, " ", ShellQuote(source));
-  absl::StrAppend(&command, " ", CITCAT_R4400_SDK_LIBS, " -o ", ShellQuote(elf));
+  absl::StrAppend(&command, " ", absl::StrReplaceAll(CITCAT_R4400_SDK_LIBS, {{"%SDK%", sdk}}),
+                  " -o ", ShellQuote(elf));
   if (std::system(command.c_str()) != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(absl::StrJoin(sources, " "),
@@ -98,9 +122,10 @@ absl::StatusOr<std::string> DiskWithElf(const std::string& disk, const std::stri
 
 absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::string& output) {
   machine::CaptureSettings settings;
-  settings.kernel_path = request.kernel.empty() ? CITCAT_R4400_KERNEL_ELF : request.kernel;
-  absl::StatusOr<std::string> disk =
-      io::ReadWholeFile(request.disk.empty() ? CITCAT_R4400_DISK_IMAGE : request.disk, 1ull << 30);
+  settings.kernel_path = request.kernel.empty() ? KernelElf() : request.kernel;
+  absl::StatusOr<std::string> disk = io::ReadWholeFile(
+      request.disk.empty() ? GuestFile(CITCAT_R4400_DISK_IMAGE, "disk.img") : request.disk,
+      1ull << 30);
   if (!disk.ok()) return disk.status();
   settings.workloads = request.workloads;
   if (!request.program.empty()) {
@@ -207,7 +232,7 @@ System R4400() {
       .capture = Capture,
       .workloads = Workloads(),
       .default_mix = CITCAT_R4400_DEFAULT_MIX,
-      .guest_kernel = CITCAT_R4400_KERNEL_ELF,
+      .guest_kernel = KernelElf().c_str(),
       .kernel_address = KernelAddress,
       .powers_off = PowersOff,
       .hook_instructions = HookInstructions,
