@@ -198,6 +198,12 @@ TEST_F(Cli, CaptureBuildsACFileWithWarnings) {
   EXPECT_THAT(r.out, HasSubstr("warned"));
 }
 
+TEST_F(Cli, VersionIsTheProjects) {
+  Result r = Run("--version");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, absl::StrCat("citcat ", CITCAT_VERSION, "\n"));
+}
+
 // `--elf a.c b.c --cflags ...`: several files, the user's options, standard C (newlib).
 TEST_F(Cli, CaptureBuildsSeveralCFilesWithTheirOptions) {
   Write("main.c",
