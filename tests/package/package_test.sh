@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs this build into a fresh prefix, builds tests/package/consumer against it with
 # find_package(Citcat), captures and packs a program with the installed citcat (its SDK and
-# guest software), and runs the consumer on the archive.
+# guest software), and runs the consumer on the archive; builds a program with the installed
+# SDK's CMake toolchain file, and runs it.
 # usage: package_test.sh BUILD_DIR SOURCE_DIR SCRATCH_DIR
 set -eu
 build=$1 source=$2 scratch=$3
@@ -28,3 +29,16 @@ PROG
 "$scratch/prefix/bin/citcat" extract --quiet "$scratch/prog.cat" -o "$scratch/x"
 "$scratch/prefix/bin/citcat" pack --quiet "$scratch/x" -o "$scratch/prog.citcat"
 "$scratch/consumer/consumer" "$scratch/prog.citcat"
+
+mkdir -p "$scratch/user"
+cp "$scratch/prog.c" "$scratch/user/prog.c"
+cat >"$scratch/user/CMakeLists.txt" <<'PROJECT'
+cmake_minimum_required(VERSION 3.25)
+project(user_program C)
+add_executable(prog prog.c)
+PROJECT
+cmake -S "$scratch/user" -B "$scratch/user/build" -G Ninja \
+  -DCMAKE_TOOLCHAIN_FILE="$scratch/prefix/share/citcat/r4400/sdk/r4400-toolchain.cmake" >/dev/null
+cmake --build "$scratch/user/build" >/dev/null
+"$scratch/prefix/bin/citcat" capture --elf "$scratch/user/build/prog" -o "$scratch/user.cat" |
+  sed 's/^installed sdk/toolchain file/'
