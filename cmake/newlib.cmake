@@ -47,6 +47,11 @@ function(citcat_newlib)
     string(TOLOWER ${tool} name)
     list(APPEND tools ${tool}_FOR_TARGET=${ARG_TOOLS}${name})
   endforeach()
+  set(configure_args --target=${ARG_TARGET} --prefix=${prefix} --disable-multilib
+      --disable-libgloss --disable-newlib-supplied-syscalls --enable-newlib-io-long-long
+      --enable-newlib-io-c99-formats CC_FOR_TARGET=${root}/cc ${tools} CFLAGS_FOR_TARGET=-O2)
+  # ExternalProject does not rerun a configure step whose arguments changed: this file does.
+  file(CONFIGURE OUTPUT ${root}/configure-args CONTENT "${configure_args}\n")
   ExternalProject_Add(newlib_${ARG_NAME}
     URL ${CITCAT_NEWLIB_TARBALL}
     URL_HASH SHA256=${tarball_hash} # a changed tarball rebuilds newlib
@@ -55,15 +60,12 @@ function(citcat_newlib)
     INSTALL_DIR ${prefix}
     # A reconfiguration (new flags) starts from no objects: make would keep the old ones.
     CONFIGURE_COMMAND ${CMAKE_COMMAND} -E rm -rf <BINARY_DIR>/${ARG_TARGET}
-    COMMAND <SOURCE_DIR>/configure --target=${ARG_TARGET} --prefix=<INSTALL_DIR>
-                      --disable-multilib --disable-libgloss --disable-newlib-supplied-syscalls
-                      --enable-newlib-io-long-long --enable-newlib-io-c99-formats
-                      CC_FOR_TARGET=${root}/cc ${tools}
-                      CFLAGS_FOR_TARGET=-O2
+    COMMAND <SOURCE_DIR>/configure ${configure_args}
     BUILD_COMMAND make -j${_newlib_jobs} all-target-newlib
     INSTALL_COMMAND make install-target-newlib
     BUILD_BYPRODUCTS ${prefix}/${ARG_TARGET}/lib/libc.a ${prefix}/${ARG_TARGET}/lib/libm.a
     LOG_CONFIGURE TRUE LOG_BUILD TRUE LOG_INSTALL TRUE LOG_OUTPUT_ON_FAILURE TRUE)
-  # New flags in the wrapper build newlib anew.
-  ExternalProject_Add_StepDependencies(newlib_${ARG_NAME} configure ${root}/cc)
+  # New flags in the wrapper or new arguments build newlib anew.
+  ExternalProject_Add_StepDependencies(newlib_${ARG_NAME} configure ${root}/cc
+                                       ${root}/configure-args)
 endfunction()
