@@ -35,9 +35,11 @@ function(citcat_newlib)
   set(prefix ${ARG_PREFIX})
   # newlib's configure takes one compiler word: a wrapper carries the flags.
   list(JOIN ARG_FLAGS " " flags)
+  # With ccache, paths under the newlib tree hash as relative ones: another checkout or build
+  # directory (CI's fresh clone) still hits the cache.
   set(launcher)
   if(CCACHE_PROGRAM)
-    set(launcher "${CCACHE_PROGRAM} ")
+    set(launcher "env CCACHE_BASEDIR=${root} ${CCACHE_PROGRAM} ")
   endif()
   file(CONFIGURE OUTPUT ${root}/cc CONTENT "#!/bin/sh\nexec ${launcher}${ARG_CC} ${flags} \"$@\"\n")
   file(CHMOD ${root}/cc PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
