@@ -99,7 +99,7 @@ TEST_P(SdkProgram, PrintsWhatTheHostBuildPrintsAndReplaysExactly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, SdkProgram,
-                         ::testing::Values("nbody", "wordsort", "lz", "mathtab"),
+                         ::testing::Values("nbody", "wordsort", "lz", "mathtab", "bits"),
                          [](const auto& info) { return info.param; });
 
 std::string WriteSource(const std::string& name, const std::string& text) {
