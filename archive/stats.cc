@@ -61,9 +61,10 @@ absl::StatusOr<Stats> ComputeStats(const ims::InitialMachineState& ims,
   replay::ReplayOptions options;
   uint64_t stride = 1;  // keep every stride-th record as a point: memory stays flat
   CurvePoint last;
-  cat::BusRecord last_record;
+  cat::BusRecord last_record;  // did the guest power off at the end?
   options.on_record_retired = [&](const cat::BusRecord& r, uint64_t instructions) {
     last_record = r;
+    last_record.data = {};  // the bytes live only during the call
     const uint8_t kind = static_cast<uint8_t>(r.kind);
     ++s.kind_records[kind];
     s.kind_bytes[kind] += r.data.size();
