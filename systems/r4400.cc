@@ -21,6 +21,7 @@
 #include "machine/elf_loader.h"
 #include "machine/r4400/capture.h"
 #include "machine/r4400/machine.h"
+#include "machine/r4400/system.h"
 #include "replay/r4400_adapter.h"
 
 namespace citcat::systems {
@@ -200,14 +201,9 @@ std::span<const Workload> Workloads() {
 }
 
 // The kernel's last act is its store to the clock's power-off register (CLOCK_POWER_OFF).
-bool PowersOff(const cat::CatHeader& header, const cat::BusRecord& last) {
-  for (const cat::AddressWindow& w : header.devices) {
-    if (w.name == "clock") {
-      return last.master == cat::kMasterCpu && last.kind == cat::RecordKind::kUncachedWrite &&
-             last.address == w.base + 8;
-    }
-  }
-  return false;
+bool PowersOff(const cat::CatHeader&, const cat::BusRecord& last) {
+  return last.master == cat::kMasterCpu && last.kind == cat::RecordKind::kUncachedWrite &&
+         last.address == machine::kClockPowerOff;
 }
 
 // Traced PCs are 64-bit; a 32-bit kernel's addresses are their sign extensions.
