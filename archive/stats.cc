@@ -61,7 +61,10 @@ absl::StatusOr<Stats> ComputeStats(const ims::InitialMachineState& ims,
   replay::ReplayOptions options;
   uint64_t stride = 1;  // keep every stride-th record as a point: memory stays flat
   CurvePoint last;
+  cat::BusRecord last_record;  // did the guest power off at the end?
   options.on_record_retired = [&](const cat::BusRecord& r, uint64_t instructions) {
+    last_record = r;
+    last_record.data = {};  // the bytes live only during the call
     const uint8_t kind = static_cast<uint8_t>(r.kind);
     ++s.kind_records[kind];
     s.kind_bytes[kind] += r.data.size();
@@ -123,6 +126,9 @@ absl::StatusOr<Stats> ComputeStats(const ims::InitialMachineState& ims,
 
   if (absl::StatusOr<const systems::System*> system = systems::ForIms(ims); system.ok()) {
     s.hook_instructions = (*system)->hook_instructions(aes);
+    absl::StatusOr<cat::CatHeader> header = systems::CatHeaderFor(ims);
+    s.guest_halted = s.records > 0 && header.ok() && (*system)->powers_off &&
+                     (*system)->powers_off(*header, last_record);
   }
   return s;
 }
@@ -130,9 +136,12 @@ absl::StatusOr<Stats> ComputeStats(const ims::InitialMachineState& ims,
 std::string FormatStats(const Stats& s, const std::string& source) {
   std::string out = absl::StrFormat(
       "%s: %d instructions replayed, %d bus records regenerated, %d data bytes "
-      "(%.3f bus bytes per instruction)\n\nrecords by kind:\n",
+      "(%.3f bus bytes per instruction)\n%s\nrecords by kind:\n",
       source, s.instructions, s.records, s.bus_bytes,
-      s.instructions ? static_cast<double>(s.bus_bytes) / s.instructions : 0.0);
+      s.instructions ? static_cast<double>(s.bus_bytes) / s.instructions : 0.0,
+      s.guest_halted ? "the run ends with the guest halting\n"
+                     : "the run was cut short: the trace ends before the guest halted "
+                       "(capture --instructions)\n");
   for (int k = 0; k < 256; ++k) {
     if (s.kind_records[k] == 0) continue;
     absl::StrAppendFormat(&out, "  %-16s %12d records %14d bytes\n",

@@ -15,12 +15,14 @@ ABSL_FLAG(bool, list_machines, false, "list the traced machines and exit");
 ABSL_FLAG(std::string, workload, "",
           "workloads to run, comma-separated (default: the default mix)");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the outside world (interrupt, DMA and clock timing)");
-ABSL_FLAG(uint64_t, instructions, 20'000'000,
-          "stop after this many instructions from the begin of the trace (if the guest runs on)");
+ABSL_FLAG(uint64_t, instructions, 0,
+          "stop after this many instructions from the begin of the trace (default: run until the "
+          "guest halts)");
 ABSL_FLAG(uint64_t, memory_mb, 32, "main memory in MiB");
 ABSL_FLAG(std::string, elf, "",
           "a program to run instead of the workloads: an ELF built with the machine's guest SDK "
-          "(guest/<machine>/sdk), or a C file, which is built with it first");
+          "(guest/<machine>/sdk), or C files (--elf a.c b.c ...), which are built with it first");
+ABSL_FLAG(std::string, cflags, "", "more compiler options for the C files of --elf");
 ABSL_FLAG(bool, list_workloads, false, "list the workloads and exit");
 ABSL_FLAG(
     std::string, disk, "",
@@ -29,7 +31,10 @@ ABSL_FLAG(
 namespace citcat::cli {
 
 absl::Status RunCapture(const std::vector<std::string>& args) {
-  if (!args.empty()) return UsageError("capture", "--machine M [--workload W] -o CAPTURE.cat");
+  // Positional arguments are the further source files of `--elf a.c b.c ...`.
+  if (!args.empty() && absl::GetFlag(FLAGS_elf).empty()) {
+    return UsageError("capture", "--machine M [--workload W | --elf PROG] -o CAPTURE.cat");
+  }
   if (absl::GetFlag(FLAGS_list_machines)) {
     for (const systems::System& s : systems::All()) std::printf("%-8s %s\n", s.name, s.description);
     return absl::OkStatus();
@@ -59,7 +64,11 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
 
   systems::CaptureRequest request;
   request.workloads = absl::GetFlag(FLAGS_workload);
-  request.program = absl::GetFlag(FLAGS_elf);
+  if (std::string elf = absl::GetFlag(FLAGS_elf); !elf.empty()) {
+    request.program.push_back(elf);
+    request.program.insert(request.program.end(), args.begin(), args.end());
+  }
+  request.cflags = absl::GetFlag(FLAGS_cflags);
   request.kernel = absl::GetFlag(FLAGS_kernel);
   request.disk = absl::GetFlag(FLAGS_disk);
   request.seed = absl::GetFlag(FLAGS_seed);
@@ -71,8 +80,14 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
   progress.Finish();
   if (!run.ok()) return run.status();
 
+  const systems::CaptureReport& r = *run;
+  if (r.cut_short) {
+    std::fprintf(stderr,
+                 "citcat capture: the run was cut short at --instructions %llu: the guest had not "
+                 "finished\n",
+                 static_cast<unsigned long long>(request.max_traced));
+  }
   if (!absl::GetFlag(FLAGS_quiet)) {
-    const systems::CaptureReport& r = *run;
     std::printf("%s", r.console.c_str());
     std::printf(
         "\ncitcat capture: %s\n"
@@ -85,7 +100,8 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
         "  perturbation     %.3f%% (%llu hook instructions: %s; the begin-of-trace driver's %llu "
         "more are not counted)\n",
         output.c_str(), static_cast<unsigned long long>(r.traced_instructions),
-        static_cast<unsigned long long>(r.instructions), r.halted ? ", the guest halted" : "",
+        static_cast<unsigned long long>(r.instructions),
+        r.halted ? ", the guest halted" : ", cut short by --instructions: the guest had not halted",
         static_cast<unsigned long long>(r.bus_records),
         static_cast<unsigned long long>(r.bus_bytes),
         r.traced_instructions ? static_cast<double>(r.bus_bytes) / r.traced_instructions : 0.0,

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "citcat/command.h"
+#include "citcat/version.h"
 #include "io/cleanup.h"
 #include "io/file.h"
 
@@ -35,10 +36,13 @@ constexpr Command kCommands[] = {
      "Without -o the text goes to standard output.",
      "citcat/dump.cc", RunDump},
     {"capture", "run a workload on a traced machine and record its CAT",
-     "citcat capture [--machine M] [--workload NAME[,NAME...]] [--seed N]\n"
-     "               [--instructions M] -o CAPTURE.cat\n\n"
-     "Boots the guest kernel on the reference machine, runs the workloads and writes what\n"
-     "the bus monitor sees from the begin of the trace on; see docs/machines/.",
+     "citcat capture [--machine M] [--workload NAME[,NAME...] | --elf PROG.elf |\n"
+     "               --elf A.c [B.c ...] [--cflags \"...\"]] [--seed N] [--instructions N]\n"
+     "               -o CAPTURE.cat\n\n"
+     "Boots the guest kernel on the reference machine, runs the workloads (or your program,\n"
+     "built with the machine's guest SDK first if you give C files) to the end, or for at most\n"
+     "N instructions, and writes what the bus monitor sees from the begin of the trace on; see\n"
+     "docs/machines/ and guest/<machine>/sdk/README.md.",
      "citcat/capture.cc", RunCapture, "citcat/kernel_flag.cc"},
     {"extract", "extract the initial machine state and event schedule from a CAT",
      "citcat extract CAPTURE.cat -o DIR\n\n"
@@ -93,7 +97,7 @@ bool IsCommandFlagFile(absl::string_view file) {
 void PrintOverview() {
   std::printf(
       "citcat: exact instruction traces from cache-filtered address traces\n\n"
-      "usage: citcat COMMAND [options] [arguments]\n\ncommands:\n");
+      "usage: citcat COMMAND [options] [arguments]\n       citcat --version\n\ncommands:\n");
   for (const Command& c : kCommands) std::printf("  %-10s %s\n", c.name, c.summary);
   std::printf("\n`citcat COMMAND --help` describes one command and its options.\n");
 }
@@ -187,6 +191,10 @@ int CheckStandardOutput() {
 }
 
 int Main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+    std::printf("citcat %s\n", CITCAT_VERSION);
+    return 0;
+  }
   if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0 ||
       std::strcmp(argv[1], "help") == 0) {
     PrintOverview();
@@ -212,7 +220,7 @@ int Main(int argc, char** argv) {
   absl::FlagsUsageConfig config;
   config.contains_helpshort_flags = IsCommandFlagFile;
   config.contains_help_flags = IsCommandFlagFile;
-  config.version_string = [] { return std::string("citcat 0.1\n"); };
+  config.version_string = [] { return absl::StrCat("citcat ", CITCAT_VERSION, "\n"); };
   absl::SetFlagsUsageConfig(config);
   absl::SetProgramUsageMessage(absl::StrCat("\nusage: ", current->usage));
 

@@ -6,11 +6,14 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <string_view>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "extract/r4400_contract.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/disk_image.h"
@@ -20,6 +23,7 @@
 #include "machine/elf_loader.h"
 #include "machine/r4400/capture.h"
 #include "machine/r4400/machine.h"
+#include "machine/r4400/system.h"
 #include "replay/r4400_adapter.h"
 
 namespace citcat::systems {
@@ -61,20 +65,49 @@ class TempDir {
   io::SignalCleanup on_signal_dir_, on_signal_file_;
 };
 
-// Builds a C file against the guest SDK (guest/r4400/sdk/README.md) into `elf`.
-absl::Status BuildWithSdk(const std::string& source, const std::string& elf) {
-  if (!std::filesystem::exists(source)) {
-    return absl::NotFoundError(absl::StrCat(source, ": cannot open: No such file or directory"));
+// Where the guest software is: installed beside the binary (<prefix>/bin/citcat and
+// <prefix>/share/citcat/r4400/...), or else where this build made it.
+std::string GuestFile(const char* built, const char* relative) {
+  std::error_code error;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const std::filesystem::path installed =
+        exe.parent_path().parent_path() / "share/citcat/r4400" / relative;
+    if (std::filesystem::exists(installed, error)) return installed.string();
   }
+  return built;
+}
+
+const std::string& KernelElf() {
+  static const std::string* const path =
+      new std::string(GuestFile(CITCAT_R4400_KERNEL_ELF, "kernel.elf"));
+  return *path;
+}
+
+// Builds C files against the guest SDK (guest/r4400/sdk/README.md) into `elf`.
+absl::Status BuildWithSdk(const std::vector<std::string>& sources, const std::string& cflags,
+                          const std::string& elf) {
+  for (const std::string& source : sources) {
+    if (!std::filesystem::exists(source)) {
+      return absl::NotFoundError(absl::StrCat(source, ": cannot open: No such file or directory"));
+    }
+  }
+  const std::string& first = sources.front();
   if (std::string_view(CITCAT_R4400_GCC).empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        source, ": this citcat was built without the MIPS cross compiler; give a built ELF"));
+        first, ": this citcat was built without the MIPS cross compiler; give a built ELF"));
   }
-  std::string command = absl::StrCat(CITCAT_R4400_GCC, " ", CITCAT_R4400_SDK_BUILD, " ",
-                                     ShellQuote(source), " -o ", ShellQuote(elf));
+  const std::string sdk = ShellQuote(GuestFile(CITCAT_R4400_SDK_ROOT, "sdk"));
+  std::string command =
+      absl::StrCat(CITCAT_R4400_GCC, " ",
+                   absl::StrReplaceAll(CITCAT_R4400_SDK_BUILD, {{"%SDK%", sdk}}), " ", cflags);
+  for (const std::string& source : sources) absl::StrAppend(&command, " ", ShellQuote(source));
+  absl::StrAppend(&command, " ", absl::StrReplaceAll(CITCAT_R4400_SDK_LIBS, {{"%SDK%", sdk}}),
+                  " -o ", ShellQuote(elf));
   if (std::system(command.c_str()) != 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat(source, ": does not build against the guest SDK (compiler messages above)"));
+        absl::StrCat(absl::StrJoin(sources, " "),
+                     ": does not build against the guest SDK (compiler messages above)"));
   }
   return absl::OkStatus();
 }
@@ -98,20 +131,26 @@ absl::StatusOr<std::string> DiskWithElf(const std::string& disk, const std::stri
 
 absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::string& output) {
   machine::CaptureSettings settings;
-  settings.kernel_path = request.kernel.empty() ? CITCAT_R4400_KERNEL_ELF : request.kernel;
-  absl::StatusOr<std::string> disk =
-      io::ReadWholeFile(request.disk.empty() ? CITCAT_R4400_DISK_IMAGE : request.disk, 1ull << 30);
+  settings.kernel_path = request.kernel.empty() ? KernelElf() : request.kernel;
+  absl::StatusOr<std::string> disk = io::ReadWholeFile(
+      request.disk.empty() ? GuestFile(CITCAT_R4400_DISK_IMAGE, "disk.img") : request.disk,
+      1ull << 30);
   if (!disk.ok()) return disk.status();
   settings.workloads = request.workloads;
-  if (std::string elf = request.program; !elf.empty()) {
+  if (!request.program.empty()) {
     if (!settings.workloads.empty()) {
       return absl::InvalidArgumentError("give --elf or --workload, not both");
     }
     TempDir scratch("program.elf");
-    if (absl::EndsWith(elf, ".c")) {
+    std::string elf = request.program.front();
+    const bool source = absl::EndsWith(elf, ".c") || absl::EndsWith(elf, ".S");
+    if (source) {
       std::string built = scratch.path() + "/program.elf";
-      if (absl::Status s = BuildWithSdk(elf, built); !s.ok()) return s;
+      if (absl::Status s = BuildWithSdk(request.program, request.cflags, built); !s.ok()) return s;
       elf = built;
+    } else if (request.program.size() > 1 || !request.cflags.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(elf, ": an ELF is run as it is: more files and --cflags are for C sources"));
     }
     disk = DiskWithElf(*disk, elf);
     if (!disk.ok()) return disk.status();
@@ -131,7 +170,9 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
   settings.disk.assign(disk->begin(), disk->end());
   settings.seed = request.seed;
   settings.memory_bytes = request.memory_bytes;
-  settings.max_traced = request.max_traced;
+  // No cap: the run ends when the guest powers off (a guest that never does runs until stopped).
+  settings.max_traced =
+      request.max_traced ? request.max_traced : std::numeric_limits<uint64_t>::max() / 2;
   absl::StatusOr<machine::CaptureResult> run =
       machine::CaptureR4400(settings, output, request.progress);
   if (!run.ok()) return run.status();
@@ -154,6 +195,7 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
                               " Cause and ", r.count_echoes, " Count echoes");
   report.driver_instructions = r.driver_instructions;
   report.halted = r.halted;
+  report.cut_short = !r.halted;
   return report;
 }
 
@@ -175,6 +217,12 @@ std::span<const Workload> Workloads() {
     return v;
   }();
   return *list;
+}
+
+// The kernel's last act is its store to the clock's power-off register (CLOCK_POWER_OFF).
+bool PowersOff(const cat::CatHeader&, const cat::BusRecord& last) {
+  return last.master == cat::kMasterCpu && last.kind == cat::RecordKind::kUncachedWrite &&
+         last.address == machine::kClockPowerOff;
 }
 
 // Traced PCs are 64-bit; a 32-bit kernel's addresses are their sign extensions.
@@ -199,8 +247,9 @@ System R4400() {
       .capture = Capture,
       .workloads = Workloads(),
       .default_mix = CITCAT_R4400_DEFAULT_MIX,
-      .guest_kernel = CITCAT_R4400_KERNEL_ELF,
+      .guest_kernel = KernelElf().c_str(),
       .kernel_address = KernelAddress,
+      .powers_off = PowersOff,
       .hook_instructions = HookInstructions,
   };
 }

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -26,11 +27,13 @@ namespace citcat::systems {
 // What `citcat capture` asks of a traced system.
 struct CaptureRequest {
   std::string workloads;  // comma-separated workload names; empty: the default mix
-  std::string program;    // a program to run instead: an ELF, or a C file built with the SDK
-  std::string kernel;     // the guest kernel ELF; empty: the one this build made
-  std::string disk;       // the disk image with the workloads; empty: the one this build made
-  uint64_t seed = 1;      // of the outside world
-  uint64_t max_traced = 20'000'000;  // instructions after the begin of the trace
+  // A program to run instead: an ELF, or C (and assembly) files built with the SDK, in link order.
+  std::vector<std::string> program;
+  std::string cflags;       // more compiler options for those files (shell words)
+  std::string kernel;       // the guest kernel ELF; empty: the one this build made
+  std::string disk;         // the disk image with the workloads; empty: the one this build made
+  uint64_t seed = 1;        // of the outside world
+  uint64_t max_traced = 0;  // instructions after the begin of the trace; 0: until the guest halts
   uint64_t memory_bytes = 32ull << 20;
   std::function<void(uint64_t instructions)> progress;  // now and then, may be empty
 };
@@ -48,6 +51,7 @@ struct CaptureReport {
   std::string hooks;                 // what the hooks did, for the perturbation line
   uint64_t driver_instructions = 0;  // of the begin-of-trace driver
   bool halted = false;               // the guest powered the machine off
+  bool cut_short = false;            // max_traced ended the run before the guest halted
 };
 
 struct Workload {
@@ -74,6 +78,9 @@ struct System {
   const char* guest_kernel;  // the guest kernel ELF this build made ("" if none)
   // The trace address of a symbol of a guest kernel ELF (the R4400 sign-extends 32-bit ones).
   std::function<uint64_t(uint64_t elf_value, bool elf64)> kernel_address;
+  // Whether `last`, the last record of a run, is the guest powering the machine off: a trace
+  // that ends otherwise was cut short (capture --instructions).
+  std::function<bool(const cat::CatHeader& header, const cat::BusRecord& last)> powers_off;
   // Instructions of the guest kernel's CITCAT hooks, estimated from a schedule (0: unknown).
   std::function<uint64_t(const aes::EventSchedule& aes)> hook_instructions;
 };

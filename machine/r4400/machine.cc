@@ -165,7 +165,7 @@ struct R4400Machine::Impl : public simcore::Bus,
           cpu.SetInterruptLine(kDiskLine, false);
           break;
       }
-    } else if (a == kClockBase + 0x08) {
+    } else if (a == kClockPowerOff) {
       halted = true;
       cpu.RequestStop();
     }

@@ -16,6 +16,8 @@ inline constexpr uint64_t kUartBase = 0x1F000000;
 inline constexpr uint64_t kDiskBase = 0x1F100000;
 inline constexpr uint64_t kClockBase = 0x1F200000;
 inline constexpr uint64_t kDeviceWindow = 0x100;
+// A store here powers the machine off: the guest kernel's last act, the end of a finished run.
+inline constexpr uint64_t kClockPowerOff = kClockBase + 0x08;
 inline constexpr uint64_t kMagicBase = r4400::kReservedBase;
 inline constexpr uint64_t kMagicSize = r4400::kReservedSize;
 inline constexpr uint64_t kBootArgs = 0x00000F00;  // NUL-terminated workload list, 256 bytes

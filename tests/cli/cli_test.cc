@@ -198,6 +198,43 @@ TEST_F(Cli, CaptureBuildsACFileWithWarnings) {
   EXPECT_THAT(r.out, HasSubstr("warned"));
 }
 
+TEST_F(Cli, VersionIsTheProjects) {
+  Result r = Run("--version");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, absl::StrCat("citcat ", CITCAT_VERSION, "\n"));
+}
+
+// `--elf a.c b.c --cflags ...`: several files, the user's options, standard C (newlib).
+TEST_F(Cli, CaptureBuildsSeveralCFilesWithTheirOptions) {
+  Write("main.c",
+        "#include <stdio.h>\n#include <stdlib.h>\nint twice(int);\n"
+        "int main(void) { printf(\"twice %d %.2f\\n\", twice(21), atof(\"2.5\")); return 0; }\n");
+  Write("twice.c", "int twice(int x) { return SCALE * x; }\n");
+  Result r = Run(absl::StrCat("capture --elf ", Path("main.c"), " ", Path("twice.c"),
+                              " --cflags '-DSCALE=2 -O1' -o ", Path("m")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("twice 42 2.50\n"));
+  EXPECT_THAT(r.out, HasSubstr("the guest halted"));
+  Result stats = Run(absl::StrCat("stats ", Path("m")));
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  EXPECT_THAT(stats.out, HasSubstr("the run ends with the guest halting"));
+  // More files only follow --elf.
+  Result bare = Run(absl::StrCat("capture --workload sort ", Path("main.c"), " -o ", Path("x")));
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_THAT(bare.err, HasSubstr("usage: citcat capture"));
+}
+
+// Capture runs to the end unless --instructions caps it; then the summary and stats say so.
+TEST_F(Cli, CaptureSaysWhenACapCutTheRunShort) {
+  Result r = Run(absl::StrCat("capture --workload sort --instructions 200000 -o ", Path("s")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cut short by --instructions"));
+  EXPECT_THAT(r.err, HasSubstr("cut short at --instructions 200000"));
+  Result stats = Run(absl::StrCat("stats ", Path("s")));
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  EXPECT_THAT(stats.out, HasSubstr("the run was cut short"));
+}
+
 TEST_F(Cli, CaptureRefusesWhatItCannotRun) {
   Write("not.elf", "not an executable");
   struct Case {

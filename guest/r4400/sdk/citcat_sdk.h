@@ -1,5 +1,7 @@
-/* The CITCAT R4400 guest SDK: a tiny freestanding libc and the system call stubs.
-   A program is `int main(void)`; returning from main exits the task. */
+/* The CITCAT R4400 guest SDK: the kernel's own services (clock, entropy, raw disk blocks, known
+   answers), and with -DCITCAT_SDK_NEWLIB the standard C library (newlib, runtime/README.md);
+   without it, the tiny freestanding libc (libc.c) the kernel and the workloads use.
+   Returning from main exits the task with main's value. */
 #ifndef CITCAT_GUEST_R4400_SDK_CITCAT_SDK_H_
 #define CITCAT_GUEST_R4400_SDK_CITCAT_SDK_H_
 
@@ -13,6 +15,12 @@
 extern "C" {
 #endif
 
+#ifdef CITCAT_SDK_NEWLIB
+/* Built against newlib (runtime/): the standard headers declare the C library. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#else
 /* ---- strings and memory ---- */
 void *memcpy(void *dst, const void *src, size_t n);
 void *memmove(void *dst, const void *src, size_t n);
@@ -42,13 +50,17 @@ int printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int puts(const char *s);
 int putchar(int c);
 
+void exit(int code) __attribute__((noreturn));
+long write(const void *buf, size_t len); /* console output */
+#endif
+#endif /* CITCAT_SDK_NEWLIB */
+
+#ifndef CITCAT_KERNEL
 /* ---- system calls ---- */
 struct file_info {
   uint32_t first_block; /* absolute disk block */
   uint32_t size;        /* bytes */
 };
-void exit(int code) __attribute__((noreturn));
-long write(const void *buf, size_t len);
 long read_blocks(uint32_t first_block, uint32_t count, void *buf);
 void yield(void);
 void sleep_ticks(uint32_t ticks);

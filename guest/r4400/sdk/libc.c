@@ -124,59 +124,7 @@ int atoi(const char *s) {
   return sign * v;
 }
 
-/* ---- 64-bit division for o32 code (Debian's libgcc is built for MIPS32r2, not the R4400) ---- */
-#if !defined(CITCAT_HOST) && !defined(__mips64)
-uint64_t __udivmoddi4(uint64_t n, uint64_t d, uint64_t *rem);
-uint64_t __udivdi3(uint64_t n, uint64_t d);
-uint64_t __umoddi3(uint64_t n, uint64_t d);
-int64_t __divdi3(int64_t n, int64_t d);
-int64_t __moddi3(int64_t n, int64_t d);
-
-uint64_t __udivmoddi4(uint64_t n, uint64_t d, uint64_t *rem) {
-  uint64_t q = 0;
-  if (d == 0) {
-    __builtin_trap();
-  }
-  if ((n >> 32) == 0 && (d >> 32) == 0) {
-    q = (uint32_t)n / (uint32_t)d;
-    if (rem) *rem = (uint32_t)n % (uint32_t)d;
-    return q;
-  }
-  if (d > n) {
-    if (rem) *rem = n;
-    return 0;
-  }
-  int shift = 0;
-  while (!(d >> 63) && (d << 1) <= n) {
-    d <<= 1;
-    ++shift;
-  }
-  for (; shift >= 0; --shift, d >>= 1) {
-    q <<= 1;
-    if (n >= d) {
-      n -= d;
-      q |= 1;
-    }
-  }
-  if (rem) *rem = n;
-  return q;
-}
-uint64_t __udivdi3(uint64_t n, uint64_t d) { return __udivmoddi4(n, d, 0); }
-uint64_t __umoddi3(uint64_t n, uint64_t d) {
-  uint64_t r;
-  __udivmoddi4(n, d, &r);
-  return r;
-}
-int64_t __divdi3(int64_t n, int64_t d) {
-  uint64_t q = __udivmoddi4(n < 0 ? 0 - (uint64_t)n : (uint64_t)n, d < 0 ? 0 - (uint64_t)d : (uint64_t)d, 0);
-  return (n < 0) != (d < 0) ? (int64_t)(0 - q) : (int64_t)q;
-}
-int64_t __moddi3(int64_t n, int64_t d) {
-  uint64_t r;
-  __udivmoddi4(n < 0 ? 0 - (uint64_t)n : (uint64_t)n, d < 0 ? 0 - (uint64_t)d : (uint64_t)d, &r);
-  return n < 0 ? (int64_t)(0 - r) : (int64_t)r;
-}
-#endif
+#include "div64.inc"
 
 static uint32_t rand_state = 1;
 void srand(uint32_t seed) { rand_state = seed; }
@@ -309,37 +257,7 @@ int snprintf(char *buf, size_t size, const char *fmt, ...) {
 
 #ifndef CITCAT_KERNEL
 /* ---- system call stubs ---- */
-long syscall4(long nr, long a0, long a1, long a2, long a3) {
-  register long v0 __asm__("$2") = nr;
-  register long r4 __asm__("$4") = a0;
-  register long r5 __asm__("$5") = a1;
-  register long r6 __asm__("$6") = a2;
-  register long r7 __asm__("$7") = a3;
-  __asm__ volatile("syscall" : "+r"(v0) : "r"(r4), "r"(r5), "r"(r6), "r"(r7) : "memory");
-  return v0;
-}
-
-void exit(int code) {
-  syscall4(SYS_EXIT, code, 0, 0, 0);
-  for (;;) {
-  }
-}
-long write(const void *buf, size_t len) { return syscall4(SYS_WRITE, (long)buf, (long)len, 0, 0); }
-long read_blocks(uint32_t first_block, uint32_t count, void *buf) {
-  return syscall4(SYS_READ, (long)first_block, (long)count, (long)buf, 0);
-}
-void yield(void) { syscall4(SYS_YIELD, 0, 0, 0, 0); }
-void sleep_ticks(uint32_t n) { syscall4(SYS_SLEEP, (long)n, 0, 0, 0); }
-uint32_t clock_us(void) { return (uint32_t)syscall4(SYS_CLOCK, 0, 0, 0, 0); }
-uint32_t count_read(void) { return (uint32_t)syscall4(SYS_COUNT, 0, 0, 0, 0); }
-uint32_t entropy(void) { return (uint32_t)syscall4(SYS_RANDOM, 0, 0, 0, 0); }
-uint32_t ticks(void) { return (uint32_t)syscall4(SYS_TICKS, 0, 0, 0, 0); }
-int file_info(const char *name, struct file_info *out) {
-  return (int)syscall4(SYS_FILE, (long)name, (long)out, 0, 0);
-}
-void report_checksum(uint64_t value) {
-  syscall4(SYS_REPORT, (long)(uint32_t)value, (long)(uint32_t)(value >> 32), 0, 0);
-}
+#include "syscall_stubs.inc"
 
 /* ---- console ---- */
 int printf(const char *fmt, ...) {
