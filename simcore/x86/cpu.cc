@@ -13,7 +13,6 @@ constexpr uint8_t kCodeAccess = 0x9B;  // present, DPL 0, code, readable, access
 // EDX after RESET identifies the processor: family 4 (i486), model 0 (DX), stepping 1.
 constexpr uint32_t kResetEdx = 0x0401;
 
-uint32_t Mask(int size) { return size == 4 ? 0xFFFFFFFFu : (1u << (8 * size)) - 1; }
 uint32_t SignBit(int size) { return 1u << (8 * size - 1); }
 int32_t SignExtend(uint32_t v, int size) {
   return size == 4   ? static_cast<int32_t>(v)
@@ -23,7 +22,7 @@ int32_t SignExtend(uint32_t v, int size) {
 
 // SF, ZF and PF of a result.
 uint32_t Szp(uint32_t r, int size) {
-  r &= Mask(size);
+  r &= SizeMask(size);
   uint32_t f = 0;
   if (r == 0) f |= flag::kZF;
   if (r & SignBit(size)) f |= flag::kSF;
@@ -89,7 +88,15 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
     Interrupt(kVecDoubleFault, eip_, false, true, 0);
     return;
   }
+  Deliver(vector, has_error, error_code);
+  faulted_ = true;
+}
+
+// An event the processor delivers itself, at eip_: an exception, an external interrupt or a debug
+// trap. A fault while it is delivered is a double fault (Raise).
+void Cpu::Deliver(uint8_t vector, bool has_error, uint32_t error_code) {
   delivering_ = true;
+  faulted_ = false;
   exception_.vector = vector;
   Interrupt(vector, eip_, false, has_error, error_code);
   delivering_ = false;
@@ -216,7 +223,7 @@ uint32_t Cpu::EffectiveAddress(const Instruction& in) const {
 
 uint32_t Cpu::ReadReg(int r, int size) const {
   if (size == 1) return r < 4 ? gpr_[r] & 0xFF : (gpr_[r - 4] >> 8) & 0xFF;
-  return gpr_[r] & Mask(size);
+  return gpr_[r] & SizeMask(size);
 }
 
 void Cpu::WriteReg(int r, int size, uint32_t value) {
@@ -256,7 +263,7 @@ void Cpu::SetSp(uint32_t v) {
 }
 
 bool Cpu::Push(int size, uint32_t value) {
-  const uint32_t sp = (Sp() - size) & Mask(StackSize());
+  const uint32_t sp = (Sp() - size) & SizeMask(StackSize());
   if (!WriteMem(kSs, sp, size, value)) return false;
   SetSp(sp);
   return true;
@@ -307,7 +314,7 @@ bool Cpu::Condition(uint8_t cond) const {
 // The arithmetic and logic group. Logic operations leave AF undefined; the i486 clears it, and
 // so does this core (docs/machines/i486-core.md, "Undefined flags").
 uint32_t Cpu::Alu(Op op, int size, uint32_t a, uint32_t b) {
-  const uint32_t m = Mask(size), sign = SignBit(size);
+  const uint32_t m = SizeMask(size), sign = SignBit(size);
   a &= m;
   b &= m;
   uint64_t full = 0;
@@ -359,7 +366,7 @@ uint32_t Cpu::Alu(Op op, int size, uint32_t a, uint32_t b) {
 // and AF after SHL/SHR/SAR is cleared (docs/machines/i486-core.md, "Undefined flags").
 uint32_t Cpu::Shift(Op op, int size, uint32_t value, uint32_t count) {
   const int bits = 8 * size;
-  const uint32_t m = Mask(size), sign = SignBit(size);
+  const uint32_t m = SizeMask(size), sign = SignBit(size);
   value &= m;
   count &= 31;
   if (count == 0) return value;
@@ -429,7 +436,7 @@ uint32_t Cpu::Shift(Op op, int size, uint32_t value, uint32_t count) {
 // undefined and DIV and IDIV all six: this core leaves them as they were.
 bool Cpu::MulDiv(const Instruction& in, uint32_t src) {
   const int size = in.opsize;
-  const uint32_t m = Mask(size);
+  const uint32_t m = SizeMask(size);
   const int bits = 8 * size;
   const uint64_t acc =
       size == 1 ? ReadReg(kEax, 2) : (uint64_t{ReadReg(kEdx, size)} << bits) | ReadReg(kEax, size);
@@ -519,7 +526,7 @@ bool Cpu::FetchAndDecode(uint32_t linear, int have, bool code32, uint8_t* bytes,
       return true;
     }
   } else {
-    for (int i = 0; i < have; ++i) cache_.Read(paddr + i, std::span<uint8_t>(bytes + i, 1), a);
+    if (!Fetch(linear, bytes, have)) return false;  // code that may not be cached
     *in = Decode(bytes, have, code32);
   }
   if (in->fault == Fault::kTruncated) {
@@ -581,17 +588,12 @@ void Cpu::SingleStepTrap(uint32_t dr6_bits) {
     exception_ = {true, kVecDebug, 0, eip_, true, false, false};
     return;
   }
-  delivering_ = true;
-  faulted_ = false;
-  jumped_ = false;
-  next_eip_ = eip_;
-  Interrupt(kVecDebug, eip_, false, false, 0);
-  delivering_ = false;
+  Deliver(kVecDebug, false, 0);
 }
 
 bool Cpu::Execute(const Instruction& in) {
   const int size = in.opsize;
-  const auto imm = [&] { return in.imm & Mask(size); };
+  const auto imm = [&] { return in.imm & SizeMask(size); };
   // The second operand of the common two-operand forms.
   const auto source = [&](uint32_t* v) -> bool {
     switch (in.src) {
@@ -713,7 +715,7 @@ bool Cpu::Execute(const Instruction& in) {
       if (!source(&a)) return false;
       b = in.src2 == Operand::kNone ? ReadReg(in.reg, size) : imm();
       const int64_t p = int64_t{SignExtend(a, size)} * SignExtend(b, size);
-      const uint32_t r = static_cast<uint32_t>(p) & Mask(size);
+      const uint32_t r = static_cast<uint32_t>(p) & SizeMask(size);
       SetFlags(flag::kOF | flag::kCF, p == SignExtend(r, size) ? 0 : flag::kOF | flag::kCF);
       WriteReg(in.reg, size, r);
       return true;
@@ -865,7 +867,7 @@ bool Cpu::Execute(const Instruction& in) {
       if (in.op == Op::kJcxz) {
         taken = count == 0;
       } else {
-        count = (count - 1) & Mask(count_size);
+        count = (count - 1) & SizeMask(count_size);
         WriteReg(kEcx, count_size, count);
         taken = count != 0;
         if (in.op == Op::kLoope) taken = taken && (eflags_ & flag::kZF);
@@ -909,7 +911,7 @@ bool Cpu::Execute(const Instruction& in) {
       WriteReg(kEax, 1, (eflags_ & flag::kCF) ? 0xFF : 0);
       return true;
     case Op::kXlat:
-      if (!ReadMem(in.seg, (gpr_[kEbx] + (gpr_[kEax] & 0xFF)) & Mask(in.addrsize), 1, &a)) {
+      if (!ReadMem(in.seg, (gpr_[kEbx] + (gpr_[kEax] & 0xFF)) & SizeMask(in.addrsize), 1, &a)) {
         return false;
       }
       WriteReg(kEax, 1, a);
@@ -940,11 +942,11 @@ bool Cpu::Execute(const Instruction& in) {
     }
     case Op::kPushf:
       // VM and RF are pushed as 0.
-      return Push(size, eflags_ & ~(flag::kVM | flag::kRF) & Mask(size));
+      return Push(size, eflags_ & ~(flag::kVM | flag::kRF) & SizeMask(size));
     case Op::kPopf: {
       if (!Pop(size, &a)) return false;
       // POPF loads every flag but VM and RF; IOPL only at CPL 0, IF only where CPL <= IOPL.
-      uint32_t writable = (flag::kAll & ~(flag::kVM | flag::kRF)) & Mask(size);
+      uint32_t writable = (flag::kAll & ~(flag::kVM | flag::kRF)) & SizeMask(size);
       if (!real_mode()) {
         if (cpl_ > 0) writable &= ~flag::kIOPL;
         if (cpl_ > static_cast<int>((eflags_ & flag::kIOPL) >> 12)) writable &= ~flag::kIF;
@@ -987,7 +989,7 @@ bool Cpu::Execute(const Instruction& in) {
       const uint32_t ea = EffectiveAddress(in);
       uint32_t offset, selector;
       if (!ReadMem(in.seg, ea, size, &offset) ||
-          !ReadMem(in.seg, (ea + size) & Mask(in.addrsize), 2, &selector)) {
+          !ReadMem(in.seg, (ea + size) & SizeMask(in.addrsize), 2, &selector)) {
         return false;
       }
       const int seg = in.op == Op::kLds   ? kDs
@@ -1074,12 +1076,7 @@ bool Cpu::TakeExternalInterrupt() {
     return false;
   }
   halted_ = false;
-  next_eip_ = eip_;
-  jumped_ = false;
-  delivering_ = true;
-  faulted_ = false;
-  Interrupt(vector, eip_, false, false, 0);
-  delivering_ = false;
+  Deliver(vector, false, 0);
   return true;
 }
 
@@ -1136,7 +1133,7 @@ bool Cpu::BitTest(const Instruction& in) {
 // processors are documented to and as QEMU does (docs/machines/i486-core.md, "Undefined flags").
 uint32_t Cpu::DoubleShift(bool left, int size, uint32_t value, uint32_t fill, uint32_t count) {
   const int bits = 8 * size;
-  const uint32_t m = Mask(size), sign = SignBit(size);
+  const uint32_t m = SizeMask(size), sign = SignBit(size);
   value &= m;
   fill &= m;
   if (count == 0) return value;
@@ -1229,7 +1226,7 @@ bool Cpu::Enter(const Instruction& in) {
   const uint32_t frame_pointer = Sp();
   uint32_t copy_from = StackSize() == 4 ? bp : bp & 0xFFFF;
   for (uint32_t i = 1; i < level; ++i) {
-    copy_from = (copy_from - size) & Mask(StackSize());
+    copy_from = (copy_from - size) & SizeMask(StackSize());
     uint32_t v;
     if (!ReadMem(kSs, copy_from, size, &v) || !Push(size, v)) return undo();
   }
@@ -1245,16 +1242,12 @@ bool Cpu::Enter(const Instruction& in) {
 bool Cpu::String(const Instruction& in) {
   const int size = in.opsize;
   const int as = in.addrsize;
-  const uint32_t am = Mask(as);
+  const uint32_t am = SizeMask(as);
   const bool rep = in.prefixes & (prefix::kRep | prefix::kRepne);
   if (rep && (gpr_[kEcx] & am) == 0) return true;
-  const int32_t step = (eflags_ & flag::kDF) ? -size : size;
   const uint32_t si = gpr_[kEsi] & am, di = gpr_[kEdi] & am;
   uint32_t a = 0, b = 0;
-  const auto advance = [&](int r) {
-    const uint32_t v = (gpr_[r] + static_cast<uint32_t>(step)) & am;
-    gpr_[r] = as == 4 ? v : (gpr_[r] & 0xFFFF0000u) | v;
-  };
+  const auto advance = [&](int r) { AdvanceIndex(r, in); };
   switch (in.op) {
     case Op::kMovs:
       if (!ReadMem(in.seg, si, size, &a) || !WriteMem(kEs, di, size, a)) return false;
@@ -1288,10 +1281,18 @@ bool Cpu::String(const Instruction& in) {
   return true;
 }
 
+// ESI or EDI (SI or DI with a 16-bit address size) on to the next element, as DF says.
+void Cpu::AdvanceIndex(int r, const Instruction& in) {
+  const uint32_t am = SizeMask(in.addrsize);
+  const uint32_t step = (eflags_ & flag::kDF) ? 0u - in.opsize : static_cast<uint32_t>(in.opsize);
+  const uint32_t v = (gpr_[r] + step) & am;
+  gpr_[r] = in.addrsize == 4 ? v : (gpr_[r] & 0xFFFF0000u) | v;
+}
+
 // After one iteration under REP/REPE/REPNE: ECX (CX) counts down, and the instruction runs again
 // while it is not zero (and, for CMPS and SCAS, while ZF says so).
 void Cpu::CountIteration(const Instruction& in) {
-  const uint32_t am = Mask(in.addrsize);
+  const uint32_t am = SizeMask(in.addrsize);
   const uint32_t count = (gpr_[kEcx] - 1) & am;
   gpr_[kEcx] = in.addrsize == 4 ? count : (gpr_[kEcx] & 0xFFFF0000u) | count;
   bool again = count != 0;

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "simcore/bus.h"
@@ -24,6 +25,9 @@
 #include "simcore/x86/paging.h"
 
 namespace citcat::x86 {
+
+// The bits of an operand of `size` bytes (1, 2 or 4).
+constexpr uint32_t SizeMask(int size) { return size == 4 ? 0xFFFFFFFFu : (1u << (8 * size)) - 1; }
 
 // Interrupt and exception vectors.
 enum Vector : uint8_t {
@@ -179,6 +183,8 @@ class Cpu {
   void CountIteration(const Instruction& in);
   bool Trap(uint8_t vector);
   bool TakeExternalInterrupt();
+  void Deliver(uint8_t vector, bool has_error, uint32_t error_code);
+  void AdvanceIndex(int r, const Instruction& in);
   void SingleStepTrap(uint32_t dr6_bits);
   bool InstructionBreakpoint(uint32_t linear);
   void DataBreakpoint(uint32_t linear, int size, bool write);
@@ -211,6 +217,10 @@ class Cpu {
   };
   bool ReadDescriptor(uint16_t selector, Descriptor* d);
   bool InnerStack(int dpl, uint16_t* ss, uint32_t* esp, Descriptor* ss_desc);
+  bool PushFrame(int new_cpl, int size, std::span<const uint32_t> values);
+  static Segment SegmentOf(uint16_t selector, const Descriptor& d, uint8_t extra_access = 0) {
+    return {selector, d.base, d.limit, d.big, static_cast<uint8_t>(d.access | extra_access)};
+  }
   bool ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size);
   bool CallGate(const Instruction& in, uint16_t gate_selector, const Descriptor& gate);
   void Unmodelled();  // stop: the current instruction needs what this core does not model yet

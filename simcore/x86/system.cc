@@ -1,18 +1,14 @@
 // The i486's system side: segmentation (real mode, and protected-mode descriptors with their
 // checks), paging in the memory path, interrupt and exception delivery (the real-mode vector
-// table, protected-mode interrupt and trap gates), far transfers, and the control-register and
-// table instructions. What is not modelled yet (privilege changes through gates and returns,
-// call gates, task switches, LDT and TR loads, V86 mode) stops the core as `unmodelled`.
+// table, protected-mode interrupt and trap gates), far transfers and call gates, privilege
+// changes and their stacks, port I/O, and the control-register, debug-register and table
+// instructions. What is not modelled yet (task switches, V86 mode) stops the core as `unmodelled`.
 #include <algorithm>
 
 #include "simcore/x86/cpu.h"
 
 namespace citcat::x86 {
-namespace {
-
-uint32_t Mask(int size) { return size == 4 ? 0xFFFFFFFFu : (1u << (8 * size)) - 1; }
-
-}  // namespace
+namespace {}  // namespace
 
 void Cpu::Unmodelled() { exception_ = {true, 0, 0, eip_, false, false, true}; }
 
@@ -146,7 +142,7 @@ bool Cpu::LoadSegment(int seg, uint16_t selector) {
     system_access_ = false;
     if (!ok) return false;
   }
-  seg_[seg] = {selector, d.base, d.limit, d.big, d.access};
+  seg_[seg] = SegmentOf(selector, d);
   return true;
 }
 
@@ -162,8 +158,7 @@ bool Cpu::LoadCode(uint16_t selector, const Descriptor& d) {
     Raise(kVecSegmentNotPresent, error);
     return false;
   }
-  seg_[kCs] = {static_cast<uint16_t>((selector & ~3u) | cpl_), d.base, d.limit, d.big,
-               static_cast<uint8_t>(d.access | 1)};
+  seg_[kCs] = SegmentOf(static_cast<uint16_t>((selector & ~3u) | cpl_), d, 1);
   return true;
 }
 
@@ -248,36 +243,11 @@ bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has
     return false;
   }
   const int size = gate32 ? 4 : 2;
-  const uint32_t flags = eflags_;
+  const uint32_t frame[4] = {eflags_ & SizeMask(size), seg_[kCs].selector, return_eip, error_code};
   const int new_cpl = d.conforming() ? cpl_ : d.dpl();
-  if (new_cpl < cpl_) {
-    // To an inner ring: the new stack from the TSS, the old SS:ESP pushed on it first.
-    uint16_t ss;
-    uint32_t esp;
-    Descriptor ss_desc;
-    if (!InnerStack(new_cpl, &ss, &esp, &ss_desc)) return false;
-    const Segment old_ss = seg_[kSs];
-    const uint32_t old_esp = gpr_[kEsp];
-    const int old_cpl = cpl_;
-    cpl_ = new_cpl;
-    seg_[kSs] = {ss, ss_desc.base, ss_desc.limit, ss_desc.big, ss_desc.access};
-    gpr_[kEsp] = esp;
-    if (!Push(size, old_ss.selector) || !Push(size, old_esp) || !Push(size, flags & Mask(size)) ||
-        !Push(size, seg_[kCs].selector) || !Push(size, return_eip) ||
-        (has_error && !Push(size, error_code))) {
-      cpl_ = old_cpl;
-      seg_[kSs] = old_ss;
-      gpr_[kEsp] = old_esp;
-      return false;
-    }
-  } else if (!Push(size, flags & Mask(size)) || !Push(size, seg_[kCs].selector) ||
-             !Push(size, return_eip) || (has_error && !Push(size, error_code))) {
-    SetSp(sp);
-    return false;
-  }
+  if (!PushFrame(new_cpl, size, std::span<const uint32_t>(frame, has_error ? 4 : 3))) return false;
   SetFlags(flag::kTF | flag::kNT | flag::kRF | flag::kVM | ((type & 1) ? 0 : flag::kIF), 0);
-  seg_[kCs] = {static_cast<uint16_t>((selector & ~3u) | cpl_), d.base, d.limit, d.big,
-               static_cast<uint8_t>(d.access | 1)};
+  seg_[kCs] = SegmentOf(static_cast<uint16_t>((selector & ~3u) | cpl_), d, 1);
   eip_ = gate32 ? offset : offset & 0xFFFF;
   jumped_ = true;
   ++branch_count_;
@@ -353,45 +323,51 @@ bool Cpu::CallGate(const Instruction& in, uint16_t gate_selector, const Descript
   const int size = gate32 ? 4 : 2;
   const uint16_t return_cs = seg_[kCs].selector;
   const int new_cpl = d.conforming() ? cpl_ : d.dpl();
-  if (in.op == Op::kCallFar && new_cpl < cpl_) {
+  if (in.op == Op::kCallFar) {
+    // To an inner ring the parameters are copied, read from the old stack before it is left:
+    // the frame is the parameters (the last pushed first), then the return address.
+    uint32_t frame[31 + 2];
+    int n = 0;
+    if (new_cpl < cpl_) {
+      for (int i = count - 1; i >= 0; --i) {
+        const uint32_t at = (Sp() + static_cast<uint32_t>(i * size)) & SizeMask(StackSize());
+        if (!ReadMem(kSs, at, size, &frame[n++])) return false;
+      }
+    }
+    frame[n++] = return_cs;
+    frame[n++] = next_eip_;
+    if (!PushFrame(new_cpl, size, std::span<const uint32_t>(frame, n))) return false;
+  }
+  seg_[kCs] = SegmentOf(static_cast<uint16_t>((selector & ~3u) | new_cpl), d, 1);
+  eip_ = gate32 ? offset : offset & 0xFFFF;
+  return true;
+}
+
+// Pushes `values`, in order, on the stack of ring `new_cpl`: the current stack, or for a more
+// privileged ring the TSS's stack for it, with the old SS and ESP pushed first (and CPL changed).
+// All or nothing: a fault leaves SS, ESP and CPL as they were.
+bool Cpu::PushFrame(int new_cpl, int size, std::span<const uint32_t> values) {
+  const Segment old_ss = seg_[kSs];
+  const uint32_t old_esp = gpr_[kEsp];
+  const int old_cpl = cpl_;
+  bool ok = true;
+  if (new_cpl < cpl_) {
     uint16_t ss;
     uint32_t esp;
     Descriptor ss_desc;
     if (!InnerStack(new_cpl, &ss, &esp, &ss_desc)) return false;
-    // The parameters, read from the old stack before it is left.
-    uint32_t params[31];
-    for (int i = 0; i < count; ++i) {
-      if (!ReadMem(kSs, (Sp() + static_cast<uint32_t>(i * size)) & Mask(StackSize()), size,
-                   &params[i])) {
-        return false;
-      }
-    }
-    const Segment old_ss = seg_[kSs];
-    const uint32_t old_esp = gpr_[kEsp];
-    const int old_cpl = cpl_;
     cpl_ = new_cpl;
-    seg_[kSs] = {ss, ss_desc.base, ss_desc.limit, ss_desc.big, ss_desc.access};
+    seg_[kSs] = SegmentOf(ss, ss_desc);
     gpr_[kEsp] = esp;
-    bool ok = Push(size, old_ss.selector) && Push(size, old_esp);
-    for (int i = count - 1; ok && i >= 0; --i) ok = Push(size, params[i]);
-    ok = ok && Push(size, return_cs) && Push(size, next_eip_);
-    if (!ok) {
-      cpl_ = old_cpl;
-      seg_[kSs] = old_ss;
-      gpr_[kEsp] = old_esp;
-      return false;
-    }
-  } else if (in.op == Op::kCallFar) {
-    const uint32_t sp = Sp();
-    if (!Push(size, return_cs) || !Push(size, next_eip_)) {
-      SetSp(sp);
-      return false;
-    }
+    ok = Push(size, old_ss.selector) && Push(size, old_esp);
   }
-  seg_[kCs] = {static_cast<uint16_t>((selector & ~3u) | new_cpl), d.base, d.limit, d.big,
-               static_cast<uint8_t>(d.access | 1)};
-  eip_ = gate32 ? offset : offset & 0xFFFF;
-  return true;
+  for (size_t i = 0; ok && i < values.size(); ++i) ok = Push(size, values[i]);
+  if (!ok) {
+    cpl_ = old_cpl;
+    seg_[kSs] = old_ss;
+    gpr_[kEsp] = old_esp;
+  }
+  return ok;
 }
 
 // RETF or IRET to an outer ring: after EIP, CS (and EFLAGS) the outer ESP and SS are popped; the
@@ -424,8 +400,8 @@ bool Cpu::ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size) {
     return false;
   }
   cpl_ = new_cpl;
-  seg_[kCs] = {cs_selector, cs.base, cs.limit, cs.big, static_cast<uint8_t>(cs.access | 1)};
-  seg_[kSs] = {ss_sel, ssd.base, ssd.limit, ssd.big, ssd.access};
+  seg_[kCs] = SegmentOf(cs_selector, cs, 1);
+  seg_[kSs] = SegmentOf(ss_sel, ssd);
   gpr_[kEsp] = ssd.big ? esp : (gpr_[kEsp] & 0xFFFF0000u) | (esp & 0xFFFF);
   for (int s : {kEs, kDs, kFs, kGs}) {
     const uint8_t a = seg_[s].access;
@@ -452,12 +428,12 @@ bool Cpu::FarTransfer(const Instruction& in) {
     case Op::kJmpFar:
     case Op::kCallFar:
       if (in.dst == Operand::kFar) {
-        offset = in.imm & Mask(size);
+        offset = in.imm & SizeMask(size);
         selector = in.imm2;
       } else {
         const uint32_t ea = EffectiveAddress(in);
         if (!ReadMem(in.seg, ea, size, &offset) ||
-            !ReadMem(in.seg, (ea + size) & Mask(in.addrsize), 2, &selector)) {
+            !ReadMem(in.seg, (ea + size) & SizeMask(in.addrsize), 2, &selector)) {
           return false;
         }
       }
@@ -527,7 +503,7 @@ bool Cpu::FarTransfer(const Instruction& in) {
     }
     if (in.op == Op::kIret) {
       // IOPL changes only at CPL 0, IF only where CPL <= IOPL; VM stays (V86 is not modelled).
-      uint32_t writable = (flag::kAll & ~flag::kVM) & Mask(size);
+      uint32_t writable = (flag::kAll & ~flag::kVM) & SizeMask(size);
       if (old_cpl > 0) writable &= ~flag::kIOPL;
       if (old_cpl > static_cast<int>((eflags_ & flag::kIOPL) >> 12)) writable &= ~flag::kIF;
       SetFlags(writable, flags);
@@ -538,7 +514,7 @@ bool Cpu::FarTransfer(const Instruction& in) {
   }
   if (in.op == Op::kIret) {
     // Real mode: IRET loads every flag but VM; a 16-bit IRET the low 16.
-    SetFlags((flag::kAll & ~flag::kVM) & Mask(size), flags);
+    SetFlags((flag::kAll & ~flag::kVM) & SizeMask(size), flags);
   }
   ++branch_count_;
   Jump(offset, size);
@@ -596,7 +572,7 @@ bool Cpu::System(const Instruction& in) {
       const uint32_t ea = EffectiveAddress(in);
       uint32_t limit, base;
       if (!ReadMem(in.seg, ea, 2, &limit) ||
-          !ReadMem(in.seg, (ea + 2) & Mask(in.addrsize), 4, &base)) {
+          !ReadMem(in.seg, (ea + 2) & SizeMask(in.addrsize), 4, &base)) {
         return false;
       }
       if (size == 2) base &= 0x00FFFFFF;  // a 16-bit operand loads a 24-bit base
@@ -610,7 +586,7 @@ bool Cpu::System(const Instruction& in) {
       // A 16-bit operand stores the base's top byte as FFh on the i486 (as on the 80286).
       const uint32_t base = size == 2 ? (t.base & 0x00FFFFFF) | 0xFF000000u : t.base;
       return WriteMem(in.seg, ea, 2, t.limit) &&
-             WriteMem(in.seg, (ea + 2) & Mask(in.addrsize), 4, base);
+             WriteMem(in.seg, (ea + 2) & SizeMask(in.addrsize), 4, base);
     }
     case Op::kSmsw:
       return WriteRm(in, in.IsRegisterForm() ? size : 2, cr0_ & 0xFFFF);
@@ -762,13 +738,13 @@ bool Cpu::PortIo(const Instruction& in) {
       WriteReg(kEax, size, v);
       return true;
     case Op::kOut:
-      v = gpr_[kEax] & Mask(size);
+      v = gpr_[kEax] & SizeMask(size);
       return Port(true, port, size, &v);
     case Op::kIns:
     case Op::kOuts: {
       // One transfer per step under REP, as the other string instructions.
       const int as = in.addrsize;
-      const uint32_t am = Mask(as);
+      const uint32_t am = SizeMask(as);
       const bool rep = in.prefixes & (prefix::kRep | prefix::kRepne);
       if (rep && (gpr_[kEcx] & am) == 0) return true;
       const int r = in.op == Op::kIns ? kEdi : kEsi;
@@ -782,9 +758,7 @@ bool Cpu::PortIo(const Instruction& in) {
         if (!ReadMem(in.seg, offset, size, &v)) return false;
         Port(true, port, size, &v);
       }
-      const uint32_t step = (eflags_ & flag::kDF) ? 0u - size : static_cast<uint32_t>(size);
-      const uint32_t next = (offset + step) & am;
-      gpr_[r] = as == 4 ? next : (gpr_[r] & 0xFFFF0000u) | next;
+      AdvanceIndex(r, in);
       if (rep) CountIteration(in);
       return true;
     }
