@@ -42,6 +42,12 @@ bool R4400Contract::Carries(cat::RecordKind kind) const {
          kind == RecordKind::kUncachedRead || kind == RecordKind::kUncachedWrite;
 }
 
+bool R4400Contract::EndsStateDump(const cat::CatHeader& header, const cat::BusRecord& r) {
+  const cat::AddressWindow* done = header.FindMagic("state-done");
+  return done != nullptr && r.master == cat::kMasterCpu &&
+         r.kind == cat::RecordKind::kUncachedWrite && done->Contains(r.address);
+}
+
 bool R4400Contract::IsBeginMarker(const cat::BusRecord& r) const {
   return r.master == cat::kMasterCpu && r.kind == cat::RecordKind::kUncachedWrite &&
          r.address == begin_->base && r.data.size() == 8 && LoadBE(r.data) == r4400::kBeginMarker;

@@ -21,6 +21,10 @@ class R4400Contract : public SystemContract {
                                  ims::InitialMachineState& ims) override;
   absl::Status HookStore(const ReservedStore& store, aes::EventSchedule& aes) override;
 
+  // Whether `record` ends the state dump in a CAT with `header`: the CPU's store to `state-done`
+  // (where replay starts, for verify).
+  static bool EndsStateDump(const cat::CatHeader& header, const cat::BusRecord& record);
+
  private:
   void DecodeState(const ReservedMemory& dump, ims::MipsState& s) const;
 

@@ -29,13 +29,6 @@
 namespace citcat::systems {
 namespace {
 
-// The driver's store to the state-done area ends the state dump (docs/machines/r4400-guest.md).
-bool EndsStateDump(const cat::CatHeader& header, const cat::BusRecord& r) {
-  const cat::AddressWindow* done = header.FindMagic("state-done");
-  return done != nullptr && r.master == cat::kMasterCpu &&
-         r.kind == cat::RecordKind::kUncachedWrite && done->Contains(r.address);
-}
-
 std::string ShellQuote(const std::string& s) {
   std::string out = "'";
   for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
@@ -242,7 +235,7 @@ System R4400() {
       .replay = {.machine = ims::MACHINE_R4400,
                  .make_core = replay::MakeR4400Adapter,
                  .header = replay::R4400Header,
-                 .starts_after = EndsStateDump},
+                 .starts_after = extract::R4400Contract::EndsStateDump},
       .make_contract = [] { return std::make_unique<extract::R4400Contract>(); },
       .capture = Capture,
       .workloads = Workloads(),
