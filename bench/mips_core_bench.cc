@@ -1,7 +1,6 @@
 // Speed of the R4400 core on compiled guest code with the cache model on, against Unicorn
 // (QEMU's MIPS32 TCG) with the per-instruction and memory hooks a tracer needs, on the same code
 // in the same run. The "ratio" counter is core speed / Unicorn speed.
-#include <time.h>
 #include <unicorn/unicorn.h>
 
 #include <cstdint>
@@ -10,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/peer.h"
 #include "benchmark/benchmark.h"
 #include "simcore/mips/cpu.h"
 #include "simcore/ram_bus.h"
@@ -24,13 +24,6 @@ constexpr size_t kRam = 8 << 20;
 std::vector<uint8_t> Guest(const std::string& name) {
   std::ifstream f(std::string(CITCAT_GUEST_DIR) + "/" + name + ".bin", std::ios::binary);
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
-}
-
-// Thread CPU time: the machine is shared, so wall time would measure the neighbours too.
-double Now() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
 }
 
 // Instructions from start to end, found once by stepping.
@@ -52,20 +45,11 @@ double RunCore(const std::vector<uint8_t>& image, uint64_t n) {
   Cpu cpu(bus);
   cpu.WriteCp0(kCp0Status, 0);
   cpu.SetPc(kStart);
-  const double t0 = Now();
+  const double t0 = bench::ThreadSeconds();
   cpu.Run(n);
-  const double t1 = Now();
+  const double t1 = bench::ThreadSeconds();
   if (cpu.pc() != kEnd) std::abort();
   return t1 - t0;
-}
-
-struct HookCounts {
-  uint64_t code = 0, mem = 0;
-};
-
-void OnCode(uc_engine*, uint64_t, uint32_t, void* user) { ++static_cast<HookCounts*>(user)->code; }
-void OnMem(uc_engine*, uc_mem_type, uint64_t, int, int64_t, void* user) {
-  ++static_cast<HookCounts*>(user)->mem;
 }
 
 // Runs the program on Unicorn with UC_HOOK_CODE and UC_HOOK_MEM_READ|WRITE; returns seconds.
@@ -75,14 +59,11 @@ double RunUnicorn(const std::vector<uint8_t>& image, uint64_t* instructions,
   uc_open(UC_ARCH_MIPS, static_cast<uc_mode>(UC_MODE_MIPS32 | UC_MODE_BIG_ENDIAN), &uc);
   uc_mem_map(uc, 0, kRam, UC_PROT_ALL);
   uc_mem_write(uc, 0x1000, image.data(), image.size());
-  HookCounts counts;
-  uc_hook h1, h2;
-  uc_hook_add(uc, &h1, UC_HOOK_CODE, reinterpret_cast<void*>(&OnCode), &counts, 1, 0);
-  uc_hook_add(uc, &h2, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(&OnMem),
-              &counts, 1, 0);
-  const double t0 = Now();
+  bench::HookCounts counts;
+  bench::AddTracerHooks(uc, &counts);
+  const double t0 = bench::ThreadSeconds();
   uc_emu_start(uc, 0x80001000, 0x8000100C, 0, 0);
-  const double t1 = Now();
+  const double t1 = bench::ThreadSeconds();
   uc_close(uc);
   *instructions = counts.code;
   if (mem_accesses) *mem_accesses = counts.mem;

@@ -2,7 +2,6 @@
 // TCG) with the per-instruction and memory hooks a tracer needs, on the same code in the same
 // run. The "ratio" counter is core speed / Unicorn speed. The program (bench/x86_programs/) runs
 // in flat 32-bit code at CPL 0 from 0x100000 and ends with HLT.
-#include <time.h>
 #include <unicorn/unicorn.h>
 
 #include <cstdint>
@@ -10,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/peer.h"
 #include "benchmark/benchmark.h"
 #include "machine/elf_loader.h"
 #include "simcore/ram_bus.h"
@@ -39,13 +39,6 @@ Program Load(const std::string& name) {
   return p;
 }
 
-// Thread CPU time: the machine is shared, so wall time would measure the neighbours too.
-double Now() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
-}
-
 // Runs the program on the core to its HLT; returns seconds and the instructions and EAX.
 double RunCore(const Program& p, uint64_t* instructions, uint32_t* result) {
   simcore::RamBus bus(kRam);
@@ -53,21 +46,13 @@ double RunCore(const Program& p, uint64_t* instructions, uint32_t* result) {
   Cpu cpu(bus);
   cpu.SetFlat32();
   cpu.set_eip(p.entry);
-  const double t0 = Now();
+  const double t0 = bench::ThreadSeconds();
   while (!cpu.halted() && !cpu.exception().pending) cpu.Run(1 << 20);
-  const double t1 = Now();
+  const double t1 = bench::ThreadSeconds();
   if (cpu.exception().pending) std::abort();
   *instructions = cpu.retired();
   *result = cpu.reg(kEax);
   return t1 - t0;
-}
-
-struct HookCounts {
-  uint64_t code = 0, mem = 0;
-};
-void OnCode(uc_engine*, uint64_t, uint32_t, void* user) { ++static_cast<HookCounts*>(user)->code; }
-void OnMem(uc_engine*, uc_mem_type, uint64_t, int, int64_t, void* user) {
-  ++static_cast<HookCounts*>(user)->mem;
 }
 
 // The same on Unicorn with UC_HOOK_CODE and UC_HOOK_MEM_READ|WRITE; returns seconds.
@@ -78,14 +63,11 @@ double RunUnicorn(const Program& p, uint64_t* instructions, uint32_t* result) {
   for (const auto& [address, bytes] : p.segments) {
     uc_mem_write(uc, address, bytes.data(), bytes.size());
   }
-  HookCounts counts;
-  uc_hook h1, h2;
-  uc_hook_add(uc, &h1, UC_HOOK_CODE, reinterpret_cast<void*>(&OnCode), &counts, 1, 0);
-  uc_hook_add(uc, &h2, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, reinterpret_cast<void*>(&OnMem),
-              &counts, 1, 0);
-  const double t0 = Now();
+  bench::HookCounts counts;
+  bench::AddTracerHooks(uc, &counts);
+  const double t0 = bench::ThreadSeconds();
   uc_emu_start(uc, p.entry, 0xFFFFFFFF, 0, 0);  // ends at the HLT
-  const double t1 = Now();
+  const double t1 = bench::ThreadSeconds();
   uc_reg_read(uc, UC_X86_REG_EAX, result);
   uc_close(uc);
   *instructions = counts.code;

@@ -10,42 +10,12 @@
 #include "machine/elf_loader.h"
 #include "simcore/ram_bus.h"
 #include "simcore/x86/cpu.h"
+#include "tests/simcore/pc_bus.h"
 
 namespace citcat::x86 {
 namespace {
 
-// 1 MiB of RAM at 0 and a 64 KB ROM at the top of the 4 GB space, as a PC maps its BIOS.
-class PcBus final : public simcore::Bus {
- public:
-  PcBus() : ram_(1 << 20), rom_(1 << 16, 0xF4) {}  // HLT everywhere in the ROM
-
-  void Read(const cat::BusRecord& r, std::span<uint8_t> data) override {
-    if (r.kind == cat::RecordKind::kInterruptAck) {
-      data[0] = vector;  // what an interrupt controller would put on the bus
-    } else {
-      for (size_t i = 0; i < data.size(); ++i) data[i] = *At(r.address + i);
-    }
-    log_.emplace_back(r);
-  }
-  void Write(const cat::BusRecord& r) override {
-    for (size_t i = 0; i < r.data.size(); ++i) *At(r.address + i) = r.data[i];
-    log_.emplace_back(r);
-  }
-  void Poke(uint32_t address, std::vector<uint8_t> bytes) {
-    for (size_t i = 0; i < bytes.size(); ++i) *At(address + static_cast<uint32_t>(i)) = bytes[i];
-  }
-  uint8_t ByteAt(uint32_t address) { return *At(address); }
-  const std::vector<cat::OwnedRecord>& log() const { return log_; }
-  uint8_t vector = 0;  // supplied in interrupt acknowledge cycles
-
- private:
-  uint8_t* At(uint64_t a) {
-    if (a >= 0xFFFF0000u) return &rom_[a - 0xFFFF0000u];
-    return &ram_[a % ram_.size()];
-  }
-  std::vector<uint8_t> ram_, rom_;
-  std::vector<cat::OwnedRecord> log_;
-};
+using testing::PcBus;
 
 TEST(X86Cpu, ResetStateAndTheFirstFetchAtTheResetVector) {
   PcBus bus;

@@ -24,6 +24,7 @@
 #include "gtest/gtest.h"
 #include "machine/elf_loader.h"
 #include "simcore/x86/cpu.h"
+#include "tests/simcore/pc_bus.h"
 
 namespace citcat::x86 {
 namespace {
@@ -107,29 +108,7 @@ std::vector<QemuState> RunQemu(const std::string& rom) {
   return ran;
 }
 
-// A PC's memory for the core: 16 MB of RAM (as -m 16) and the ROM at the top of the 4 GB space.
-class PcBus final : public simcore::Bus {
- public:
-  PcBus() : ram_(16 << 20), rom_(1 << 16) {}
-  void Read(const cat::BusRecord& r, std::span<uint8_t> data) override {
-    for (size_t i = 0; i < data.size(); ++i) data[i] = *At(r.address + i);
-  }
-  void Write(const cat::BusRecord& r) override {
-    if (r.kind == cat::RecordKind::kPortWrite) return;
-    for (size_t i = 0; i < r.data.size(); ++i) *At(r.address + i) = r.data[i];
-  }
-  void Load(uint32_t address, const std::vector<uint8_t>& bytes) {
-    for (size_t i = 0; i < bytes.size(); ++i) *At(address + i) = bytes[i];
-  }
-  const uint8_t* Bytes(uint32_t address) { return At(address); }
-
- private:
-  uint8_t* At(uint64_t a) {
-    if (a >= 0xFFFF0000u) return &rom_[a - 0xFFFF0000u];
-    return &ram_[a % ram_.size()];
-  }
-  std::vector<uint8_t> ram_, rom_;
-};
+using testing::PcBus;
 
 // The first difference between the core and QEMU over the whole run of `name`, or "".
 std::string Compare(const std::string& name, size_t* compared) {
@@ -140,7 +119,7 @@ std::string Compare(const std::string& name, size_t* compared) {
   if (!elf.ok()) return std::string(elf.status().message());
   PcBus bus;
   for (const machine::ElfSegment& s : elf->segments) {
-    bus.Load(static_cast<uint32_t>(s.vaddr), s.data);
+    bus.Poke(static_cast<uint32_t>(s.vaddr), s.data);
   }
   Cpu cpu(bus);
   cpu.set_deliver_interrupts(true);
