@@ -124,11 +124,7 @@ class R4400Adapter final : public CoreAdapter,
   const char* key_pc_name() const override { return "EPC"; }
   std::string Disassemble(uint64_t pc, std::span<const uint8_t> bytes) override {
     if (bytes.size() != 4) return "?";
-    const uint32_t word = big_endian_ ? uint32_t{bytes[0]} << 24 | uint32_t{bytes[1]} << 16 |
-                                            uint32_t{bytes[2]} << 8 | bytes[3]
-                                      : uint32_t{bytes[3]} << 24 | uint32_t{bytes[2]} << 16 |
-                                            uint32_t{bytes[1]} << 8 | bytes[0];
-    return disasm_->Text(pc, word);
+    return disasm_->Text(pc, mips::BytesWord(bytes.data(), big_endian_));
   }
   absl::Status Finish() override {
     if (!recorder_) return absl::OkStatus();
@@ -295,10 +291,9 @@ void R4400Adapter::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
     recorder_->OnInstruction(cpu, pc, word);
     if (!recorder_->status().ok()) engine_.Fail(recorder_->status());
   }
-  const uint8_t bytes[4] = {static_cast<uint8_t>(word >> 24), static_cast<uint8_t>(word >> 16),
-                            static_cast<uint8_t>(word >> 8), static_cast<uint8_t>(word)};
-  const uint8_t swapped[4] = {bytes[3], bytes[2], bytes[1], bytes[0]};
-  engine_.Instruction(pc, big_endian_ ? bytes : swapped);
+  uint8_t bytes[4];
+  mips::WordBytes(word, big_endian_, bytes);
+  engine_.Instruction(pc, bytes);
 }
 
 // ---- CP0 values from the outside world ----

@@ -15,7 +15,6 @@ uint64_t Mask(uint8_t bytes) {
 }
 
 // Where the instruction word's byte `i` in memory sits in the word, in the core's byte order.
-int ByteShift(int i, bool big_endian) { return 8 * (big_endian ? 3 - i : i); }
 
 // Status.KSU as it applies: 0 kernel (also while EXL or ERL is set, and for the reserved 3),
 // 1 supervisor, 2 user.
@@ -151,9 +150,7 @@ MipsRecorder::MipsRecorder(TraceSink& sink) : sink_(sink) {}
 
 absl::string_view MipsRecorder::Text(const Record& record) {
   if (!disasm_) disasm_ = std::make_unique<mips::Disassembler>();
-  uint32_t word = 0;
-  for (int i = 0; i < 4; ++i) word |= uint32_t{record.bytes[i]} << ByteShift(i, big_endian_);
-  return disasm_->Text(record.pc, word);
+  return disasm_->Text(record.pc, mips::BytesWord(record.bytes, big_endian_));
 }
 
 void MipsRecorder::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
@@ -166,7 +163,7 @@ void MipsRecorder::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
   r.next_pc = pc + 4;
   big_endian_ = cpu.big_endian();
   uint8_t bytes[4];
-  for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> ByteShift(i, big_endian_));
+  mips::WordBytes(word, big_endian_, bytes);
   r.SetBytes(bytes);
   r.privilege = PrivilegeOf(cpu);
   r.mode = ModeOf(r.privilege);

@@ -9,6 +9,16 @@
 
 namespace citcat::mips {
 
+// An instruction word as its four bytes lie in memory, and back, in the core's byte order.
+inline void WordBytes(uint32_t word, bool big_endian, uint8_t bytes[4]) {
+  for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> 8 * (big_endian ? 3 - i : i));
+}
+inline uint32_t BytesWord(const uint8_t bytes[4], bool big_endian) {
+  uint32_t word = 0;
+  for (int i = 0; i < 4; ++i) word |= uint32_t{bytes[i]} << 8 * (big_endian ? 3 - i : i);
+  return word;
+}
+
 // Every operation the R4400 integer core knows, plus the coprocessor groups. The names are
 // also the interpreter's handler names (Op::kSll is run by Exec::Sll).
 // clang-format off
