@@ -82,6 +82,11 @@ class Cache {
   const uint8_t* FetchLine(uint32_t paddr, Access access, LineRef* ref);
   // Whether the contents a LineRef saw are still those of its slot.
   bool Current(LineRef ref) const { return generation_[ref.slot] == ref.generation; }
+  // FetchLine again of a line whose LineRef is Current: the same replacement-bit update,
+  // without the lookup.
+  void Touch(LineRef ref) {
+    lru_[ref.slot / kWays] = PlruTouch(lru_[ref.slot / kWays], ref.slot % kWays);
+  }
 
   // INVD, WBINVD and FLUSH#: every line invalid (write-through: nothing to write back).
   void InvalidateAll();

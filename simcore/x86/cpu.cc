@@ -503,47 +503,78 @@ uint64_t Cpu::Run(uint64_t steps) {
 }
 
 // The instruction at `linear`: from the predecoded copy kept with its cache line while the line
-// holds the same bytes (its generation), else fetched and decoded. Only instructions that lie
-// wholly inside one line are kept; the fetch itself (and so the line's replacement state) happens
-// either way, as for every instruction the i486 runs.
-bool Cpu::FetchAndDecode(uint32_t linear, int have, bool code32, uint8_t* bytes, Instruction* in) {
+// (and the next one, for an instruction that runs into it inside the same page) holds the same
+// bytes, else fetched and decoded into `scratch`. The fetch itself (and so the lines' and the TLB
+// entry's replacement state) happens either way, as for every instruction the i486 runs.
+const Instruction* Cpu::FetchAndDecode(uint32_t linear, bool code32, Instruction* scratch) {
+  if (const Instruction* in = FetchFromLine(linear, code32)) return in;
+  const uint32_t offset = linear & (Cache::kLineBytes - 1);
   uint32_t paddr;
   Access a;
-  if (!Physical(linear, false, true, &paddr, &a)) return false;
+  if (!Physical(linear, false, true, &paddr, &a)) return nullptr;
+  uint8_t bytes[kMaxInstructionLength];
+  const int have = std::min<int>(Cache::kLineBytes - offset, kMaxInstructionLength);
   Cache::LineRef ref;
   const uint8_t* line = cache_.FetchLine(paddr, a, &ref);
-  const uint32_t offset = paddr & (Cache::kLineBytes - 1);
-  if (line != nullptr) {
-    Predecoded& p = predecoded_[ref.slot * Cache::kLineBytes + offset];
-    if (p.generation == ref.generation && p.code32 == code32 && p.valid) {
-      *in = p.in;
-      return true;
-    }
-    std::memcpy(bytes, line + offset, have);
-    *in = Decode(bytes, have, code32);
-    if (in->fault != Fault::kTruncated) {
-      p = {ref.generation, code32, true, *in};
-      return true;
-    }
+  if (line == nullptr) {
+    if (!Fetch(linear, bytes, have)) return nullptr;  // code that may not be cached
+    *scratch = Decode(bytes, have, code32);
   } else {
-    if (!Fetch(linear, bytes, have)) return false;  // code that may not be cached
-    *in = Decode(bytes, have, code32);
+    FetchLineOf(linear) = {linear - offset, ref, cr0_, cpl_, paging_.tlb().epoch()};
+    if (const Instruction* in = FetchFromLine(linear, code32)) return in;
+    std::memcpy(bytes, line + offset, have);
+    *scratch = Decode(bytes, have, code32);
+    Predecoded& p = predecoded_[ref.slot * Cache::kLineBytes + offset];
+    if (scratch->fault != Fault::kTruncated) {
+      p = {ref.generation, code32, true, {}, *scratch};
+      return &p.in;
+    }
+    // Into the next line of the same page: the same translation, so it can be kept too.
+    const uint32_t next = linear + have;
+    if ((next & 0xFFF) != 0) {
+      uint32_t next_paddr;
+      if (!Physical(next, false, true, &next_paddr, &a)) return nullptr;
+      Cache::LineRef next_ref;
+      if (const uint8_t* next_line = cache_.FetchLine(next_paddr, a, &next_ref)) {
+        std::memcpy(bytes + have, next_line, kMaxInstructionLength - have);
+        *scratch = Decode(bytes, kMaxInstructionLength, code32);
+        p = {ref.generation, code32, true, next_ref, *scratch};
+        return &p.in;
+      }
+    }
   }
-  if (in->fault == Fault::kTruncated) {
+  if (scratch->fault == Fault::kTruncated) {
     // The instruction runs into the next line (and maybe the next page).
-    if (!Fetch(linear + have, bytes + have, kMaxInstructionLength - have)) return false;
-    *in = Decode(bytes, kMaxInstructionLength, code32);
+    if (!Fetch(linear + have, bytes + have, kMaxInstructionLength - have)) return nullptr;
+    *scratch = Decode(bytes, kMaxInstructionLength, code32);
   }
-  return true;
+  return scratch;
+}
+
+// The fast path of FetchAndDecode: the instruction lies in a line a recent fetch used, which
+// still holds the same bytes through the same translation (no TLB entry, CR0 or CPL has changed
+// since), and it was predecoded. The TLB lookup and the line touches are those of the
+// full path, so the replacement state stays exact.
+const Instruction* Cpu::FetchFromLine(uint32_t linear, bool code32) {
+  const uint32_t offset = linear & (Cache::kLineBytes - 1);
+  const FetchLine& f = FetchLineOf(linear);
+  if (linear - offset != f.linear || !cache_.Current(f.ref) || f.cr0 != cr0_ || f.cpl != cpl_ ||
+      f.tlb_epoch != paging_.tlb().epoch()) {
+    return nullptr;
+  }
+  const Predecoded& p = predecoded_[f.ref.slot * Cache::kLineBytes + offset];
+  if (p.generation != f.ref.generation || p.code32 != code32 || !p.valid) return nullptr;
+  const bool crosses = p.in.length > Cache::kLineBytes - offset;
+  if (crosses && !cache_.Current(p.next_line)) return nullptr;
+  if (cr0_ & kCr0Pg) paging_.tlb().Lookup(linear);
+  cache_.Touch(f.ref);
+  if (crosses) cache_.Touch(p.next_line);
+  return &p.in;
 }
 
 void Cpu::Step() {
-  uint8_t bytes[kMaxInstructionLength];
   const bool code32 = seg_[kCs].big;
-  // The rest of the current line first; the next line only when the instruction runs into it.
   const uint32_t linear = Linear(kCs, eip_);
-  int have = static_cast<int>(Cache::kLineBytes - (linear & (Cache::kLineBytes - 1)));
-  have = std::min(have, kMaxInstructionLength);
   faulted_ = false;
   data_breakpoint_ = false;
   const bool shadowed = shadow_;
@@ -552,8 +583,10 @@ void Cpu::Step() {
   if (dr7_ & 0xFF) {
     if (InstructionBreakpoint(linear)) return;
   }
-  Instruction in;
-  if (!FetchAndDecode(linear, have, code32, bytes, &in)) return;
+  Instruction scratch;
+  const Instruction* decoded = FetchAndDecode(linear, code32, &scratch);
+  if (decoded == nullptr) return;
+  const Instruction& in = *decoded;
   if (in.fault == Fault::kUD) return Raise(kVecInvalidOpcode);
   if (in.fault != Fault::kNone) return Raise(kVecGeneralProtection);
   next_eip_ = code32 ? eip_ + in.length : (eip_ + in.length) & 0xFFFF;

@@ -146,7 +146,8 @@ class Cpu {
 
  private:
   void Step();
-  bool FetchAndDecode(uint32_t linear, int have, bool code32, uint8_t* bytes, Instruction* in);
+  const Instruction* FetchAndDecode(uint32_t linear, bool code32, Instruction* scratch);
+  const Instruction* FetchFromLine(uint32_t linear, bool code32);
   bool Execute(const Instruction& in);
   void Raise(uint8_t vector, uint32_t error_code = 0);
 
@@ -261,14 +262,30 @@ class Cpu {
   bool system_access_ = false;  // descriptor-table and gate reads: supervisor accesses
   bool faulted_ = false;        // the current step raised an exception
   // Decoded instructions kept per byte of each cache line slot, valid while the slot's
-  // generation is the one they were decoded from.
+  // generation is the one they were decoded from (and, for one that runs into the next line,
+  // while that line is the one it was decoded from).
   struct Predecoded {
     uint32_t generation = ~0u;
     bool code32 = false;
     bool valid = false;
+    Cache::LineRef next_line;
     Instruction in;
   };
   std::vector<Predecoded> predecoded_ = std::vector<Predecoded>(Cache::kSlots * Cache::kLineBytes);
+  // Lines recent fetches used, by linear address, and what their translation depended on
+  // (FetchFromLine).
+  struct FetchLine {
+    uint32_t linear = 1;  // never a line address: no line yet
+    Cache::LineRef ref;
+    uint32_t cr0 = 0;
+    int cpl = 0;
+    uint32_t tlb_epoch = 0;
+  };
+  static constexpr uint32_t kFetchLines = 256;
+  std::array<FetchLine, kFetchLines> fetch_lines_{};
+  FetchLine& FetchLineOf(uint32_t linear) {
+    return fetch_lines_[(linear / Cache::kLineBytes) % kFetchLines];
+  }
   bool delivering_ = false;  // an exception is being delivered (a fault now is a double fault)
   std::array<Segment, 6> seg_{};
   uint32_t next_eip_ = 0;  // after the instruction being executed

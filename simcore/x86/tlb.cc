@@ -12,6 +12,7 @@ uint32_t Tlb::Insert(uint32_t linear, uint32_t pte) {
     if (entries_[set][w].valid()) valid |= static_cast<uint8_t>(1u << w);
   }
   if (way == kWays) way = PlruChoose(valid, lru_[set]);
+  ++epoch_;
   entries_[set][way] = {
       tag, pte & (kPteFrame | kPteWritable | kPteUser | kPtePwt | kPtePcd | kPteDirty)};
   lru_[set] = PlruTouch(lru_[set], way);
@@ -19,6 +20,7 @@ uint32_t Tlb::Insert(uint32_t linear, uint32_t pte) {
 }
 
 void Tlb::FlushAll() {
+  ++epoch_;
   for (auto& set : entries_) set.fill(TlbEntry{});
   lru_.fill(0);
 }
@@ -26,6 +28,7 @@ void Tlb::FlushAll() {
 void Tlb::Invalidate(uint32_t linear) {
   const uint32_t set = SetOf(linear);
   const uint32_t tag = (linear & kPteFrame) | 1;
+  ++epoch_;
   for (TlbEntry& e : entries_[set]) {
     if (e.page == tag) e = TlbEntry{};
   }

@@ -63,6 +63,10 @@ class Tlb {
   void FlushAll();                   // CR3 load, task switch
   void Invalidate(uint32_t linear);  // INVLPG
 
+  // Changes whenever an entry does (insert, flush, invalidate): a translation taken from the TLB
+  // is still its answer while the epoch is the same.
+  uint32_t epoch() const { return epoch_; }
+
   // Inspection, for tests and the i486 TLB test registers.
   const TlbEntry& entry(uint32_t set, uint32_t way) const { return entries_[set][way]; }
   uint8_t lru_bits(uint32_t set) const { return lru_[set]; }
@@ -70,6 +74,7 @@ class Tlb {
  private:
   std::array<std::array<TlbEntry, kWays>, kSets> entries_{};
   std::array<uint8_t, kSets> lru_{};
+  uint32_t epoch_ = 0;
 };
 
 }  // namespace citcat::x86
