@@ -558,8 +558,8 @@ const Instruction* Cpu::FetchAndDecode(uint32_t linear, bool code32, Instruction
 const Instruction* Cpu::FetchFromLine(uint32_t linear, bool code32) {
   const uint32_t offset = linear & (Cache::kLineBytes - 1);
   const FetchLine& f = FetchLineOf(linear);
-  if (linear - offset != f.linear || !cache_.Current(f.ref) || f.cr0 != cr0_ || f.cpl != cpl_ ||
-      f.tlb_epoch != paging_.tlb().epoch()) {
+  if (!fast_paths_ || linear - offset != f.linear || !cache_.Current(f.ref) || f.cr0 != cr0_ ||
+      f.cpl != cpl_ || f.tlb_epoch != paging_.tlb().epoch()) {
     return nullptr;
   }
   const Predecoded& p = predecoded_[f.ref.slot * Cache::kLineBytes + offset];

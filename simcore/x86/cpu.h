@@ -135,6 +135,10 @@ class Cpu {
   uint64_t retired() const { return retired_; }
   uint64_t branch_count() const { return branch_count_; }
 
+  // Off: every fetch takes the full path (translation, tag lookup, decode) instead of a
+  // predecoded line. The result is the same either way; tests use this to prove it.
+  void set_fast_paths(bool on) { fast_paths_ = on; }
+
   // Whether a physical address may be cached (KEN#): device windows may not. Default: all may.
   void set_cacheable(std::function<bool(uint32_t paddr)> cacheable) {
     cacheable_ = std::move(cacheable);
@@ -294,6 +298,7 @@ class Cpu {
   bool intr_ = false, nmi_ = false, nmi_blocked_ = false;
   bool shadow_ = false;  // STI, MOV SS, POP SS: no interrupt before the next instruction
   bool deliver_ = false;
+  bool fast_paths_ = true;
   Exception exception_;
   uint64_t retired_ = 0;
   Fpu fpu_;

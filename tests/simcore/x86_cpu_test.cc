@@ -1,6 +1,7 @@
 // The i486 core on what Unicorn cannot check: the state after RESET and the first fetch at the
 // reset vector, real-mode interrupt delivery through the vector table and IRET, far transfers,
 // and REP string instructions running one iteration per step.
+#include <algorithm>
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -205,6 +206,28 @@ TEST(X86Cpu, AStoreIntoCodeIsSeenByTheNextFetchOfIt) {
   EXPECT_EQ(r.cpu.reg(kEax) & 0xFF, 0x22u);
 }
 
+TEST(X86Cpu, AStoreIntoTheSecondLineOfAnInstructionIsSeenByItsNextFetch) {
+  // MOV EAX, imm32 across a line boundary, run twice; between the runs a store into the next
+  // line changes the immediate's last byte. The instruction was predecoded with both lines.
+  //   1000: JMP 100Ch               EB 0A
+  //   100C: MOV EAX, 11223344h      66 B8 44 33 22 11   (1010 and 1011 in the next line)
+  //   1012: MOV BYTE [1011h], 55h   C6 06 11 10 55
+  //   1017: JMP 100Ch               EB F3
+  std::vector<uint8_t> code(0x19, 0x90);
+  const uint8_t program[][7] = {{0xEB, 0x0A},
+                                {0x66, 0xB8, 0x44, 0x33, 0x22, 0x11},
+                                {0xC6, 0x06, 0x11, 0x10, 0x55},
+                                {0xEB, 0xF3}};
+  const size_t at[] = {0x00, 0x0C, 0x12, 0x17}, length[] = {2, 6, 5, 2};
+  for (int i = 0; i < 4; ++i) std::copy_n(program[i], length[i], code.begin() + at[i]);
+  Real r(code);
+  r.cpu.set_cr0(kCr0Et);  // caches on, so the code sits in cache lines
+  ASSERT_EQ(r.cpu.Run(4), 4u);
+  EXPECT_EQ(r.cpu.reg(kEax), 0x11223344u);
+  ASSERT_EQ(r.cpu.Run(1), 1u);
+  EXPECT_EQ(r.cpu.reg(kEax), 0x55223344u);
+}
+
 TEST(X86Cpu, SingleStepTrapsAfterEachInstructionButNotAfterInt) {
   Real r({0x90, 0x40, 0xCD, 0x21, 0x90});  // NOP; INC AX; INT 21h; NOP
   r.bus.Poke(0x21 * 4, {0x00, 0x30, 0x00, 0x00});
@@ -309,7 +332,8 @@ TEST(X86Cpu, WhatIsNotModelledStopsTheCoreInsteadOfRunningWrongly) {
 // A bare-metal ROM of tests/simcore/x86_roms/ in the top 64 KB, the core after RESET with
 // exceptions and interrupts delivered; runs it to its HLT.
 struct Rom {
-  explicit Rom(const std::string& name) : cpu(bus) {
+  explicit Rom(const std::string& name, bool fast_paths = true) : cpu(bus) {
+    cpu.set_fast_paths(fast_paths);
     absl::StatusOr<machine::ElfImage> elf =
         machine::LoadElfFile(std::string(CITCAT_X86_ROMS) + "/" + name + ".elf");
     EXPECT_TRUE(elf.ok()) << elf.status();
@@ -385,6 +409,46 @@ TEST(X86Cpu, PrivilegeLevelsRomFromResetToHlt) {
     EXPECT_EQ(r.data[0], 0x41);
   }
   EXPECT_EQ(port_writes, 1);
+}
+
+// The predecoded-line fast paths change nothing a bus monitor or the program could see: the
+// same bus records (fills, write-throughs, page walks, port cycles, in the same order with the
+// same branch counts) and the same final state as the full path on every fetch.
+void ExpectSameBusTrace(const PcBus& fast, const PcBus& full) {
+  ASSERT_EQ(fast.log().size(), full.log().size());
+  for (size_t i = 0; i < fast.log().size(); ++i) {
+    const cat::OwnedRecord &a = fast.log()[i], &b = full.log()[i];
+    ASSERT_TRUE(a.kind == b.kind && a.address == b.address && a.flags == b.flags &&
+                a.branch_count == b.branch_count && a.data == b.data)
+        << "record " << i;
+  }
+}
+
+TEST(X86Cpu, FastPathsLeaveTheSameBusTraceAsTheFullPath) {
+  for (const char* name : {"protected", "rings"}) {
+    SCOPED_TRACE(name);
+    Rom fast(name), full(name, false);
+    EXPECT_EQ(fast.State(), full.State());
+    ExpectSameBusTrace(fast.bus, full.bus);
+  }
+}
+
+TEST(X86Cpu, FastPathsKeepTheReplacementOrderUnderConflicts) {
+  // Five data lines and the loop's first code line all in cache set 0, so the loop's fetches
+  // and loads keep replacing each other: which line goes depends on every fetch's touch.
+  //   1000: MOV AL, [2000h] / [2800h] / [3000h] / [3800h] / [4000h]   A0 lo hi
+  //   100F: LOOP 1000h                                                E2 EF
+  std::vector<uint8_t> code;
+  for (uint8_t hi : {0x20, 0x28, 0x30, 0x38, 0x40}) code.insert(code.end(), {0xA0, 0x00, hi});
+  code.insert(code.end(), {0xE2, 0xEF});
+  Real fast(code), full(code);
+  full.cpu.set_fast_paths(false);
+  for (Real* r : {&fast, &full}) {
+    r->cpu.set_cr0(kCr0Et);
+    r->cpu.set_reg(kEcx, 40);
+    ASSERT_EQ(r->cpu.Run(40 * 6), 40u * 6);
+  }
+  ExpectSameBusTrace(fast.bus, full.bus);
 }
 #endif
 
