@@ -9,7 +9,7 @@ Cache::Cache(simcore::Bus& bus, const uint64_t& branch_count)
 
 int Cache::WayOf(uint32_t paddr) const { return Find(SetOf(paddr), TagOf(paddr)); }
 
-void Cache::Read(uint32_t paddr, std::span<uint8_t> bytes, Access access) {
+void Cache::ReadSlow(uint32_t paddr, std::span<uint8_t> bytes, Access access) {
   const uint32_t last = paddr + static_cast<uint32_t>(bytes.size()) - 1;
   if (((paddr ^ last) & ~uint32_t{3}) == 0) {
     ReadPiece(paddr, bytes, access);

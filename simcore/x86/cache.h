@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <span>
 
 #include "simcore/bus.h"
@@ -73,7 +74,9 @@ class Cache {
   bool nw() const { return nw_; }
 
   // A read or write of a 1-, 2- or 4-byte operand (any alignment; `bytes` in address order).
-  void Read(uint32_t paddr, std::span<uint8_t> bytes, Access access);
+  void Read(uint32_t paddr, std::span<uint8_t> bytes, Access access) {
+    if (!ReadHit(paddr, bytes, access)) ReadSlow(paddr, bytes, access);
+  }
   void Write(uint32_t paddr, std::span<const uint8_t> bytes, Access access);
 
   // Instruction fetch of a whole line: the line holding `paddr`, filled on a miss when the access
@@ -122,6 +125,19 @@ class Cache {
     }
     return -1;
   }
+  // A read inside one aligned 4-byte word that hits: served with the replacement-bit update.
+  // False (with nothing done) otherwise.
+  bool ReadHit(uint32_t paddr, std::span<uint8_t> bytes, Access a) {
+    const uint32_t last = paddr + static_cast<uint32_t>(bytes.size()) - 1;
+    if (((paddr ^ last) & ~uint32_t{3}) != 0 || a.locked) return false;
+    const uint32_t set = SetOf(paddr);
+    const int way = Find(set, TagOf(paddr));
+    if (way < 0) return false;
+    lru_[set] = PlruTouch(lru_[set], way);
+    std::memcpy(bytes.data(), &data_[set * kWays + way][paddr % kLineBytes], bytes.size());
+    return true;
+  }
+  void ReadSlow(uint32_t paddr, std::span<uint8_t> bytes, Access access);
   // Reads or writes bytes that lie inside one aligned 4-byte word.
   void ReadPiece(uint32_t paddr, std::span<uint8_t> bytes, Access a);
   void WritePiece(uint32_t paddr, std::span<const uint8_t> bytes, Access a);

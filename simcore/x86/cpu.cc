@@ -104,20 +104,6 @@ void Cpu::Deliver(uint8_t vector, bool has_error, uint32_t error_code) {
 
 // ---- memory ----
 
-bool Cpu::ReadMem(int seg, uint32_t offset, int size, uint32_t* value) {
-  if (!CheckSegment(seg, offset, size, false) || !CheckAlignment(seg, offset, size)) return false;
-  if (!ReadLinear(Linear(seg, offset), size, value)) return false;
-  if (dr7_ & 0xFF) DataBreakpoint(Linear(seg, offset), size, false);
-  return true;
-}
-
-bool Cpu::WriteMem(int seg, uint32_t offset, int size, uint32_t value) {
-  if (!CheckSegment(seg, offset, size, true) || !CheckAlignment(seg, offset, size)) return false;
-  if (!WriteLinear(Linear(seg, offset), size, value)) return false;
-  if (dr7_ & 0xFF) DataBreakpoint(Linear(seg, offset), size, true);
-  return true;
-}
-
 // Instruction breakpoints (R/W = 00 in DR7) match the linear address of the instruction about to
 // run: a #DB fault before it, unless RF is set.
 bool Cpu::InstructionBreakpoint(uint32_t linear) {
@@ -151,44 +137,31 @@ void Cpu::DataBreakpoint(uint32_t linear, int size, bool write) {
   }
 }
 
-// #AC(0): a misaligned data access at CPL 3 with CR0.AM and EFLAGS.AC set (words on even,
-// doublewords on multiple-of-four addresses).
-bool Cpu::CheckAlignment(int seg, uint32_t offset, int size) {
-  if (size == 1 || !(cr0_ & kCr0Am) || !(eflags_ & flag::kAC) || cpl_ != 3 || system_access_) {
-    return true;
-  }
-  if ((Linear(seg, offset) & static_cast<uint32_t>(size - 1)) == 0) return true;
-  Raise(kVecAlignment, 0);
-  return false;
-}
-
 // An access that crosses a page boundary is translated page by page, both before any bus
 // cycle, so a page fault on the second page leaves memory untouched.
-bool Cpu::ReadLinear(uint32_t linear, int size, uint32_t* value) {
+bool Cpu::ReadAcrossPages(uint32_t linear, int size, uint32_t* value) {
   uint8_t bytes[4] = {};
-  const int first = std::min<int>(size, 0x1000 - (linear & 0xFFF));
-  uint32_t p0, p1 = 0;
+  const int first = 0x1000 - (linear & 0xFFF);
+  uint32_t p0, p1;
   Access a0, a1;
   if (!Physical(linear, false, false, &p0, &a0)) return false;
-  if (first < size && !Physical(linear + first, false, false, &p1, &a1)) return false;
+  if (!Physical(linear + first, false, false, &p1, &a1)) return false;
   cache_.Read(p0, std::span<uint8_t>(bytes, first), a0);
-  if (first < size) cache_.Read(p1, std::span<uint8_t>(bytes + first, size - first), a1);
-  uint32_t v = 0;
-  for (int i = size - 1; i >= 0; --i) v = v << 8 | bytes[i];
-  *value = v;
+  cache_.Read(p1, std::span<uint8_t>(bytes + first, size - first), a1);
+  *value = LittleEndian(bytes, size);
   return true;
 }
 
-bool Cpu::WriteLinear(uint32_t linear, int size, uint32_t value) {
+bool Cpu::WriteAcrossPages(uint32_t linear, int size, uint32_t value) {
   uint8_t bytes[4];
-  for (int i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(value >> (8 * i));
-  const int first = std::min<int>(size, 0x1000 - (linear & 0xFFF));
-  uint32_t p0, p1 = 0;
+  ToLittleEndian(value, bytes, size);
+  const int first = 0x1000 - (linear & 0xFFF);
+  uint32_t p0, p1;
   Access a0, a1;
   if (!Physical(linear, true, false, &p0, &a0)) return false;
-  if (first < size && !Physical(linear + first, true, false, &p1, &a1)) return false;
+  if (!Physical(linear + first, true, false, &p1, &a1)) return false;
   cache_.Write(p0, std::span<const uint8_t>(bytes, first), a0);
-  if (first < size) cache_.Write(p1, std::span<const uint8_t>(bytes + first, size - first), a1);
+  cache_.Write(p1, std::span<const uint8_t>(bytes + first, size - first), a1);
   return true;
 }
 

@@ -231,10 +231,20 @@ class Cpu {
   void Unmodelled();  // stop: the current instruction needs what this core does not model yet
   bool LoadCode(uint16_t selector, const Descriptor& d);
   bool CheckSegment(int seg, uint32_t offset, int size, bool write);
+  // CheckSegment's common case without the call: a usable expand-up segment of the right type,
+  // the access inside its limit. False means "ask CheckSegment", not "fault".
+  static bool PlainAccess(const Segment& s, uint32_t offset, int size, bool write) {
+    const uint32_t last = offset + static_cast<uint32_t>(size) - 1;
+    const bool type_ok = write ? (s.access & 0x1E) == 0x12  // writable expand-up data
+                               : (s.access & 0x1C) == 0x10 || (s.access & 0x1A) == 0x1A;
+    return type_ok && last >= offset && last <= s.limit;
+  }
   bool CheckAlignment(int seg, uint32_t offset, int size);
   bool Physical(uint32_t linear, bool write, bool code, uint32_t* paddr, Access* access);
   bool ReadLinear(uint32_t linear, int size, uint32_t* value);
   bool WriteLinear(uint32_t linear, int size, uint32_t value);
+  bool ReadAcrossPages(uint32_t linear, int size, uint32_t* value);
+  bool WriteAcrossPages(uint32_t linear, int size, uint32_t value);
 
   // Control flow.
   void Jump(uint32_t target, int opsize) {
@@ -303,6 +313,100 @@ class Cpu {
   uint64_t retired_ = 0;
   Fpu fpu_;
 };
+
+// ---- the memory path, inline: every data access takes it ----
+
+inline uint32_t LittleEndian(const uint8_t* bytes, int size) {
+  uint32_t v = 0;
+  for (int i = size - 1; i >= 0; --i) v = v << 8 | bytes[i];
+  return v;
+}
+
+inline void ToLittleEndian(uint32_t value, uint8_t* bytes, int size) {
+  for (int i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(value >> (8 * i));
+}
+
+inline Access Cpu::DataAccess(uint32_t paddr) const {
+  Access a;
+  a.cacheable = !cacheable_ || cacheable_(paddr);
+  return a;
+}
+
+inline bool Cpu::Physical(uint32_t linear, bool write, bool code, uint32_t* paddr, Access* access) {
+  if (!(cr0_ & kCr0Pg)) {
+    *paddr = linear;
+    *access = DataAccess(linear);
+  } else {
+    const Translation t = paging_.Translate(linear, write, cpl_ == 3 && !system_access_);
+    if (!t.ok) {
+      cr2_ = linear;
+      Raise(kVecPageFault, t.error_code);
+      return false;
+    }
+    *paddr = t.paddr;
+    *access = DataAccess(t.paddr);
+    access->pcd = t.pcd;
+  }
+  access->code = code;
+  return true;
+}
+
+// #AC(0): a misaligned data access at CPL 3 with CR0.AM and EFLAGS.AC set (words on even,
+// doublewords on multiple-of-four addresses).
+inline bool Cpu::CheckAlignment(int seg, uint32_t offset, int size) {
+  if (size == 1 || !(cr0_ & kCr0Am) || !(eflags_ & flag::kAC) || cpl_ != 3 || system_access_) {
+    return true;
+  }
+  if ((Linear(seg, offset) & static_cast<uint32_t>(size - 1)) == 0) return true;
+  Raise(kVecAlignment, 0);
+  return false;
+}
+
+inline bool Cpu::ReadLinear(uint32_t linear, int size, uint32_t* value) {
+  if ((linear & 0xFFF) + static_cast<uint32_t>(size) > 0x1000) {
+    return ReadAcrossPages(linear, size, value);
+  }
+  uint32_t paddr;
+  Access a;
+  if (!Physical(linear, false, false, &paddr, &a)) return false;
+  uint8_t bytes[4];
+  cache_.Read(paddr, std::span<uint8_t>(bytes, size), a);
+  *value = LittleEndian(bytes, size);
+  return true;
+}
+
+inline bool Cpu::WriteLinear(uint32_t linear, int size, uint32_t value) {
+  if ((linear & 0xFFF) + static_cast<uint32_t>(size) > 0x1000) {
+    return WriteAcrossPages(linear, size, value);
+  }
+  uint32_t paddr;
+  Access a;
+  if (!Physical(linear, true, false, &paddr, &a)) return false;
+  uint8_t bytes[4];
+  ToLittleEndian(value, bytes, size);
+  cache_.Write(paddr, std::span<const uint8_t>(bytes, size), a);
+  return true;
+}
+
+inline bool Cpu::ReadMem(int seg, uint32_t offset, int size, uint32_t* value) {
+  if (!PlainAccess(seg_[seg], offset, size, false) && !CheckSegment(seg, offset, size, false)) {
+    return false;
+  }
+  if (!CheckAlignment(seg, offset, size)) return false;
+  if (!ReadLinear(Linear(seg, offset), size, value)) return false;
+  if (dr7_ & 0xFF) DataBreakpoint(Linear(seg, offset), size, false);
+  return true;
+}
+
+inline bool Cpu::WriteMem(int seg, uint32_t offset, int size, uint32_t value) {
+  if (!PlainAccess(seg_[seg], offset, size, true) && !CheckSegment(seg, offset, size, true)) {
+    return false;
+  }
+  if (!CheckAlignment(seg, offset, size)) return false;
+  if (!WriteLinear(Linear(seg, offset), size, value)) return false;
+  if (dr7_ & 0xFF) DataBreakpoint(Linear(seg, offset), size, true);
+  return true;
+}
 
 }  // namespace citcat::x86
 

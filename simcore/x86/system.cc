@@ -12,33 +12,6 @@ namespace {}  // namespace
 
 void Cpu::Unmodelled() { exception_ = {true, 0, 0, eip_, false, false, true}; }
 
-Access Cpu::DataAccess(uint32_t paddr) const {
-  Access a;
-  a.cacheable = !cacheable_ || cacheable_(paddr);
-  return a;
-}
-
-// ---- paging ----
-
-bool Cpu::Physical(uint32_t linear, bool write, bool code, uint32_t* paddr, Access* access) {
-  if (!(cr0_ & kCr0Pg)) {
-    *paddr = linear;
-    *access = DataAccess(linear);
-  } else {
-    const Translation t = paging_.Translate(linear, write, cpl_ == 3 && !system_access_);
-    if (!t.ok) {
-      cr2_ = linear;
-      Raise(kVecPageFault, t.error_code);
-      return false;
-    }
-    *paddr = t.paddr;
-    *access = DataAccess(t.paddr);
-    access->pcd = t.pcd;
-  }
-  access->code = code;
-  return true;
-}
-
 // ---- segmentation ----
 
 // Limit and type checks of an access through a segment register. Real mode keeps the limits a
