@@ -562,6 +562,10 @@ void Cpu::Step() {
   const Instruction& in = *decoded;
   if (in.fault == Fault::kUD) return Raise(kVecInvalidOpcode);
   if (in.fault != Fault::kNone) return Raise(kVecGeneralProtection);
+  // Any byte of the instruction beyond the CS limit (code run off the end of its segment).
+  if (eip_ + in.length - 1 > seg_[kCs].limit || eip_ + in.length - 1 < eip_) {
+    return Raise(kVecGeneralProtection);
+  }
   next_eip_ = code32 ? eip_ + in.length : (eip_ + in.length) & 0xFFFF;
   jumped_ = false;
   repeat_ = false;
@@ -671,9 +675,12 @@ bool Cpu::Execute(const Instruction& in) {
     eflags_ = saved_flags;
     return false;
   };
-  const auto branch = [&](bool taken, uint32_t target) {
+  // A near control transfer; a target beyond the CS limit is a #GP(0) of the branch itself.
+  const auto branch = [&](bool taken, uint32_t target) -> bool {
+    if (taken && !InCodeLimit(target, size)) return Raise(kVecGeneralProtection, 0), false;
     ++branch_count_;
     if (taken) Jump(target, size);
+    return true;
   };
 
   uint32_t a = 0, b = 0;
@@ -840,28 +847,27 @@ bool Cpu::Execute(const Instruction& in) {
       return false;
     }
     case Op::kJcc:
-      branch(Condition(in.cond), next_eip_ + in.imm);
-      return true;
+      return branch(Condition(in.cond), next_eip_ + in.imm);
     case Op::kJmp:
-      if (in.dst == Operand::kRel) {
-        branch(true, next_eip_ + in.imm);
-        return true;
-      }
+      if (in.dst == Operand::kRel) return branch(true, next_eip_ + in.imm);
       if (!ReadRm(in, size, &a)) return false;
-      branch(true, a);
-      return true;
+      return branch(true, a);
     case Op::kCall: {
       uint32_t target = next_eip_ + in.imm;
       if (in.dst != Operand::kRel && !ReadRm(in, size, &target)) return false;
+      if (!InCodeLimit(target, size)) return Raise(kVecGeneralProtection, 0), false;
       if (!Push(size, next_eip_)) return false;
-      branch(true, target);
-      return true;
+      return branch(true, target);
     }
     case Op::kRet: {
+      const uint32_t sp = gpr_[kEsp];
       if (!Pop(size, &a)) return false;
+      if (!InCodeLimit(a, size)) {
+        gpr_[kEsp] = sp;
+        return Raise(kVecGeneralProtection, 0), false;
+      }
       if (in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
-      branch(true, a);
-      return true;
+      return branch(true, a);
     }
     case Op::kLoop:
     case Op::kLoope:
@@ -874,12 +880,12 @@ bool Cpu::Execute(const Instruction& in) {
         taken = count == 0;
       } else {
         count = (count - 1) & SizeMask(count_size);
-        WriteReg(kEcx, count_size, count);
         taken = count != 0;
         if (in.op == Op::kLoope) taken = taken && (eflags_ & flag::kZF);
         if (in.op == Op::kLoopne) taken = taken && !(eflags_ & flag::kZF);
       }
-      branch(taken, next_eip_ + in.imm);
+      if (!branch(taken, next_eip_ + in.imm)) return false;  // ECX as it was
+      if (in.op != Op::kJcxz) WriteReg(kEcx, count_size, count);
       return true;
     }
     case Op::kBt:

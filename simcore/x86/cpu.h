@@ -247,6 +247,9 @@ class Cpu {
   bool WriteAcrossPages(uint32_t linear, int size, uint32_t value);
 
   // Control flow.
+  bool InCodeLimit(uint32_t target, int opsize) const {
+    return (opsize == 2 ? target & 0xFFFF : target) <= seg_[kCs].limit;
+  }
   void Jump(uint32_t target, int opsize) {
     eip_ = opsize == 2 ? target & 0xFFFF : target;
     jumped_ = true;

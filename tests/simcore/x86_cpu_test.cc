@@ -289,6 +289,39 @@ TEST(X86Cpu, DebugRegisterBreakpoints) {
   EXPECT_FALSE(r.cpu.eflags() & flag::kRF);  // and is cleared once it completed
 }
 
+// Near branches check their target against the CS limit and fault themselves, with nothing
+// changed; code that runs off the end of its segment faults at the instruction that would.
+TEST(X86Cpu, CodeSegmentLimitChecks) {
+  //   1000: JMP 2000h       E9 FB 0F 00 00   (beyond a limit of 1FFFh)
+  //   1005: CALL 2000h      E8 F6 0F 00 00
+  //   100A: LOOP 100Ah + 2000h is never reached; 1FFE: NOP; NOP; then 2000 is beyond the limit
+  PcBus bus;
+  bus.Poke(0x1000, {0xE9, 0xFB, 0x0F, 0x00, 0x00, 0xE8, 0xF6, 0x0F, 0x00, 0x00});
+  bus.Poke(0x1FFE, {0x90, 0x90, 0x90});
+  Cpu cpu(bus);
+  cpu.SetFlat32();
+  Segment cs = cpu.segment(kCs);
+  cs.limit = 0x1FFF;
+  cpu.set_segment(kCs, cs);
+  cpu.set_reg(kEsp, 0x8000);
+  cpu.set_eip(0x1000);
+  for (uint32_t at : {0x1000u, 0x1005u}) {
+    cpu.set_eip(at);
+    EXPECT_EQ(cpu.Run(1), 0u);
+    ASSERT_TRUE(cpu.exception().pending);
+    EXPECT_EQ(cpu.exception().vector, kVecGeneralProtection);
+    EXPECT_EQ(cpu.eip(), at);
+    EXPECT_EQ(cpu.reg(kEsp), 0x8000u);  // CALL pushed nothing
+    EXPECT_EQ(cpu.branch_count(), 0u);
+    cpu.ClearException();
+  }
+  cpu.set_eip(0x1FFE);
+  EXPECT_EQ(cpu.Run(3), 2u);  // two NOPs; the third lies beyond the limit
+  ASSERT_TRUE(cpu.exception().pending);
+  EXPECT_EQ(cpu.exception().vector, kVecGeneralProtection);
+  EXPECT_EQ(cpu.eip(), 0x2000u);
+}
+
 TEST(X86Cpu, AlignmentCheckAtCpl3) {
   // MOV EAX, [2001h] twice: first with AC clear, then with AC set (CR0.AM set throughout).
   PcBus bus;
