@@ -125,6 +125,94 @@ void R4400Contract::DecodeState(const ReservedMemory& dump, ims::MipsState& s) c
   }
 }
 
+absl::StatusOr<std::vector<cat::OwnedRecord>> R4400Contract::StateDump(
+    const cat::CatHeader& header, const ims::InitialMachineState& ims) {
+  const cat::AddressWindow *begin = header.FindMagic("trace-begin"),
+                           *state = header.FindMagic("cpu-state"), *tlb = header.FindMagic("tlb"),
+                           *done = header.FindMagic("state-done");
+  if (begin == nullptr || state == nullptr || tlb == nullptr || done == nullptr) {
+    return absl::InvalidArgumentError("the header lacks the R4400 state dump's reserved areas");
+  }
+  const ims::MipsState& s = ims.mips();
+  if (s.ll_bit()) {
+    return absl::InvalidArgumentError(
+        "IMS mips.ll_bit is set: the R4400 state dump leaves it clear");
+  }
+  if (s.gpr_size() != 32 || s.fgr_size() != 32 || s.tlb_size() != CITCAT_R4400_TLB_ENTRIES) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "IMS mips state has ", s.gpr_size(), " GPRs, ", s.fgr_size(), " FGRs and ", s.tlb_size(),
+        " TLB entries; the R4400 has 32, 32 and ", CITCAT_R4400_TLB_ENTRIES));
+  }
+  std::vector<cat::OwnedRecord> out;
+  const uint64_t branch_count = ims.start().branch_count() - 1;
+  // A 64-bit slot, or the low word of one for a 32-bit register (the dump may hold it
+  // sign-extended, and extraction reads only the low word).
+  const auto store = [&](uint64_t address, uint64_t value, int bytes) {
+    cat::OwnedRecord r;
+    r.kind = cat::RecordKind::kUncachedWrite;
+    r.address = address + 8 - bytes;
+    r.branch_count = branch_count;
+    for (int i = bytes - 1; i >= 0; --i) r.data.push_back(static_cast<uint8_t>(value >> (8 * i)));
+    out.push_back(std::move(r));
+  };
+  store(begin->base, r4400::kBeginMarker, 8);
+  const auto slot = [&](uint64_t offset, uint64_t value, int bytes = 8) {
+    store(state->base + offset, value, bytes);
+  };
+  const auto cp0 = [&](int r, uint64_t value, int bytes) {
+    slot(CITCAT_R4400_SLOT_CP0 + 8 * r, value, bytes);
+  };
+  for (int i = 0; i < 32; ++i) slot(CITCAT_R4400_SLOT_GPR + 8 * i, s.gpr(i));
+  slot(CITCAT_R4400_SLOT_HI, s.hi());
+  slot(CITCAT_R4400_SLOT_LO, s.lo());
+  slot(CITCAT_R4400_SLOT_RESUME_PC, s.pc());
+  const ims::MipsCp0& c = s.cp0();
+  // Random as the driver read it: DecodeState's step to the resume point, undone.
+  const uint32_t wired = c.wired() & 63;
+  uint32_t random = c.random();
+  if (wired < 48 && random >= wired && random < 48) {
+    const uint32_t span = 48 - wired, step = r4400::kRandomReadToResume % span;
+    random = wired + (random - wired + step) % span;
+  }
+  cp0(0, c.index(), 4);
+  cp0(kCp0Random, random, 4);
+  cp0(2, c.entry_lo0(), 8);
+  cp0(3, c.entry_lo1(), 8);
+  cp0(4, c.context(), 8);
+  cp0(5, c.page_mask(), 4);
+  cp0(kCp0Wired, c.wired(), 4);
+  cp0(8, c.bad_vaddr(), 8);
+  cp0(9, c.count(), 4);
+  cp0(10, c.entry_hi(), 8);
+  cp0(11, c.compare(), 4);
+  cp0(12, c.status(), 4);
+  cp0(13, c.cause(), 4);
+  cp0(14, c.epc(), 8);
+  cp0(15, c.prid(), 4);
+  cp0(16, c.config(), 4);
+  cp0(17, c.ll_addr(), 4);
+  cp0(18, c.watch_lo(), 4);
+  cp0(19, c.watch_hi(), 4);
+  cp0(20, c.xcontext(), 8);
+  cp0(26, c.ecc(), 4);
+  cp0(27, c.cache_err(), 4);
+  cp0(28, c.tag_lo(), 4);
+  cp0(29, c.tag_hi(), 4);
+  cp0(30, c.error_epc(), 8);
+  for (int i = 0; i < 32; ++i) slot(CITCAT_R4400_SLOT_FGR + 8 * i, s.fgr(i));
+  slot(CITCAT_R4400_SLOT_FCR31, s.fcr31(), 4);
+  for (int i = 0; i < CITCAT_R4400_TLB_ENTRIES; ++i) {
+    const ims::MipsTlbEntry& e = s.tlb(i);
+    const uint64_t at = tlb->base + CITCAT_R4400_TLB_ENTRY_BYTES * i;
+    store(at + CITCAT_R4400_TLB_PAGE_MASK, e.page_mask(), 8);
+    store(at + CITCAT_R4400_TLB_ENTRY_HI, e.entry_hi(), 8);
+    store(at + CITCAT_R4400_TLB_ENTRY_LO0, e.entry_lo0(), 8);
+    store(at + CITCAT_R4400_TLB_ENTRY_LO1, e.entry_lo1(), 8);
+  }
+  store(done->base, 0, 8);
+  return out;
+}
+
 absl::Status R4400Contract::HookStore(const ReservedStore& store, aes::EventSchedule& aes) {
   const cat::BusRecord& r = store.record;
   if (&store.area == cause_ || &store.area == count_) {

@@ -5,6 +5,7 @@
 #define CITCAT_EXTRACT_R4400_CONTRACT_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "extract/contract.h"
 
@@ -24,6 +25,12 @@ class R4400Contract : public SystemContract {
   // Whether `record` ends the state dump in a CAT with `header`: the CPU's store to `state-done`
   // (where replay starts, for verify).
   static bool EndsStateDump(const cat::CatHeader& header, const cat::BusRecord& record);
+  // The state dump `ims` implies, the inverse of extraction: the begin marker, a store of each
+  // value the IMS takes from the dump, and the store to `state-done` (replay writes these ahead of
+  // the regenerated records, so verify compares the registers with the original's dump). An IMS
+  // the dump cannot express (LL set) is an InvalidArgument error.
+  static absl::StatusOr<std::vector<cat::OwnedRecord>> StateDump(
+      const cat::CatHeader& header, const ims::InitialMachineState& ims);
 
  private:
   void DecodeState(const ReservedMemory& dump, ims::MipsState& s) const;

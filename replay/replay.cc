@@ -30,16 +30,26 @@ absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
                                            ims::MachineName(aes.machine()), ", not the ",
                                            ims::MachineName(machine.machine)));
   }
+  const cat::CatHeader header = machine.header(ims);
+  if (machine.state_dump) {
+    absl::StatusOr<std::vector<cat::OwnedRecord>> dump = machine.state_dump(header, ims);
+    if (!dump.ok()) return InvalidReplayInput(dump.status().message());
+    if (options.regenerated != nullptr) {
+      for (const cat::OwnedRecord& r : *dump) {
+        if (absl::Status s = options.regenerated->Write(r.view()); !s.ok()) return s;
+      }
+    }
+  }
   const bool observe =
       options.trace != nullptr || options.sink != nullptr || options.on_instruction != nullptr;
-  auto engine = std::make_unique<Engine>(ims, aes, options, machine.header(ims), observe);
+  auto engine = std::make_unique<Engine>(ims, aes, options, header, observe);
   if (absl::Status s = engine->Load(machine.make_core); !s.ok()) return s;
   absl::StatusOr<ReplaySummary> result = engine->Run();
   if (result.ok() || !absl::IsAborted(result.status()) || observe) return result;
   // The fast run does not look at single instructions; replay is deterministic, so a second run
   // that does reaches the same divergence and can name the instructions that led to it.
   ReplayOptions quiet;
-  auto again = std::make_unique<Engine>(ims, aes, quiet, machine.header(ims), /*observe=*/true);
+  auto again = std::make_unique<Engine>(ims, aes, quiet, header, /*observe=*/true);
   if (!again->Load(machine.make_core).ok()) return result;
   absl::StatusOr<ReplaySummary> second = again->Run();
   if (!second.ok() && absl::IsAborted(second.status())) return second.status();

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -68,6 +69,14 @@ struct ReplayMachine {
   // Whether `record` ends the begin-of-trace state dump in a CAT with `header`: replay
   // regenerates the records after it.
   std::function<bool(const cat::CatHeader& header, const cat::BusRecord& record)> starts_after;
+  // The begin-of-trace state dump as `ims` implies it: the begin marker, a store of every value
+  // the IMS takes from the dump, and last the record that ends the dump (`starts_after` holds for
+  // it). Replay writes these to the regenerated CAT ahead of the records it regenerates, so that
+  // verify compares the IMS's registers with the original's dump. An IMS that no dump could have
+  // produced is an InvalidArgument error. May be empty (no dump: replay writes none).
+  std::function<absl::StatusOr<std::vector<cat::OwnedRecord>>(const cat::CatHeader& header,
+                                                              const ims::InitialMachineState& ims)>
+      state_dump;
 };
 
 // Replays a trace of `machine`. A divergence is returned as an Aborted status whose message is

@@ -3,6 +3,7 @@
 #define CITCAT_REPLAY_VERIFY_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "absl/status/status.h"
@@ -13,10 +14,23 @@
 
 namespace citcat::replay {
 
-// The index of the first record replay regenerates: the one after the record that ends the
-// begin-of-trace state dump (machine.starts_after). Reads `original` up to there; the next
-// Next() returns that record.
-absl::StatusOr<uint64_t> SkipToReplayStart(const ReplayMachine& machine, cat::CatReader& original);
+// What a begin-of-trace state dump stored: the bytes of the CPU's writes into the header's
+// reserved areas, by address (a later store over an earlier one), and the index of the first
+// record after the one that ends the dump (machine.starts_after), where replay starts.
+struct StateDump {
+  std::map<uint64_t, uint8_t> bytes;
+  uint64_t end = 0;
+};
+
+// Reads `cat` up to and including the record that ends its state dump; the next Next() returns
+// the first record replay regenerates.
+absl::StatusOr<StateDump> ReadStateDump(const ReplayMachine& machine, cat::CatReader& cat);
+
+// Why a regenerated dump differs from the original's ("" if it does not): every byte the
+// regenerated one stores must be the original's, or zero where the original stored nothing (as
+// extraction reads it). The original may store more, such as slots no IMS field holds.
+std::string StateDumpDifference(const StateDump& original, const StateDump& regenerated,
+                                const cat::CatHeader& header);
 
 // Why two records differ ("" if identical): the field, and both records in text form.
 std::string RecordDifference(const cat::BusRecord& original, const cat::BusRecord& regenerated,
@@ -25,7 +39,7 @@ std::string RecordDifference(const cat::BusRecord& original, const cat::BusRecor
 struct VerifyResult {
   bool identical = false;
   uint64_t compared = 0;          // records compared (equal ones, plus the first differing one)
-  uint64_t start = 0;             // index in the original of regenerated record 0
+  uint64_t start = 0;             // index in the original of the first record replay made
   uint64_t first_difference = 0;  // index in the original of the first difference
   std::string report;             // the first difference, one paragraph ("" when identical)
 };

@@ -11,9 +11,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "extract/r4400_contract.h"
 #include "guest/r4400/guest_paths.h"
 #include "guest/r4400/tools/disk_image.h"
@@ -235,7 +235,8 @@ System R4400() {
       .replay = {.machine = ims::MACHINE_R4400,
                  .make_core = replay::MakeR4400Adapter,
                  .header = replay::R4400Header,
-                 .starts_after = extract::R4400Contract::EndsStateDump},
+                 .starts_after = extract::R4400Contract::EndsStateDump,
+                 .state_dump = extract::R4400Contract::StateDump},
       .make_contract = [] { return std::make_unique<extract::R4400Contract>(); },
       .capture = Capture,
       .workloads = Workloads(),

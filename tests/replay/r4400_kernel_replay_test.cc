@@ -5,8 +5,6 @@
 #include <iterator>
 #include <string>
 
-#include "replay/r4400_adapter.h"
-#include "systems/system.h"
 #include "absl/strings/str_cat.h"
 #include "aes/aes_util.h"
 #include "cat_parser/reader.h"
@@ -14,8 +12,10 @@
 #include "gtest/gtest.h"
 #include "guest/r4400/guest_paths.h"
 #include "machine/r4400/capture.h"
+#include "replay/r4400_adapter.h"
 #include "replay/replay.h"
 #include "replay/verify.h"
+#include "systems/system.h"
 
 namespace citcat::replay {
 namespace {

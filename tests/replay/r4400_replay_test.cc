@@ -5,15 +5,16 @@
 #include <random>
 #include <string>
 
-#include "replay/r4400_adapter.h"
-#include "systems/system.h"
 #include "absl/strings/str_cat.h"
 #include "aes/aes_util.h"
 #include "cat_parser/reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "machine/r4400/contract.h"
+#include "replay/r4400_adapter.h"
 #include "replay/replay.h"
 #include "replay/verify.h"
+#include "systems/system.h"
 #include "tests/replay/r4400_guest.h"
 
 namespace citcat::replay {
@@ -309,6 +310,34 @@ TEST(R4400ReplayDivergence, RandomDamageEndsCleanly) {
     }
   }
   EXPECT_GT(diverged, 100);
+}
+
+// A register edited in the IMS is caught by a two-file verify even if its value never reaches
+// the bus: replay writes the state dump the IMS implies ahead of the regenerated records, and
+// verify compares it with the original's. Every GPR, one at a time.
+TEST(R4400Replay, TwoFileVerifySeesEveryRegisterOfTheIms) {
+  const Captured& c = Default();
+  const std::string regenerated = absl::StrCat(::testing::TempDir(), "/regen-gpr.cat");
+  for (int r = 1; r < 32; ++r) {
+    ims::InitialMachineState ims = c.x.ims;
+    ims.mutable_mips()->set_gpr(r, ims.mips().gpr(r) ^ 0x80);
+    auto writer = cat::CatWriter::Create(regenerated, R4400Header(ims));
+    ASSERT_TRUE(writer.ok());
+    ReplayOptions options;
+    options.regenerated = writer->get();
+    if (!systems::Replay(ims, c.x.aes, options).ok()) continue;  // a divergence: caught anyway
+    ASSERT_TRUE((*writer)->Finish().ok());
+    auto verdict = systems::CompareCats(c.cat_path, regenerated);
+    ASSERT_TRUE(verdict.ok()) << verdict.status();
+    EXPECT_FALSE(verdict->identical) << "GPR " << r;
+    EXPECT_THAT(verdict->report,
+                HasSubstr(absl::StrCat("cpu-state+0x", absl::Hex(CITCAT_R4400_SLOT_GPR + 8 * r))))
+        << "GPR " << r;
+  }
+  // An IMS no dump could have produced is refused.
+  ims::InitialMachineState ims = c.x.ims;
+  ims.mutable_mips()->set_ll_bit(true);
+  EXPECT_TRUE(absl::IsInvalidArgument(systems::Replay(ims, c.x.aes, {}).status()));
 }
 
 // Random follows retired instructions in the traced machine; the driver reads it 37 instructions

@@ -26,7 +26,7 @@ TEST(Systems, EveryEntryIsFoundByItsNameItsCatMachineAndItsImsMachine) {
     EXPECT_EQ(s.replay.machine, s.ims_machine);
     EXPECT_EQ(s.make_contract()->machine(), s.ims_machine);
     EXPECT_THAT(Names(), HasSubstr(s.name));
-    EXPECT_TRUE(s.capture && s.replay.make_core && s.replay.header && s.replay.starts_after &&
+    EXPECT_TRUE(s.capture && s.replay.make_core && s.replay.header && s.replay.starts_after && s.replay.state_dump &&
                 s.kernel_address && s.hook_instructions);
   }
 }
