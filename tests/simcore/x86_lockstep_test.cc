@@ -537,6 +537,31 @@ TEST(X86Lockstep, UnicornsMemoryWriteHookBreaksSomeInstructions) {
   EXPECT_EQ(flags & flag::kCF, 0u);
 }
 
+// Unicorn 2.0.1's x87 (QEMU 5.0's) keeps no exception flags: 1 / 3 leaves PE clear, where the
+// core (and QEMU 7.2 user mode) set it. The lock step compares the x87 status word's TOP and
+// condition codes only.
+TEST(X86Lockstep, UnicornKeepsNoX87ExceptionFlags) {
+  // FNINIT; FLD1; FIDIV word [EDI] (3); FNSTSW AX; HLT
+  const uint8_t code[] = {0xDB, 0xE3, 0xD9, 0xE8, 0xDE, 0x37, 0xDF, 0xE0, 0xF4};
+  const uint16_t three = 3;
+  Unicorn u;
+  uc_mem_write(u.uc, kCode, code, sizeof code);
+  uc_mem_write(u.uc, kData, &three, 2);
+  u.SetReg(UC_X86_REG_EDI, kData);
+  uc_emu_start(u.uc, kCode, 0xFFFFFFFF, 0, 0);
+  EXPECT_EQ(u.Reg(UC_X86_REG_EAX) & 0x3F, 0u);
+
+  simcore::RamBus bus(kRam);
+  Cpu cpu(bus);
+  cpu.SetFlat32();
+  bus.Poke(kCode, std::vector<uint8_t>(code, code + sizeof code));
+  bus.Poke(kData, std::vector<uint8_t>{3, 0});
+  cpu.set_reg(kEdi, kData);
+  cpu.set_eip(kCode);
+  cpu.Run(4);
+  EXPECT_EQ(cpu.reg(kEax) & 0x3F, kExPrecision);
+}
+
 // The lock step itself: a register, a flag or a memory byte that differs is reported.
 TEST(X86Lockstep, ReportsEachKindOfDifference) {
   using testing::UnicornLockstep;

@@ -73,10 +73,11 @@ class UnicornLockstep {
   void CompareX87();
 
   struct Result {
-    uint64_t compared = 0;  // instructions (REP iterations) compared
-    int fault = -1;         // the vector of the fault both raised that ended the run, if any
-    bool halted = false;    // the run ended at a HLT
-    std::string mismatch;   // "" when the two agreed
+    uint64_t compared = 0;      // instructions (REP iterations) compared
+    uint64_t x87_compared = 0;  // x87 instructions among them, with the x87 state (CompareX87)
+    int fault = -1;             // the vector of the fault both raised that ended the run, if any
+    bool halted = false;        // the run ended at a HLT
+    std::string mismatch;       // "" when the two agreed
   };
   // Runs from `eip` until EIP reaches `end`, a HLT, a fault, `max` instructions or a mismatch.
   Result Run(uint32_t eip, uint32_t end, uint64_t max);
@@ -109,7 +110,7 @@ class UnicornLockstep {
   bool compare_x87_ = false;
 
   // The run in progress.
-  uint64_t compared_ = 0, max_ = 0;
+  uint64_t compared_ = 0, x87_compared_ = 0, max_ = 0;
   std::string mismatch_;
   int uc_vector_ = -1;       // reported by UC_HOOK_INTR since the core last stepped
   bool resume_ = false;      // Unicorn restarted at the instruction the core is at: no step
