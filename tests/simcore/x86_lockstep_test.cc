@@ -233,10 +233,10 @@ class Generator {
         Modrm(Free(), false);
         break;
       case 22: {  // SHLD, SHRD by imm8 or CL
-        // A 16-bit double shift by more than 16 leaves the result and the flags undefined: CL
-        // is set first to a count within the operand.
+        // CL is set first, so counts above 16 for 16-bit operands come often (undefined on the
+        // i486; the core shifts as QEMU does).
         if (prefixed) code_.pop_back();
-        const int by_cl = Pick(2), count = Pick(opsize == 2 ? 17 : 32);
+        const int by_cl = Pick(2), count = Pick(32);
         if (by_cl) {
           Byte(0xB1);  // MOV CL, count
           Byte(count + 32 * Pick(8));
