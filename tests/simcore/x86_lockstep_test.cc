@@ -69,8 +69,12 @@ class Generator {
   // A ModRM with `reg` in its reg field: a free register, or [EDI + disp8].
   void Modrm(uint8_t reg, bool byte_rm, bool memory_only = false) {
     if (memory_only || Pick(2)) {
-      Byte(0x40 | reg << 3 | (code16_ ? 5 : kEdi));  // [DI + disp8] or [EDI + disp8]
-      Byte(Pick(kDataBytes - 4));
+      // [DI + disp8] or [EDI + disp8]. With the address size flipped, flat code addresses the
+      // low 64 KB (DI = 0) and real-mode code the same data (EDI < 64 K).
+      Byte(0x40 | reg << 3 | (code16_ != addr_flip_ ? 5 : kEdi));
+      // Real-mode code with 32-bit addresses: no negative displacement (past the 64 KB limit,
+      // #GP on the i486, unchecked by Unicorn).
+      Byte(Pick(code16_ && addr_flip_ ? 0x80 : kDataBytes - 4));
     } else {
       Byte(0xC0 | reg << 3 | (byte_rm ? Pick(8) : Free()));
     }
@@ -79,14 +83,38 @@ class Generator {
   uint8_t RegField(bool byte) { return byte ? static_cast<uint8_t>(Pick(8)) : Free(); }
 
   void One() {
+    const int kind = Pick(31);
+    // A double shift by CL gets CL first, so counts above 16 for 16-bit operands come often
+    // (undefined on the i486; the core shifts as QEMU does).
+    shift_by_cl = kind == 22 && Pick(2);
+    if (shift_by_cl) {
+      Byte(0xB1);  // MOV CL, imm8
+      Byte(Pick(256));
+    }
+    // Prefixes, in this order: a segment override one time in eight; an address-size prefix one
+    // time in eight (a memory operand then takes the other addressing form); LOCK one time in
+    // four on the kinds with lockable forms; last, an operand-size prefix one time in four (the
+    // kinds that must not have it take it off again).
+    // (Flat code takes no CS override: a write through CS raises #GP, which Unicorn does not
+    // check; see docs/machines/i486-core.md, "Checks".)
+    if (Pick(8) == 0) {
+      Byte(std::vector<uint8_t>{0x26, 0x2E, 0x36, 0x3E, 0x64, 0x65}[Pick(code16_ ? 6 : 5)]);
+      if (!code16_ && code_.back() == 0x2E) code_.back() = 0x65;
+    }
+    addr_flip_ = Pick(8) == 0;
+    if (addr_flip_) Byte(0x67);
+    lock_ = (kind == 0 || kind == 16 || kind == 18) && Pick(4) == 0;
+    if (lock_) Byte(0xF0);
     const bool prefixed = Pick(4) == 0;  // an operand-size prefix: the other size
     if (prefixed) Byte(0x66);
     const int opsize = code16_ != prefixed ? 2 : 4;
-    switch (Pick(31)) {
+    switch (kind) {
       case 0: {  // ALU r/m, r and r, r/m
-        const int alu = Pick(8), dir = Pick(2), byte = Pick(2);
+        // LOCK needs a memory destination and not CMP (Unicorn accepts a register destination:
+        // see UnicornAcceptsLockOnARegister).
+        const int byte = Pick(2), alu = lock_ ? Pick(7) : Pick(8), dir = lock_ ? 0 : Pick(2);
         Byte(alu << 3 | dir << 1 | (byte ? 0 : 1));
-        Modrm(RegField(byte), byte);
+        Modrm(RegField(byte), byte, lock_);
         break;
       }
       case 1: {  // ALU acc, imm
@@ -199,7 +227,7 @@ class Generator {
         const int byte = Pick(2);
         Byte(0x0F);
         Byte((Pick(2) ? 0xC0 : 0xB0) | (byte ? 0 : 1));
-        Modrm(RegField(byte), byte);
+        Modrm(RegField(byte), byte, lock_);
         break;
       }
       case 17:  // Jcc over a two-byte XOR (taken or not), in 32-bit form
@@ -232,20 +260,11 @@ class Generator {
         Byte(0xBC | Pick(2));
         Modrm(Free(), false);
         break;
-      case 22: {  // SHLD, SHRD by imm8 or CL
-        // CL is set first, so counts above 16 for 16-bit operands come often (undefined on the
-        // i486; the core shifts as QEMU does).
-        if (prefixed) code_.pop_back();
-        const int by_cl = Pick(2), count = Pick(32);
-        if (by_cl) {
-          Byte(0xB1);  // MOV CL, count
-          Byte(count + 32 * Pick(8));
-        }
-        if (prefixed) Byte(0x66);
+      case 22: {  // SHLD, SHRD by imm8 or CL (set before the prefixes)
         Byte(0x0F);
-        Byte((Pick(2) ? 0xA4 : 0xAC) | by_cl);
+        Byte((Pick(2) ? 0xA4 : 0xAC) | shift_by_cl);
         Modrm(Free(), false);
-        if (!by_cl) Byte(count);
+        if (!shift_by_cl) Byte(Pick(32));
         break;
       }
       case 23: {  // DAA, DAS, AAA, AAS, AAM, AAD, SALC
@@ -359,6 +378,9 @@ class Generator {
 
   std::mt19937 rng_;
   const bool code16_;
+  bool addr_flip_ = false;   // this instruction has an address-size prefix
+  bool lock_ = false;        // this instruction has a LOCK prefix
+  bool shift_by_cl = false;  // a double shift by CL
   std::vector<uint8_t> code_;
 };
 
@@ -560,6 +582,75 @@ TEST(X86Lockstep, UnicornKeepsNoX87ExceptionFlags) {
   cpu.set_eip(kCode);
   cpu.Run(4);
   EXPECT_EQ(cpu.reg(kEax) & 0x3F, kExPrecision);
+}
+
+// Unicorn runs LOCK XOR CL, CL; the i486 raises #UD for LOCK without a memory destination. The
+// random streams lock memory destinations only.
+TEST(X86Lockstep, UnicornAcceptsLockOnARegister) {
+  const uint8_t code[] = {0xF0, 0x30, 0xC9, 0xF4};  // LOCK XOR CL, CL; HLT
+  Unicorn u;
+  uc_mem_write(u.uc, kCode, code, sizeof code);
+  EXPECT_EQ(uc_emu_start(u.uc, kCode, 0xFFFFFFFF, 0, 0), UC_ERR_OK);
+  EXPECT_EQ(u.interrupt, -1);
+  EXPECT_EQ(u.Reg(UC_X86_REG_EIP), kCode + 4);
+
+  simcore::RamBus bus(kRam);
+  Cpu cpu(bus);
+  cpu.SetFlat32();
+  bus.Poke(kCode, std::vector<uint8_t>(code, code + sizeof code));
+  cpu.set_eip(kCode);
+  cpu.Run(1);
+  EXPECT_TRUE(cpu.exception().pending);
+  EXPECT_EQ(cpu.exception().vector, kVecInvalidOpcode);
+}
+
+// Unicorn checks neither segment rights nor limits: it writes through CS in protected mode and
+// reads past a real-mode segment's 64 KB limit, where the i486 raises #GP(0). The random streams
+// take no CS override in flat code and no negative displacement with 32-bit addresses in real
+// mode.
+TEST(X86Lockstep, UnicornChecksNoSegmentRightsOrLimits) {
+  // MOV BYTE CS:[kData], 1 in flat code; MOV AL, [dword 10000h] in real mode.
+  const std::vector<uint8_t> flat = {0x2E, 0xC6, 0x05, 0x00, 0x00, 0x02, 0x00, 0x01, 0xF4};
+  const std::vector<uint8_t> real = {0x67, 0xA0, 0x00, 0x00, 0x01, 0x00, 0xF4};
+  for (bool code16 : {false, true}) {
+    const std::vector<uint8_t>& code = code16 ? real : flat;
+    Unicorn u(code16 ? UC_MODE_16 : UC_MODE_32);
+    uc_mem_write(u.uc, kCode, code.data(), code.size());
+    EXPECT_EQ(uc_emu_start(u.uc, kCode, 0xFFFFFFFF, 0, 0), UC_ERR_OK);
+    EXPECT_EQ(u.interrupt, -1);
+
+    simcore::RamBus bus(kRam);
+    Cpu cpu(bus);
+    if (code16) {
+      cpu.SetReal(0, 0, 0);
+    } else {
+      cpu.SetFlat32();
+    }
+    bus.Poke(kCode, code);
+    cpu.set_eip(kCode);
+    cpu.Run(1);
+    EXPECT_TRUE(cpu.exception().pending);
+    EXPECT_EQ(cpu.exception().vector, kVecGeneralProtection);
+  }
+}
+
+// A fault both raise ends a lock-step run without a mismatch: #DE through UC_HOOK_INTR, #UD
+// through Unicorn's invalid-instruction error.
+TEST(X86Lockstep, AFaultBothRaiseEndsTheRun) {
+  using testing::UnicornLockstep;
+  const std::vector<std::vector<uint8_t>> codes = {{0x40, 0xF7, 0xF1},   // INC EAX; DIV ECX (0)
+                                                   {0x40, 0x0F, 0x0B}};  // INC EAX; UD2
+  const int vectors[] = {kVecDivide, kVecInvalidOpcode};
+  for (int i = 0; i < 2; ++i) {
+    UnicornLockstep lockstep(UnicornLockstep::Mode::kFlat32, kRam);
+    lockstep.Load(kCode, codes[i]);
+    lockstep.SetReg(kEsp, kStackTop);
+    const UnicornLockstep::Result r = lockstep.Run(kCode, kCode + 0x100, 100);
+    EXPECT_EQ(r.mismatch, "");
+    EXPECT_EQ(r.fault, vectors[i]);
+    EXPECT_EQ(r.compared, 2u);
+    EXPECT_EQ(lockstep.cpu().eip(), kCode + 1);
+  }
 }
 
 // The lock step itself: a register, a flag or a memory byte that differs is reported.

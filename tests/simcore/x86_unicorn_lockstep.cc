@@ -123,6 +123,10 @@ UnicornLockstep::Result UnicornLockstep::Run(uint32_t eip, uint32_t end, uint64_
     sync_flags_ = stopped_ = false;
     const uc_err err = uc_emu_start(uc_, start, cs_base + end, 0, 0);
     if (!mismatch_.empty() || fault_ >= 0) break;
+    if (err == UC_ERR_INSN_INVALID && !core_ahead_) {  // #UD ends Unicorn's run with this error
+      FaultOnCore(kVecInvalidOpcode);
+      break;
+    }
     if (err != UC_ERR_OK) {
       Fail(absl::StrCat("Unicorn stopped: ", uc_strerror(err)));
       break;
@@ -236,18 +240,23 @@ void UnicornLockstep::OnInterrupt(uc_engine* uc, uint32_t vector, void* self) {
     s->Fail("Unicorn faulted on the REP string instruction the core finished");
     return;
   }
-  Past& p = s->past_[s->steps_++ % s->past_.size()];
-  p.linear = s->Linear();
-  std::memcpy(p.bytes.data(), &s->bus_.ram()[p.linear], p.bytes.size());
-  s->cpu_.Run(1);
-  const Exception& e = s->cpu_.exception();
+  s->FaultOnCore(static_cast<int>(vector));
+}
+
+// Unicorn faulted with `vector` on the instruction the core is at: the core must too.
+void UnicornLockstep::FaultOnCore(int vector) {
+  Past& p = past_[steps_++ % past_.size()];
+  p.linear = Linear();
+  std::memcpy(p.bytes.data(), &bus_.ram()[p.linear], p.bytes.size());
+  cpu_.Run(1);
+  const Exception& e = cpu_.exception();
   if (!e.pending || e.trap || e.vector != vector) {
-    s->Fail(absl::StrFormat("Unicorn faulted with vector %d, the core %s", vector,
-                            e.pending ? absl::StrCat("with vector ", e.vector) : "did not"));
+    Fail(absl::StrFormat("Unicorn faulted with vector %d, the core %s", vector,
+                         e.pending ? absl::StrCat("with vector ", e.vector) : "did not"));
     return;
   }
-  ++s->compared_;
-  if (s->CompareState(true) && s->CompareMemory()) s->fault_ = static_cast<int>(vector);
+  ++compared_;
+  if (CompareState(true) && CompareMemory()) fault_ = vector;
 }
 
 bool UnicornLockstep::CompareState(bool compare_eip) {

@@ -92,6 +92,7 @@ class UnicornLockstep {
   void Code(uint32_t linear);
   // Steps the core through the instruction Unicorn ran; false (with mismatch_ set) if they differ.
   bool StepCore();
+  void FaultOnCore(int vector);
   bool CompareState(bool compare_eip);
   bool CompareMemory();
   bool SameRam();
