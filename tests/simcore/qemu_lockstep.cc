@@ -11,8 +11,8 @@
 
 #include "absl/strings/str_format.h"
 #include "simcore/mips/cpu.h"
-#include "simcore/ram_bus.h"
 #include "simcore/mips/decoder.h"
+#include "simcore/ram_bus.h"
 
 namespace citcat::mips {
 namespace {

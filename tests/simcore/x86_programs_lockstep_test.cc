@@ -1,0 +1,105 @@
+// The i486 core against Unicorn in lock step (x86_unicorn_lockstep.h) on compiled C: the R4400
+// workloads sort, hash, compress, chase, memcpy and fp, the core benchmark's kernels and a 64-bit
+// integer program, cross-compiled for bare-metal flat 32-bit i486 code (tests/simcore/x86_guest/)
+// at -O2 and -Os, on several inputs (the salt its generator's values are XORed with).
+// Every instruction is compared, the x87 state after each x87 instruction; with salt 0 a
+// workload must also reach its known answer (main returns 0).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+#include "machine/elf_loader.h"
+#include "tests/simcore/x86_unicorn_lockstep.h"
+
+namespace citcat::x86 {
+namespace {
+
+using testing::UnicornLockstep;
+
+constexpr uint32_t kRam = 4 << 20;
+constexpr uint32_t kNever = 0xFFFFFFF0u;  // an `end` no program reaches: they stop at HLT
+
+struct Outcome {
+  uint64_t compared = 0, x87_compared = 0;
+  uint32_t result = 0;  // EAX at the HLT
+  std::string mismatch;
+};
+
+// Runs one program with one salt in lock step to its HLT.
+Outcome RunProgram(const std::string& file, uint32_t salt, bool x87) {
+  Outcome out;
+  const auto elf = machine::LoadElfFile(std::string(CITCAT_X86_GUESTS) + "/" + file + ".elf");
+  if (!elf.ok()) {
+    out.mismatch = std::string(elf.status().message());
+    return out;
+  }
+  UnicornLockstep lockstep(UnicornLockstep::Mode::kFlat32, kRam);
+  if (x87) lockstep.CompareX87();
+  for (const machine::ElfSegment& s : elf->segments) {
+    std::vector<uint8_t> bytes = s.data;
+    bytes.resize(s.memsz, 0);
+    lockstep.Load(static_cast<uint32_t>(s.vaddr), bytes);
+  }
+  const machine::ElfSymbol* salt_at = elf->FindSymbol("x86_salt");
+  if (salt_at == nullptr) {
+    out.mismatch = "no x86_salt in " + file;
+    return out;
+  }
+  lockstep.Load(
+      static_cast<uint32_t>(salt_at->value),
+      std::vector<uint8_t>{static_cast<uint8_t>(salt), static_cast<uint8_t>(salt >> 8),
+                           static_cast<uint8_t>(salt >> 16), static_cast<uint8_t>(salt >> 24)});
+  const UnicornLockstep::Result r =
+      lockstep.Run(static_cast<uint32_t>(elf->entry), kNever, ~uint64_t{0});
+  out.compared = r.compared;
+  out.x87_compared = r.x87_compared;
+  out.result = lockstep.cpu().reg(kEax);
+  out.mismatch = r.mismatch;
+  if (out.mismatch.empty() && !r.halted) out.mismatch = "the program did not reach its HLT";
+  return out;
+}
+
+// `program` built at -O2 with the workload's own input (salt 0: a workload with a known answer
+// must return 0), and at -Os with each of `salts`.
+void RunAll(const std::string& program, const std::vector<uint32_t>& salts, bool known_answer,
+            bool x87, uint64_t at_least) {
+  uint64_t compared = 0, x87_compared = 0;
+  std::vector<std::pair<std::string, uint32_t>> runs = {{program + ".O2", 0}};
+  for (uint32_t salt : salts) runs.push_back({program + ".Os", salt});
+  for (const auto& [file, salt] : runs) {
+    const Outcome o = RunProgram(file, salt, x87);
+    ASSERT_EQ(o.mismatch, "") << file << " with salt " << salt;
+    if (known_answer && salt == 0) {
+      EXPECT_EQ(o.result, 0u) << file << ": not the known answer";
+    }
+    compared += o.compared;
+    x87_compared += o.x87_compared;
+  }
+  EXPECT_GT(compared, at_least);
+  if (x87) {
+    EXPECT_GT(x87_compared, at_least / 10);
+  }
+  const std::string x87_detail =
+      x87 ? absl::StrFormat(", %d x87 instructions with the x87 state", x87_compared) : "";
+  testing::PrintCompared("Unicorn", "compiled " + program, compared,
+                         absl::StrFormat("%d runs: -O2 on the own input, -Os on %d others%s",
+                                         runs.size(), salts.size(), x87_detail));
+}
+
+TEST(X86ProgramsLockstep, Sort) { RunAll("sort", {0x80000001u}, true, false, 5000000); }
+TEST(X86ProgramsLockstep, Hash) { RunAll("hash", {0x1234567}, true, false, 5000000); }
+TEST(X86ProgramsLockstep, Compress) { RunAll("compress", {7, 0xFFFF}, true, false, 3000000); }
+TEST(X86ProgramsLockstep, Chase) { RunAll("chase", {0x9E3779B9u}, true, false, 5000000); }
+TEST(X86ProgramsLockstep, Memcpy) { RunAll("memcpy", {3}, true, false, 5000000); }
+TEST(X86ProgramsLockstep, Kernels) { RunAll("kernels", {99}, false, false, 10000000); }
+TEST(X86ProgramsLockstep, Int64) { RunAll("int64", {0xDEADBEEF}, false, false, 5000000); }
+// x87 code: the x87 stack, control and status words compared after every x87 instruction. The
+// checksum is not the R4400's: the x87 rounds intermediate results to 64-bit significands.
+TEST(X86ProgramsLockstep, FloatingPoint) {
+  RunAll("fp", {0x10001, 0x2468ACE}, false, true, 1000000);
+}
+
+}  // namespace
+}  // namespace citcat::x86
