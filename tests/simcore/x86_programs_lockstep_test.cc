@@ -4,13 +4,17 @@
 // at -O2 and -Os, on several inputs (the salt its generator's values are XORed with).
 // Every instruction is compared, the x87 state after each x87 instruction; with salt 0 a
 // workload must also reach its known answer (main returns 0).
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "machine/elf_loader.h"
+#include "simcore/bus.h"
+#include "simcore/x86/cpu.h"
 #include "tests/simcore/x86_unicorn_lockstep.h"
 
 namespace citcat::x86 {
@@ -99,6 +103,66 @@ TEST(X86ProgramsLockstep, Int64) { RunAll("int64", {0xDEADBEEF}, false, false, 5
 // checksum is not the R4400's: the x87 rounds intermediate results to 64-bit significands.
 TEST(X86ProgramsLockstep, FloatingPoint) {
   RunAll("fp", {0x10001, 0x2468ACE}, false, true, 1000000);
+}
+
+// A bus with plain RAM that folds every record (kind, flags, address, data, branch count, in
+// order) into a checksum, for comparing two runs' bus traces without keeping them.
+class ChecksumBus final : public simcore::Bus {
+ public:
+  void Read(const cat::BusRecord& r, std::span<uint8_t> data) override {
+    for (size_t i = 0; i < data.size(); ++i) data[i] = ram_[(r.address + i) % ram_.size()];
+    Fold(r);
+  }
+  void Write(const cat::BusRecord& r) override {
+    for (size_t i = 0; i < r.data.size(); ++i) ram_[(r.address + i) % ram_.size()] = r.data[i];
+    Fold(r);
+  }
+  void Load(uint32_t address, const std::vector<uint8_t>& bytes) {
+    std::copy(bytes.begin(), bytes.end(), ram_.begin() + address);
+  }
+  uint64_t checksum = 14695981039346656037ull, records = 0;
+
+ private:
+  void Mix(uint64_t v) { checksum = (checksum ^ v) * 1099511628211ull; }
+  void Fold(const cat::BusRecord& r) {
+    Mix(static_cast<uint64_t>(r.kind) << 8 | r.flags);
+    Mix(r.address);
+    Mix(r.branch_count);
+    for (uint8_t b : r.data) Mix(b);
+    ++records;
+  }
+  std::vector<uint8_t> ram_ = std::vector<uint8_t>(kRam);
+};
+
+// The core's predecoded-line fast paths leave exactly the bus trace of the full path on every
+// fetch, on programs whose data and code contend for the cache (sort's arrays are twice its size).
+TEST(X86Programs, FastPathsLeaveTheSameBusTraceOnCompiledCode) {
+  for (const char* file : {"sort.O2", "compress.Os", "kernels.O2"}) {
+    const auto elf = machine::LoadElfFile(std::string(CITCAT_X86_GUESTS) + "/" + file + ".elf");
+    ASSERT_TRUE(elf.ok()) << elf.status();
+    uint64_t checksum[2], records[2], retired[2];
+    for (int fast = 0; fast < 2; ++fast) {
+      ChecksumBus bus;
+      for (const machine::ElfSegment& s : elf->segments) {
+        bus.Load(static_cast<uint32_t>(s.vaddr), s.data);
+      }
+      Cpu cpu(bus);
+      cpu.set_fast_paths(fast == 1);
+      cpu.SetFlat32();
+      cpu.set_eip(static_cast<uint32_t>(elf->entry));
+      while (!cpu.halted() && !cpu.exception().pending && cpu.retired() < 20'000'000) {
+        cpu.Run(1 << 20);
+      }
+      ASSERT_TRUE(cpu.halted()) << file;
+      checksum[fast] = bus.checksum;
+      records[fast] = bus.records;
+      retired[fast] = cpu.retired();
+    }
+    EXPECT_EQ(retired[0], retired[1]) << file;
+    EXPECT_EQ(records[0], records[1]) << file;
+    EXPECT_EQ(checksum[0], checksum[1]) << file;
+    EXPECT_GT(records[0], 10000u) << file;
+  }
 }
 
 }  // namespace
