@@ -22,8 +22,8 @@ namespace citcat::machine {
 
 // How fast a world's clock runs against instruction times.
 struct ClockRate {
-  uint64_t period;            // instruction times per period
-  uint64_t min_ticks;         // ticks per period: min_ticks plus a draw in [0, spread]
+  uint64_t period;     // instruction times per period
+  uint64_t min_ticks;  // ticks per period: min_ticks plus a draw in [0, spread]
   uint64_t spread;
   uint64_t ticks_per_second;  // the clock's nominal frequency, for the wall clock
 };
@@ -67,6 +67,12 @@ class World {
   uint64_t MicrosecondsSinceBoot(uint64_t now) {
     uint64_t t = Ticks(now), hz = rate_.ticks_per_second;
     return t / hz * 1'000'000 + t % hz * 1'000'000 / hz;
+  }
+  // The first instruction time, not before `now`, at which MicrosecondsSinceBoot reaches `us`
+  // (or kFar ahead, as WhenTicksReach).
+  uint64_t WhenMicrosecondsReach(uint64_t now, uint64_t us) {
+    const unsigned __int128 scaled = static_cast<unsigned __int128>(us) * rate_.ticks_per_second;
+    return WhenTicksReach(now, static_cast<uint64_t>((scaled + 999'999) / 1'000'000));
   }
   // The wall clock at power-on: seconds since 1970-01-01 00:00:00 UTC, somewhere in 2000-2024.
   uint64_t boot_seconds() const { return boot_seconds_; }
