@@ -4,10 +4,12 @@
 #include <cstring>
 #include <deque>
 #include <random>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "machine/r4400/contract.h"
-#include "machine/r4400/world.h"
+#include "machine/disk.h"
+#include "machine/world.h"
 
 namespace citcat::machine {
 namespace {
@@ -49,7 +51,8 @@ struct R4400Machine::Impl : public simcore::Bus,
       : options(o),
         ram(o.memory_bytes, 0),
         magic(kMagicSize, 0),
-        world(o.seed),
+        disk(std::move(options.disk)),  // the machine keeps one copy
+        world(o.seed, kR4400CountRate),
         cpu(*this, CpuConfig(o)) {
     cpu.set_cp0_hooks(this);
     cpu.set_exception_observer(this);
@@ -173,7 +176,7 @@ struct R4400Machine::Impl : public simcore::Bus,
 
   void StartDiskCommand(uint32_t command) {
     if (disk_status == kDiskBusy) return;  // ignored while busy, as on the real controller
-    uint64_t blocks = options.disk.size() / kDiskBlock;
+    uint64_t blocks = disk.blocks();
     bool valid = command == 1 && disk_count >= 1 && disk_count <= kDiskMaxBlocks &&
                  uint64_t{disk_block} + disk_count <= blocks && disk_addr % kDiskBlock == 0 &&
                  uint64_t{disk_addr} + uint64_t{disk_count} * kDiskBlock <= ram.size();
@@ -197,10 +200,10 @@ struct R4400Machine::Impl : public simcore::Bus,
   // ---- mips::Cp0Hooks: Count and Compare follow the outside world's clock ----
   uint32_t ReadCount(mips::Cpu&) override {
     if (began) ++summary.count_reads;
-    return static_cast<uint32_t>(world.Count(cpu.retired()));
+    return static_cast<uint32_t>(world.Ticks(cpu.retired()));
   }
   void WriteCount(mips::Cpu&, uint32_t value) override {
-    world.SetCount(cpu.retired(), value);
+    world.SetTicks(cpu.retired(), value);
     PlanTimer();
   }
   void WriteCompare(mips::Cpu&, uint32_t value) override {
@@ -210,7 +213,7 @@ struct R4400Machine::Impl : public simcore::Bus,
   }
   // The 64-bit count at which the 32-bit Count next equals Compare.
   void PlanTimer() {
-    uint64_t now = world.Count(cpu.retired());
+    uint64_t now = world.Ticks(cpu.retired());
     uint64_t ahead = (compare - static_cast<uint32_t>(now)) & 0xFFFFFFFFu;
     timer_at = now + (ahead == 0 ? (uint64_t{1} << 32) : ahead);
     cpu.RequestStop();
@@ -238,7 +241,7 @@ struct R4400Machine::Impl : public simcore::Bus,
     auto consider = [&](uint64_t at) { next = std::min(next, at > now ? at - now : 1); };
     if (!pending_blocks.empty()) consider(pending_blocks.front().at);
     if (disk_status == kDiskBusy) consider(disk_done_at);
-    consider(world.WhenCountReaches(now, timer_at));
+    consider(world.WhenTicksReach(now, timer_at));
     return next;
   }
 
@@ -249,7 +252,7 @@ struct R4400Machine::Impl : public simcore::Bus,
       PendingBlock b = pending_blocks.front();
       pending_blocks.pop_front();
       uint8_t* dest = &ram[b.paddr];
-      std::memcpy(dest, &options.disk[uint64_t{b.block} * kDiskBlock], kDiskBlock);
+      std::memcpy(dest, disk.Block(b.block).data(), kDiskBlock);
       cat::BusRecord r;
       r.kind = cat::RecordKind::kDmaWrite;
       r.master = kMasterDisk;
@@ -263,7 +266,7 @@ struct R4400Machine::Impl : public simcore::Bus,
       if (began && !disk_failed) ++summary.dma_transfers;
       cpu.SetInterruptLine(kDiskLine, true);
     }
-    if (world.Count(now) >= timer_at) {
+    if (world.Ticks(now) >= timer_at) {
       cpu.SetInterruptLine(kTimerLine, true);
       timer_at += uint64_t{1} << 32;
     }
@@ -272,6 +275,7 @@ struct R4400Machine::Impl : public simcore::Bus,
   R4400Options options;
   std::vector<uint8_t> ram;
   std::vector<uint8_t> magic;
+  Disk disk;
   World world;
   mips::Cpu cpu;
   std::string console;
@@ -312,9 +316,7 @@ absl::StatusOr<std::unique_ptr<R4400Machine>> R4400Machine::Create(const R4400Op
   if (options.dcache_line != 16 && options.dcache_line != 32) {
     return absl::InvalidArgumentError("D-cache line must be 16 or 32 bytes");
   }
-  if (options.disk.size() % kDiskBlock != 0) {
-    return absl::InvalidArgumentError("the disk image is not a whole number of 512-byte blocks");
-  }
+  if (absl::Status s = Disk::Check(options.disk); !s.ok()) return s;
   if (options.boot_args.size() >= kBootArgsSize) {
     return absl::InvalidArgumentError("the boot string is longer than 255 bytes");
   }

@@ -468,7 +468,8 @@ bool Cpu::MulDiv(const Instruction& in, uint32_t src) {
 
 uint64_t Cpu::Run(uint64_t steps) {
   const uint64_t before = retired_;
-  for (uint64_t i = 0; i < steps && !exception_.pending; ++i) {
+  stop_ = false;
+  for (uint64_t i = 0; i < steps && !exception_.pending && !stop_; ++i) {
     if (halted_ && !(nmi_ && !nmi_blocked_) && !(intr_ && (eflags_ & flag::kIF))) break;
     Step();
   }

@@ -127,8 +127,11 @@ class Cpu {
   void RaiseNmi() { nmi_ = true; }
 
   // Runs at most `steps` instructions; stops early at an exception (exception() says which; the
-  // faulting instruction did not retire). Returns the instructions retired.
+  // faulting instruction did not retire), at HLT, or after the step during which RequestStop()
+  // was called (from the bus: a device changed what the machine plans). Returns the instructions
+  // retired.
   uint64_t Run(uint64_t steps);
+  void RequestStop() { stop_ = true; }
   const Exception& exception() const { return exception_; }
   void ClearException() { exception_ = {}; }
 
@@ -312,6 +315,7 @@ class Cpu {
   bool shadow_ = false;  // STI, MOV SS, POP SS: no interrupt before the next instruction
   bool deliver_ = false;
   bool fast_paths_ = true;
+  bool stop_ = false;  // RequestStop: end the current Run after this step
   Exception exception_;
   uint64_t retired_ = 0;
   Fpu fpu_;
