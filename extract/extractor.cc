@@ -198,6 +198,9 @@ absl::StatusOr<Extraction> Extractor::Finish() && {
                                                               : ims::BYTE_ORDER_LITTLE);
   d.set_memory_bytes(header_.memory_bytes);
   d.set_producer(header_.producer);
+  for (const cat::AddressWindow& w : header_.devices) {
+    if (w.name == "boot-rom") d.set_rom_bytes(w.size);
+  }
   for (const cat::CacheGeometry& g : header_.caches) {
     ims::Cache* c = d.add_caches();
     c->set_level(g.level);

@@ -44,6 +44,7 @@ class Engine final : public simcore::Bus {
   // ---- for core adapters ----
   const aes::EventSchedule& schedule() const { return aes_; }
   const ReplayOptions& options() const { return options_; }
+  const cat::CatHeader& header() const { return header_; }
   bool stopped() const { return diverged() || ended_ || !error_.ok(); }
 
   // Stops the replay with a divergence at the current record.

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 namespace citcat::x86 {
 namespace {
@@ -43,6 +44,23 @@ Cpu::Cpu(simcore::Bus& bus) : bus_(bus), cache_(bus, branch_count_) {
 void Cpu::set_cr0(uint32_t v) {
   cr0_ = v;
   cache_.SetControl(v & kCr0Cd, v & kCr0Nw);
+  paging_.set_wp(v & kCr0Wp);
+}
+
+bool Cpu::PeekLinear(uint32_t linear, std::span<uint8_t> bytes) const {
+  for (size_t i = 0; i < bytes.size();) {
+    const uint32_t at = linear + static_cast<uint32_t>(i);
+    const size_t n = std::min<size_t>(bytes.size() - i, 0x1000 - (at & 0xFFF));
+    uint32_t paddr = at;
+    if (cr0_ & kCr0Pg) {
+      std::optional<uint32_t> frame = paging_.Probe(at, bus_);
+      if (!frame) return false;
+      paddr = *frame | (at & 0xFFF);
+    }
+    if (!bus_.Peek(paddr, bytes.subspan(i, n))) return false;
+    i += n;
+  }
+  return true;
 }
 
 void Cpu::SetFlat32(int cpl) {
@@ -472,6 +490,8 @@ uint64_t Cpu::Run(uint64_t steps) {
   for (uint64_t i = 0; i < steps && !exception_.pending && !stop_; ++i) {
     if (halted_ && !(nmi_ && !nmi_blocked_) && !(intr_ && (eflags_ & flag::kIF))) break;
     Step();
+    ++steps_;
+    if (branch_count_ >= stop_branch_count_) break;
   }
   return retired_ - before;
 }
@@ -567,6 +587,7 @@ void Cpu::Step() {
   if (eip_ + in.length - 1 > seg_[kCs].limit || eip_ + in.length - 1 < eip_) {
     return Raise(kVecGeneralProtection);
   }
+  if (observer_ != nullptr) observer_->OnInstruction(*this, eip_, in);
   next_eip_ = code32 ? eip_ + in.length : (eip_ + in.length) & 0xFFFF;
   jumped_ = false;
   repeat_ = false;

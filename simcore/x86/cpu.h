@@ -104,7 +104,28 @@ class Cpu {
   const TableRegister& gdtr() const { return gdtr_; }
   const TableRegister& idtr() const { return idtr_; }
   const TableRegister& tr() const { return tr_; }
+  const TableRegister& ldtr() const { return ldtr_; }
+  const std::array<uint32_t, 4>& dr() const { return dr_; }
   bool halted() const { return halted_; }
+
+  // The rest of a saved state (replay loads an IMS with these): CPL follows CS (its RPL in
+  // protected mode, 0 in real mode, 3 in V86 mode); a CR3 load flushes the TLB.
+  void set_gdtr(const TableRegister& t) { gdtr_ = t; }
+  void set_idtr(const TableRegister& t) { idtr_ = t; }
+  void set_ldtr(const TableRegister& t) { ldtr_ = t; }
+  void set_tr(const TableRegister& t, bool tss32) {
+    tr_ = t;
+    tss32_ = tss32;
+  }
+  void set_cr2(uint32_t v) { cr2_ = v; }
+  void set_cr3(uint32_t v) { paging_.LoadCr3(v); }
+  void set_debug(const std::array<uint32_t, 4>& dr, uint32_t dr6, uint32_t dr7) {
+    dr_ = dr;
+    dr6_ = dr6;
+    dr7_ = dr7;
+  }
+  void set_cpl(int cpl) { cpl_ = cpl; }
+  void set_branch_count(uint64_t v) { branch_count_ = v; }
   // Real mode from a given state: CR0.PE clear, the caches on, segment bases selector * 16.
   void SetReal(uint16_t cs, uint16_t ds, uint16_t ss);
   // Flat 32-bit protected mode (every segment base 0, limit 4 GB, 32-bit code and stack) at
@@ -123,6 +144,9 @@ class Cpu {
   // next instruction boundary (a REP string instruction has one between iterations), reading its
   // vector in an interrupt acknowledge bus cycle; HLT ends. Needs delivery on.
   void SetIntr(bool asserted) { intr_ = asserted; }
+  // Whether an asserted INTR would be taken at the next boundary: IF set, and not right after
+  // STI or a load of SS.
+  bool CanTakeIntr() const { return (eflags_ & flag::kIF) && !shadow_; }
   // The NMI input (edge): vector 2 at the next boundary, whatever IF; further NMIs wait for IRET.
   void RaiseNmi() { nmi_ = true; }
 
@@ -132,6 +156,23 @@ class Cpu {
   // retired.
   uint64_t Run(uint64_t steps);
   void RequestStop() { stop_ = true; }
+  // Run also ends after the step that brings the branch count to `count` or beyond.
+  void set_stop_branch_count(uint64_t count) { stop_branch_count_ = count; }
+  // Steps taken: instructions, REP iterations, and exception and interrupt entries.
+  uint64_t steps() const { return steps_; }
+
+  // Told of every instruction (every REP iteration) about to execute, once it is fetched and
+  // decoded; a faulting one is told again when it runs again. May be null.
+  class InstructionObserver {
+   public:
+    virtual ~InstructionObserver() = default;
+    virtual void OnInstruction(Cpu& cpu, uint32_t eip, const Instruction& in) = 0;
+  };
+  void set_instruction_observer(InstructionObserver* observer) { observer_ = observer; }
+  // Bytes at a linear address, translated through the TLB or the page tables without touching
+  // either and read without a bus transaction (Bus::Peek): for debuggers and traces. False where
+  // the address is not mapped or not plain memory.
+  bool PeekLinear(uint32_t linear, std::span<uint8_t> bytes) const;
   const Exception& exception() const { return exception_; }
   void ClearException() { exception_ = {}; }
 
@@ -316,6 +357,9 @@ class Cpu {
   bool deliver_ = false;
   bool fast_paths_ = true;
   bool stop_ = false;  // RequestStop: end the current Run after this step
+  uint64_t stop_branch_count_ = ~uint64_t{0};
+  uint64_t steps_ = 0;
+  InstructionObserver* observer_ = nullptr;
   Exception exception_;
   uint64_t retired_ = 0;
   Fpu fpu_;

@@ -9,7 +9,9 @@
 #define CITCAT_SIMCORE_X86_PAGING_H_
 
 #include <cstdint>
+#include <optional>
 
+#include "simcore/bus.h"
 #include "simcore/x86/cache.h"
 #include "simcore/x86/tlb.h"
 
@@ -86,6 +88,11 @@ class Paging {
     if (user) return (rights & kPteUser) && (!write || (rights & kPteWritable));
     return !write || !wp_ || (rights & kPteWritable);
   }
+
+  // The frame `linear` maps to, without a bus transaction and without touching the TLB or the
+  // entries' bits: from the TLB if it holds the page, else from the tables read through `bus`
+  // (Bus::Peek). Nothing if the page is not present.
+  std::optional<uint32_t> Probe(uint32_t linear, const simcore::Bus& bus) const;
 
   Tlb& tlb() { return tlb_; }
   const Tlb& tlb() const { return tlb_; }

@@ -1,0 +1,228 @@
+// Replay's i486 core adapter (docs/replay.md): what only the i486 needs of the replay engine.
+#include "replay/i486_adapter.h"
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "machine/i486/contract.h"
+#include "machine/i486/system.h"
+#include "replay/divergence.h"
+#include "replay/engine.h"
+#include "simcore/x86/cpu.h"
+#include "simcore/x86/disasm.h"
+
+namespace citcat::replay {
+namespace {
+
+std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
+
+uint64_t LoadLE(const std::string& bytes, size_t offset, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = n; i > 0; --i) v = v << 8 | static_cast<uint8_t>(bytes[offset + i - 1]);
+  return v;
+}
+
+absl::Status CheckIms(const ims::InitialMachineState& ims) {
+  if (!ims.has_x86() || ims.description().machine() != ims::MACHINE_I486) {
+    return InvalidReplayInput("the IMS is not an i486 state");
+  }
+  const ims::X86State& s = ims.x86();
+  if (s.gpr_size() != 8 || s.dr_size() != 6 || s.x87().st_size() != 8) {
+    return InvalidReplayInput("the i486 state needs 8 GPRs, 6 debug registers and 8 x87 registers");
+  }
+  for (const std::string& r : s.x87().st()) {
+    if (r.size() != 10) return InvalidReplayInput("an x87 register that is not 10 bytes");
+  }
+  const ims::MachineDescription& d = ims.description();
+  if (d.caches_size() != 1 || d.caches(0).type() != ims::Cache::TYPE_UNIFIED ||
+      d.caches(0).size_bytes() != 8192 || d.caches(0).line_bytes() != 16 ||
+      d.caches(0).ways() != 4 || !d.caches(0).write_through()) {
+    return InvalidReplayInput(
+        "a cache the i486 core does not model (it has 8 KB, 4-way, 16-byte "
+        "lines, write-through, unified)");
+  }
+  if (d.byte_order() != ims::BYTE_ORDER_LITTLE) return InvalidReplayInput("a big-endian i486");
+  return absl::OkStatus();
+}
+
+x86::Segment SegmentOf(const ims::X86Segment& s) {
+  return {static_cast<uint16_t>(s.selector()), s.base(), s.limit(),
+          (s.access_rights() & 0x4000) != 0, static_cast<uint8_t>(s.access_rights())};
+}
+
+class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserver {
+ public:
+  I486Adapter(Engine& engine, bool observe) : engine_(engine), observe_(observe), cpu_(engine) {
+    if (observe_) cpu_.set_instruction_observer(this);
+  }
+
+  // ---- CoreAdapter ----
+  absl::Status Load(const ims::InitialMachineState& ims) override;
+  void Run(uint64_t steps) override;
+  void set_stop_branch_count(uint64_t count) override { cpu_.set_stop_branch_count(count); }
+  void RequestStop() override { cpu_.RequestStop(); }
+  uint64_t branch_count() const override { return cpu_.branch_count(); }
+  uint64_t retired() const override { return cpu_.retired(); }
+  uint64_t steps() const override { return cpu_.steps(); }
+  uint64_t pc() const override { return cpu_.eip(); }
+  void Inject(const aes::Interrupt& irq) override;
+  const char* key_pc_name() const override { return "return EIP"; }
+  std::string Disassemble(uint64_t pc, std::span<const uint8_t> bytes) override {
+    return disasm_.Text(static_cast<uint32_t>(pc), bytes, cpu_.segment(x86::kCs).big);
+  }
+  absl::Status Finish() override { return absl::OkStatus(); }
+
+  // ---- x86::Cpu::InstructionObserver ----
+  void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in) override {
+    uint8_t bytes[x86::kMaxInstructionLength] = {};
+    const std::span<uint8_t> view(bytes, in.length);
+    cpu.PeekLinear(cpu.segment(x86::kCs).base + eip, view);
+    engine_.Instruction(eip, view);
+  }
+
+ private:
+  // Why the core stopped by itself, as a divergence (shutdown, or what it does not model).
+  void CheckStopped();
+
+  Engine& engine_;
+  const bool observe_;
+  x86::Cpu cpu_;
+  x86::Disassembler disasm_;
+};
+
+absl::Status I486Adapter::Load(const ims::InitialMachineState& ims) {
+  const ims::X86State& s = ims.x86();
+  for (int i = 0; i < 8; ++i) cpu_.set_reg(i, s.gpr(i));
+  cpu_.set_eip(s.eip());
+  cpu_.set_eflags(s.eflags());
+  const ims::X86Segment* segments[6] = {&s.es(), &s.cs(), &s.ss(), &s.ds(), &s.fs(), &s.gs()};
+  for (int i = 0; i < 6; ++i) cpu_.set_segment(i, SegmentOf(*segments[i]));
+  cpu_.set_gdtr({s.gdtr().base(), s.gdtr().limit(), 0});
+  cpu_.set_idtr({s.idtr().base(), s.idtr().limit(), 0});
+  cpu_.set_ldtr({s.ldtr().base(), s.ldtr().limit(), static_cast<uint16_t>(s.ldtr().selector())});
+  // Type 9 and B are 32-bit TSSs, 1 and 3 16-bit ones.
+  cpu_.set_tr({s.tr().base(), s.tr().limit(), static_cast<uint16_t>(s.tr().selector())},
+              (s.tr().access_rights() & 0x8) != 0);
+  cpu_.set_cr0(s.cr0());
+  cpu_.set_cr2(s.cr2());
+  cpu_.set_cr3(s.cr3());
+  cpu_.set_debug({s.dr(0), s.dr(1), s.dr(2), s.dr(3)}, s.dr(4), s.dr(5));
+  const bool v86 = s.eflags() & x86::flag::kVM;
+  cpu_.set_cpl(cpu_.real_mode() ? 0 : v86 ? 3 : static_cast<int>(s.cs().selector() & 3));
+  x86::FpuState f;
+  const ims::X87State& x = s.x87();
+  for (int r = 0; r < 8; ++r) {
+    f.physical[r] = {LoadLE(x.st(r), 0, 8), static_cast<uint16_t>(LoadLE(x.st(r), 8, 2))};
+  }
+  f.cw = static_cast<uint16_t>(x.control_word());
+  f.sw = static_cast<uint16_t>(x.status_word());
+  f.tw = static_cast<uint16_t>(x.tag_word());
+  f.fcs = static_cast<uint16_t>(x.instruction_selector());
+  f.fds = static_cast<uint16_t>(x.operand_selector());
+  f.opcode = static_cast<uint16_t>(x.opcode());
+  f.fip = x.instruction_pointer();
+  f.fdp = x.operand_pointer();
+  cpu_.fpu().set_state(f);
+  // KEN#: the traced PC caches RAM only (docs/machines/i486-system.md).
+  const cat::CatHeader& header = engine_.header();
+  cpu_.set_cacheable([&header](uint32_t paddr) { return header.IsMemory(paddr, 1); });
+  cpu_.set_deliver_interrupts(true);
+  cpu_.set_branch_count(ims.start().branch_count());
+  return absl::OkStatus();
+}
+
+void I486Adapter::Run(uint64_t steps) {
+  const uint64_t before = cpu_.steps();
+  cpu_.Run(steps);
+  CheckStopped();
+  if (engine_.stopped() || cpu_.steps() != before || steps == 0) return;
+  // Halted, and nothing will wake it: replay enters interrupts only at their scheduled keys.
+  if (cpu_.halted()) {
+    engine_.Diverge(absl::StrCat("the core halted at EIP ", Hex(cpu_.eip()), ", branch count ",
+                                 cpu_.branch_count(),
+                                 ", and the schedule has no interrupt to wake it there"));
+  }
+}
+
+void I486Adapter::CheckStopped() {
+  const x86::Exception& e = cpu_.exception();
+  if (!e.pending || engine_.stopped()) return;
+  if (e.shutdown) {
+    engine_.Diverge(
+        absl::StrCat("the core shut down (a fault while delivering a double fault) at "
+                     "EIP ",
+                     Hex(e.eip)));
+  } else if (e.unmodelled) {
+    engine_.Diverge(absl::StrCat("the instruction at EIP ", Hex(e.eip),
+                                 " needs what the i486 core does not model yet"));
+  } else {
+    engine_.Diverge(
+        absl::StrCat("the core stopped with exception ", int{e.vector}, " at EIP ", Hex(e.eip)));
+  }
+}
+
+void I486Adapter::Inject(const aes::Interrupt& irq) {
+  const auto at_boundary = [&] {
+    return cpu_.eip() == irq.pc() && cpu_.reg(x86::kEcx) == irq.rep_remaining();
+  };
+  // Between two branch-count increments execution is a straight line (REP iterations included):
+  // step through it to the key.
+  const int before = engine_.next_interrupt();
+  while (!engine_.stopped() && engine_.next_interrupt() == before &&
+         cpu_.branch_count() == irq.branch_count() && !at_boundary() && !cpu_.halted()) {
+    Run(1);
+  }
+  if (engine_.stopped() || engine_.next_interrupt() != before) return;
+  if (cpu_.branch_count() != irq.branch_count() || !at_boundary()) {
+    engine_.Diverge(absl::StrCat(
+        "the schedule has an interrupt (vector ", irq.vector(), ") at branch count ",
+        irq.branch_count(), ", return EIP ", Hex(irq.pc()), ", ECX ", Hex(irq.rep_remaining()),
+        " (acknowledged at CAT record ", irq.cat_record(),
+        "), but the core never reached it: ", "it is at branch count ", cpu_.branch_count(),
+        ", EIP ", Hex(cpu_.eip()), ", ECX ", Hex(cpu_.reg(x86::kEcx))));
+    return;
+  }
+  if (!cpu_.CanTakeIntr()) {
+    engine_.Diverge(absl::StrFormat(
+        "the schedule has an interrupt (vector %d) at branch count %d, return EIP %s (acknowledged "
+        "at CAT record %d), but there EFLAGS is 0x%08x%s and it cannot be taken",
+        irq.vector(), irq.branch_count(), Hex(irq.pc()), irq.cat_record(), cpu_.eflags(),
+        cpu_.eflags() & x86::flag::kIF ? " (right after STI or a load of SS)" : ""));
+    return;
+  }
+  if (engine_.tracing_text()) {
+    engine_.TraceEvent(absl::StrCat("interrupt, vector ", Hex(irq.vector()), ", from the AES"));
+  }
+  cpu_.SetIntr(true);
+  cpu_.Run(1);  // the acknowledge cycle (the engine supplies the vector) and the entry
+  cpu_.SetIntr(false);
+  CheckStopped();
+  if (engine_.stopped()) return;
+  engine_.InterruptTaken(irq);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CoreAdapter>> MakeI486Adapter(const ims::InitialMachineState& ims,
+                                                             Engine& engine, bool observe) {
+  if (absl::Status s = CheckIms(ims); !s.ok()) return s;
+  return std::make_unique<I486Adapter>(engine, observe);
+}
+
+cat::CatHeader I486Header(const ims::InitialMachineState& ims) {
+  const ims::MachineDescription& d = ims.description();
+  std::vector<cat::AddressWindow> reserved;
+  for (const i486::ReservedArea& a : i486::kReservedAreas) {
+    reserved.push_back({std::string(a.name), cat::WindowKind::kMemoryMapped,
+                        i486::kReservedBase + a.offset, a.size});
+  }
+  const uint64_t rom_bytes = d.rom_bytes() != 0 ? d.rom_bytes() : machine::pc::kDefaultRomBytes;
+  return machine::pc::I486SystemHeader(d.memory_bytes(), rom_bytes, std::move(reserved),
+                                       d.producer());
+}
+
+}  // namespace citcat::replay
