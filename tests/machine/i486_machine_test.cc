@@ -131,7 +131,8 @@ TEST(I486MachineTest, BootRomDrivesTheDevicesAndPowersOff) {
     if (r.kind != RecordKind::kDmaRead && r.kind != RecordKind::kDmaWrite) continue;
     EXPECT_EQ(r.master, pc::kMasterBusMasterIde);
     dma.emplace_back(r.kind, r.address, r.data.size());
-    if (r.kind == RecordKind::kDmaWrite) written.insert(written.end(), r.data.begin(), r.data.end());
+    if (r.kind == RecordKind::kDmaWrite)
+      written.insert(written.end(), r.data.begin(), r.data.end());
   }
   EXPECT_EQ(dma, (std::vector<std::tuple<RecordKind, uint64_t, size_t>>{
                      {RecordKind::kDmaRead, 0x2000, 8},
@@ -147,8 +148,8 @@ TEST(I486MachineTest, BootRomDrivesTheDevicesAndPowersOff) {
   // last transaction is the power-off.
   bool alias_fetch = false;
   for (const OwnedRecord& r : run.log.records) {
-    if (r.kind == RecordKind::kUncachedRead && (r.flags & cat::kFlagCode) &&
-        r.address >= 0xF0000 && r.address < 0x100000) {
+    if (r.kind == RecordKind::kUncachedRead && (r.flags & cat::kFlagCode) && r.address >= 0xF0000 &&
+        r.address < 0x100000) {
       alias_fetch = true;
     }
     if (r.kind == RecordKind::kFill) {
@@ -183,6 +184,29 @@ TEST(I486MachineTest, TheSeedDecidesTheScheduleAndNothingElse) {
 
 #endif  // CITCAT_PC_ROMS
 
+TEST(I486MachineTest, AHaltNoInterruptCanEndIsStuck) {
+  // The timer runs (mode 2, count 65536) but its interrupt is masked: STI; HLT never ends.
+  PcConfig pc;
+  pc.rom.assign(0x10000, 0x90);
+  const uint8_t code[] = {0xB0, 0x34, 0xE6, 0x43,  // mov al,34h; out 43h,al
+                          0xB0, 0x00, 0xE6, 0x40,  // mov al,0; out 40h,al
+                          0xE6, 0x40,              // out 40h,al
+                          0xB0, 0xFF, 0xE6, 0x21,  // mov al,FFh; out 21h,al (OCW1)
+                          0xFB, 0xF4,              // sti; hlt
+                          0xEB, 0xFD};             // jmp to the hlt
+  std::memcpy(pc.rom.data(), code, sizeof code);
+  const uint8_t reset[] = {0xE9, 0x0D, 0x00};  // jmp 0000h
+  std::memcpy(&pc.rom[0xFFF0], reset, sizeof reset);
+  auto m = I486Machine::Create({pc, ""});
+  ASSERT_TRUE(m.ok());
+  auto run = (*m)->Run(nullptr, 1000);
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_TRUE(run->stuck);
+  EXPECT_EQ(run->instructions, 10u);
+  EXPECT_GE(run->idle, 60 * 33'000'000ull - 2'000'000);
+  EXPECT_EQ(run->interrupts, 0u);
+}
+
 TEST(I486MachineTest, MonitorErrorStopsTheMachine) {
   // A jump to itself at the reset vector, fetched uncached: a record per instruction.
   PcConfig pc;
@@ -203,7 +227,7 @@ TEST(I486MachineTest, UnmodelledOrShutdownStopsWithAnError) {
   // At the reset vector: LIDT of a zero-limit table, then INT 3: #GP delivering, then #DF, then
   // shutdown.
   const uint8_t code[] = {0x66, 0x2E, 0x0F, 0x01, 0x1E, 0xF8, 0xFF,  // lidtd cs:[0xFFF8]
-                          0xCC};                                       // int3
+                          0xCC};                                     // int3
   std::memcpy(&pc.rom[0xFFF0], code, sizeof code);
   std::memset(&pc.rom[0xFFF8], 0, 6);  // the table: limit 0
   auto m = I486Machine::Create({pc, ""});

@@ -140,9 +140,14 @@ TEST(PcBusTest, InterruptAcknowledgeCarriesTheVector) {
   PcBus& bus = m->bus();
   Log log;
   bus.set_monitor(&log);
-  for (auto [port, value] : std::vector<std::pair<uint16_t, uint8_t>>{
-           {0x20, 0x11}, {0x21, 0x20}, {0x21, 0x04}, {0x21, 0x01},
-           {0xA0, 0x11}, {0xA1, 0x28}, {0xA1, 0x02}, {0xA1, 0x01}}) {
+  for (auto [port, value] : std::vector<std::pair<uint16_t, uint8_t>>{{0x20, 0x11},
+                                                                      {0x21, 0x20},
+                                                                      {0x21, 0x04},
+                                                                      {0x21, 0x01},
+                                                                      {0xA0, 0x11},
+                                                                      {0xA1, 0x28},
+                                                                      {0xA1, 0x02},
+                                                                      {0xA1, 0x01}}) {
     Out(bus, port, value);
   }
   m->cpu().set_eflags(x86::flag::kIF);
