@@ -3,6 +3,7 @@
 // interrupts through the vector table in real mode and through the IDT in protected mode,
 // reads the RTC, the entropy port and the disk by DMA, prints on the UART and powers off.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -11,6 +12,8 @@
 #include <tuple>
 #include <vector>
 
+#include "cat_parser/reader.h"
+#include "cat_parser/writer.h"
 #include "gtest/gtest.h"
 #include "machine/i486/machine.h"
 #include "machine/i486/system.h"
@@ -180,6 +183,33 @@ TEST(I486MachineTest, TheSeedDecidesTheScheduleAndNothingElse) {
   EXPECT_NE(ack_points(a), ack_points(c));
   EXPECT_NE(a.summary.idle, c.summary.idle);
   EXPECT_NE(a.Word(0x518), c.Word(0x518));  // turns of the busy wait
+}
+
+TEST(I486MachineTest, RecordsAndHeaderMakeAValidCat) {
+  RomRun run(3);
+  ASSERT_TRUE(run.summary.powered_off);
+  const std::string path = ::testing::TempDir() + "/i486_pc_devices.cat";
+  {
+    auto writer = cat::CatWriter::Create(path, run.machine->Header());
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    for (const OwnedRecord& r : run.log.records) ASSERT_TRUE((*writer)->Write(r.view()).ok());
+    ASSERT_TRUE((*writer)->Finish().ok());
+  }
+  auto reader = cat::CatReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_EQ((*reader)->header(), run.machine->Header());
+  cat::BusRecord r;
+  size_t i = 0;
+  for (;;) {
+    absl::StatusOr<bool> more = (*reader)->Next(r);
+    ASSERT_TRUE(more.ok()) << more.status();
+    if (!*more) break;
+    ASSERT_LT(i, run.log.records.size());
+    EXPECT_EQ(OwnedRecord(r), run.log.records[i]) << "record " << i;
+    ++i;
+  }
+  EXPECT_EQ(i, run.log.records.size());
+  std::remove(path.c_str());
 }
 
 #endif  // CITCAT_PC_ROMS
