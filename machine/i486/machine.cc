@@ -9,6 +9,9 @@ namespace citcat::machine {
 namespace {
 
 constexpr uint64_t kMaxSlice = 20000;  // instruction times between looks at the outside world
+// A halt that lasts a minute of a 33 MHz machine without an interrupt to end it: the events go on
+// but none reaches the processor (masked, or disabled at the device), so nothing ever will.
+constexpr uint64_t kMaxHalt = 60 * 33'000'000ull;
 
 }  // namespace
 
@@ -29,6 +32,7 @@ absl::StatusOr<I486RunSummary> I486Machine::Run(BusMonitor* monitor, uint64_t ma
                                                 const std::function<void(uint64_t)>& progress) {
   bus_.set_monitor(monitor);
   I486RunSummary summary;
+  uint64_t halted_at = ~uint64_t{0}, halt_began = 0;  // the halt in progress: retired count, time
   while (!bus_.powered_off() && bus_.monitor_status().ok() && cpu_.retired() < max_instructions) {
     bus_.Advance();
     const uint64_t now = bus_.Now();
@@ -46,7 +50,12 @@ absl::StatusOr<I486RunSummary> I486Machine::Run(BusMonitor* monitor, uint64_t ma
     if (cpu_.halted() && !bus_.InterruptReady()) {
       // Halted: time passes without instructions until the next event, if one can wake it.
       const uint64_t wake = bus_.NextEvent();
-      if (!(cpu_.eflags() & x86::flag::kIF) || wake == PcBus::kNever) {
+      if (cpu_.retired() != halted_at) {
+        halted_at = cpu_.retired();
+        halt_began = bus_.Now();
+      }
+      if (!(cpu_.eflags() & x86::flag::kIF) || wake == PcBus::kNever ||
+          wake - halt_began > kMaxHalt) {
         summary.stuck = true;
         break;
       }

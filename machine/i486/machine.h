@@ -32,7 +32,9 @@ struct I486RunSummary {
   uint64_t device_reads = 0;   // port reads
   uint64_t bus_records = 0;    // records the monitor saw
   bool powered_off = false;    // the guest switched the machine off
-  bool stuck = false;          // halted with nothing left that could wake it
+  // Halted with nothing left that could wake it: interrupts disabled, no device event to come,
+  // or a minute (of a 33 MHz machine) of events none of which interrupted it.
+  bool stuck = false;
 };
 
 class I486Machine {

@@ -49,7 +49,7 @@ void Pit8254::ReadBack(uint8_t value, uint64_t tick) {
     Settle(c, tick);
     if (!(value & 0x20)) Latch(c, tick);
     if (!(value & 0x10) && !c.status_latched) {
-      c.status = Status(c, tick);
+      c.status = Status(i, tick);
       c.status_latched = true;
     }
   }
@@ -168,15 +168,16 @@ void Pit8254::Latch(Channel& c, uint64_t tick) {
   c.latched_bytes = c.access == 3 ? 2 : 1;
 }
 
-uint8_t Pit8254::Status(Channel& c, uint64_t tick) {
+uint8_t Pit8254::Status(int channel, uint64_t tick) {
+  const Channel& c = ch_[channel];
   bool null_count;
   if (c.mode == 1 || c.mode == 5) {
     null_count = c.waiting_trigger || !c.armed;
   } else {
     null_count = c.pending || !c.armed || tick < c.start;
   }
-  return static_cast<uint8_t>(Out(static_cast<int>(&c - ch_.data()), tick) << 7 | null_count << 6 |
-                              c.access << 4 | c.mode << 1 | c.bcd);
+  return static_cast<uint8_t>(Out(channel, tick) << 7 | null_count << 6 | c.access << 4 |
+                              c.mode << 1 | c.bcd);
 }
 
 uint8_t Pit8254::Read(int index, uint64_t tick) {

@@ -69,7 +69,7 @@ class Pit8254 {
   void WriteCount(Channel& c, uint8_t value, uint64_t tick);
   void LoadCount(Channel& c, uint32_t count, uint64_t tick);
   void Latch(Channel& c, uint64_t tick);
-  uint8_t Status(Channel& c, uint64_t tick);
+  uint8_t Status(int channel, uint64_t tick);
   // Applies a pending count whose time has come.
   static void Settle(Channel& c, uint64_t tick);
   static void Pause(Channel& c, uint64_t tick);
