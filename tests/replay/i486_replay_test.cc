@@ -3,6 +3,8 @@
 // steps, and that record, behind the state dump of its starting state, is the CAT. Extract must
 // give back the state and key every interrupt; replay must regenerate the CAT exactly, with
 // interrupts inside REP string instructions; a damaged schedule must diverge.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
@@ -223,7 +225,7 @@ Capture CaptureLoop(const std::vector<uint64_t>& at_steps, const std::string& na
   EXPECT_TRUE(dump.ok()) << dump.status();
   std::vector<OwnedRecord> records = *dump;
   records.insert(records.end(), bus.records.begin(), bus.records.end());
-  out.cat_path = absl::StrCat(::testing::TempDir(), "/i486-", name, ".cat");
+  out.cat_path = absl::StrCat(::testing::TempDir(), "/i486-", name, "-", getpid(), ".cat");
   std::ofstream(out.cat_path, std::ios::binary) << [&] {
     const std::vector<uint8_t> bytes = cat::testing::EncodeCat(header, records);
     return std::string(bytes.begin(), bytes.end());
@@ -279,7 +281,7 @@ TEST(I486Replay, ExtractGivesBackTheStateAndKeysEveryInterrupt) {
 TEST(I486Replay, ReplayRegeneratesTheCaptureExactly) {
   const Capture& c = Default();
   const extract::Extraction x = ExtractFrom(c);
-  const std::string regenerated = absl::StrCat(::testing::TempDir(), "/i486-regenerated.cat");
+  const std::string regenerated = absl::StrCat(::testing::TempDir(), "/i486-regenerated-", getpid(), ".cat");
   auto writer = cat::CatWriter::Create(regenerated, I486Header(x.ims));
   ASSERT_TRUE(writer.ok());
   ReplayOptions options;
