@@ -46,6 +46,13 @@ class CoreAdapter {
   // Engine::InterruptTaken), or diverges saying why it cannot.
   virtual void Inject(const aes::Interrupt& interrupt) = 0;
 
+  // Another bus master wrote memory (DMA): a core whose cache snoops the bus (the i486's EADS#)
+  // drops the lines it holds there. The R4400's does not (its kernel invalidates by itself).
+  virtual void MemoryWritten(uint64_t address, uint64_t size) {
+    (void)address;
+    (void)size;
+  }
+
   // What the key's PC is called in reports ("EPC", "return EIP").
   virtual const char* key_pc_name() const = 0;
   // One line of disassembly for the text trace and the divergence context.

@@ -359,6 +359,7 @@ void Engine::ApplyDma(const aes::DmaTransfer& d) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(d.data().data());
   if (d.to_memory()) {
     std::memcpy(mem, bytes, n);
+    core_->MemoryWritten(d.address(), n);
   } else if (std::memcmp(mem, bytes, n) != 0) {
     Diverge(d.cat_record(), absl::StrCat("the device's DMA read at ", Hex(d.address()), " got ",
                                          BytesHex(d.data()), ", the replayed memory holds ",

@@ -70,6 +70,13 @@ class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserv
   uint64_t steps() const override { return cpu_.steps(); }
   uint64_t pc() const override { return cpu_.eip(); }
   void Inject(const aes::Interrupt& irq) override;
+  // The traced PC's DMA snoops the cache line by line (docs/machines/i486-system.md).
+  void MemoryWritten(uint64_t address, uint64_t size) override {
+    const uint64_t line = x86::Cache::kLineBytes;
+    for (uint64_t a = address & ~(line - 1); a < address + size; a += line) {
+      cpu_.cache().SnoopInvalidate(static_cast<uint32_t>(a));
+    }
+  }
   const char* key_pc_name() const override { return "return EIP"; }
   std::string Disassemble(uint64_t pc, std::span<const uint8_t> bytes) override {
     return disasm_.Text(static_cast<uint32_t>(pc), bytes, cpu_.segment(x86::kCs).big);

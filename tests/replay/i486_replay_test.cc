@@ -24,6 +24,7 @@
 #include "ims/ims_util.h"
 #include "machine/elf_loader.h"
 #include "machine/i486/contract.h"
+#include "machine/i486/system.h"
 #include "replay/i486_adapter.h"
 #include "replay/replay.h"
 #include "replay/verify.h"
@@ -169,8 +170,11 @@ struct Capture {
   uint64_t interrupts = 0;
 };
 
-// Runs the program, asserting INTR for one step at each of `at_steps`, and writes the CAT.
-Capture CaptureLoop(const std::vector<uint64_t>& at_steps, const std::string& name) {
+// Runs the program, asserting INTR for one step at each of `at_steps` and letting the disk's
+// bus master write 16 bytes into the program's source buffer (snooping the cache, as the traced
+// PC does) before each of `dma_steps`, and writes the CAT.
+Capture CaptureLoop(const std::vector<uint64_t>& at_steps, const std::string& name,
+                    const std::vector<uint64_t>& dma_steps = {}) {
   Capture out;
   RecordingBus bus;
   auto elf = machine::LoadElfFile(CITCAT_I486_LOOP);
@@ -205,8 +209,22 @@ Capture CaptureLoop(const std::vector<uint64_t>& at_steps, const std::string& na
   out.ims = Save(cpu);
   out.ims.mutable_start()->set_branch_count(cpu.branch_count());
 
-  size_t next = 0;
+  const uint32_t src = static_cast<uint32_t>(elf->FindSymbol("src")->value);
+  size_t next = 0, next_dma = 0;
   for (uint64_t step = 0; !bus.powered_off && step < 2'000'000; ++step) {
+    if (next_dma < dma_steps.size() && dma_steps[next_dma] == step) {
+      const uint32_t at = src + 16 * (next_dma % 8);
+      std::vector<uint8_t> data(16, static_cast<uint8_t>(0xA0 + next_dma++));
+      bus.Poke(at, data);
+      cpu.cache().SnoopInvalidate(at);
+      cat::BusRecord r;
+      r.kind = cat::RecordKind::kDmaWrite;
+      r.master = machine::pc::kMasterBusMasterIde;
+      r.address = at;
+      r.branch_count = cpu.branch_count();
+      r.data = data;
+      bus.records.emplace_back(r);
+    }
     const bool assert_intr = next < at_steps.size() && at_steps[next] == step;
     if (assert_intr) ++next;
     cpu.SetIntr(assert_intr);
@@ -281,7 +299,8 @@ TEST(I486Replay, ExtractGivesBackTheStateAndKeysEveryInterrupt) {
 TEST(I486Replay, ReplayRegeneratesTheCaptureExactly) {
   const Capture& c = Default();
   const extract::Extraction x = ExtractFrom(c);
-  const std::string regenerated = absl::StrCat(::testing::TempDir(), "/i486-regenerated-", getpid(), ".cat");
+  const std::string regenerated =
+      absl::StrCat(::testing::TempDir(), "/i486-regenerated-", getpid(), ".cat");
   auto writer = cat::CatWriter::Create(regenerated, I486Header(x.ims));
   ASSERT_TRUE(writer.ok());
   ReplayOptions options;
@@ -298,6 +317,17 @@ TEST(I486Replay, ReplayRegeneratesTheCaptureExactly) {
   auto again = ReplayAgainst(Machine(), c.cat_path, x.ims, x.aes, {}, nullptr);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_TRUE(again->identical) << again->report;
+}
+
+// DMA into a buffer the program keeps in the cache: the traced PC's bus master snoops the lines
+// away, and replay must too, or the program would copy stale bytes.
+TEST(I486Replay, DmaSnoopsTheCache) {
+  const Capture c = CaptureLoop(Steps(100, 900, 20, 9), "dma", Steps(3000, 2500, 12, 10));
+  const extract::Extraction x = ExtractFrom(c);
+  ASSERT_EQ(x.aes.dma_size(), 12);
+  auto v = ReplayAgainst(Machine(), c.cat_path, x.ims, x.aes, {}, nullptr);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(v->identical) << v->report;
 }
 
 TEST(I486Replay, ManySchedules) {
