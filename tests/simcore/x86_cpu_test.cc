@@ -2,6 +2,7 @@
 // reset vector, real-mode interrupt delivery through the vector table and IRET, far transfers,
 // and REP string instructions running one iteration per step.
 #include <cstdint>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -291,13 +292,11 @@ TEST(X86Cpu, AlignmentCheckAtCpl3) {
 }
 
 TEST(X86Cpu, WhatIsNotModelledStopsTheCoreInsteadOfRunningWrongly) {
-  // IRET with NT set in protected mode returns from a nested task: task switches are not
-  // modelled yet.
+  // MOV TR3, EAX: the test registers are not modelled.
   PcBus bus;
-  bus.Poke(0x1000, {0xCF});  // IRET
+  bus.Poke(0x1000, {0x0F, 0x26, 0xD8});
   Cpu cpu(bus);
   cpu.SetFlat32();
-  cpu.set_eflags(flag::kNT);
   cpu.set_eip(0x1000);
   EXPECT_EQ(cpu.Run(1), 0u);
   EXPECT_TRUE(cpu.exception().pending);
@@ -317,6 +316,7 @@ struct Rom {
       for (const machine::ElfSegment& s : elf->segments) {
         bus.Poke(static_cast<uint32_t>(s.vaddr), s.data);
       }
+      for (const machine::ElfSymbol& s : elf->symbols) symbols[s.name] = s.value;
     }
     cpu.set_deliver_interrupts(true);
     cpu.Run(100000);
@@ -334,8 +334,16 @@ struct Rom {
   uint16_t Word(uint32_t a) {
     return static_cast<uint16_t>(bus.ByteAt(a) | bus.ByteAt(a + 1) << 8);
   }
+  uint32_t Long(uint32_t a) { return Word(a) | uint32_t{Word(a + 2)} << 16; }
+  // The address of a label of the ROM.
+  uint32_t Symbol(const std::string& name) const {
+    const auto it = symbols.find(name);
+    EXPECT_NE(it, symbols.end()) << name;
+    return it == symbols.end() ? 0 : static_cast<uint32_t>(it->second);
+  }
   PcBus bus;
   Cpu cpu;
+  std::map<std::string, uint64_t> symbols;
 };
 
 // Real mode to protected mode, paging, a page fault repaired by its handler, INT 0x80 through an
@@ -385,6 +393,52 @@ TEST(X86Cpu, PrivilegeLevelsRomFromResetToHlt) {
     EXPECT_EQ(r.data[0], 0x41);
   }
   EXPECT_EQ(port_writes, 1);
+}
+
+// Task switches by JMP, CALL (to a TSS and through a task gate), INT n, an exception and IRET, in
+// 32- and 16-bit TSSs; faults in the old task and in the new one (tasks.S says what each does).
+TEST(X86Cpu, TaskSwitchRomFromResetToHlt) {
+  Rom rom("tasks");
+  const Cpu& cpu = rom.cpu;
+  ASSERT_TRUE(cpu.halted()) << rom.State();
+  constexpr uint32_t kResults = 0xA000;
+  const auto result = [&](uint32_t offset) { return rom.Long(kResults + offset); };
+  // B, entered by a far JMP to its TSS.
+  EXPECT_EQ(result(0x00), 0x30u);            // TR
+  EXPECT_EQ(result(0x04) & kCr0Ts, kCr0Ts);  // the switch set CR0.TS
+  EXPECT_EQ(result(0x08), 0x1DA7A001u);      // DS from its LDT (base 120000h)
+  EXPECT_EQ(result(0x0C), 0xBBBB0001u);      // 100000h through B's page directory
+  EXPECT_EQ(result(0x10), 0xB4u);            // EBX from B's TSS
+  EXPECT_EQ(result(0x20), 0xA1u);            // A's EAX came back from its TSS
+  EXPECT_EQ(result(0x24), 0xA7u);            // and EDI
+  // B, called through the task gate: nested.
+  EXPECT_EQ(result(0x14) & flag::kNT, flag::kNT);
+  EXPECT_EQ(result(0x18) & 0xFFFF, 0x28u);  // B's back link: A
+  // The 16-bit task C, run by INT 50h and by a CALL to its TSS.
+  EXPECT_EQ(rom.Word(kResults + 0x40), 2);
+  EXPECT_EQ(rom.Word(kResults + 0x42), 0xE000);  // SP from C's TSS
+  EXPECT_EQ(rom.Word(kResults + 0x44) & flag::kNT, flag::kNT);
+  EXPECT_EQ(rom.Word(kResults + 0x46), 0);  // FS: null
+  // Task D, the #GP handler: two error codes on its own stack.
+  EXPECT_EQ(result(0x60), 2u);
+  EXPECT_EQ(result(0x64), 0x1230u);  // a selector beyond the GDT
+  EXPECT_EQ(result(0x68), 0x28u);    // a JMP to A's own busy TSS
+  EXPECT_EQ(result(0x90), 0x78u);    // #TS: TSS F's limit is too small
+  // Task E: the #NP for its DS came in task E, at its first instruction.
+  EXPECT_EQ(result(0x84), 0x70u);
+  EXPECT_EQ(result(0x88), rom.Symbol("task_e"));
+  EXPECT_EQ(result(0x80), 0x10u);
+  // Back in A: TR, CR0.TS; the busy bits in the GDT (copied to 3000h): only A's.
+  EXPECT_EQ(result(0x2C), 0x28u);
+  EXPECT_EQ(result(0x28) & kCr0Ts, kCr0Ts);
+  EXPECT_EQ(rom.bus.ByteAt(0x3000 + 0x28 + 5), 0x8B);  // A: busy
+  EXPECT_EQ(rom.bus.ByteAt(0x3000 + 0x30 + 5), 0x89);  // B: available again
+  EXPECT_EQ(rom.bus.ByteAt(0x3000 + 0x38 + 5), 0x81);  // C
+  EXPECT_EQ(rom.bus.ByteAt(0x3000 + 0x50 + 5), 0x89);  // D
+  EXPECT_EQ(rom.bus.ByteAt(0x3000 + 0x68 + 5), 0x89);  // E
+  // B's image, saved by its IRET: NT cleared in it.
+  EXPECT_EQ(rom.Long(0x2100 + 0x24) & flag::kNT, 0u);
+  EXPECT_EQ(cpu.eflags() & flag::kNT, 0u);
 }
 #endif
 

@@ -3,9 +3,10 @@
 // state before each instruction it runs (-d cpu with -singlestep and -icount for a deterministic
 // run), and the core, run one step at a time from RESET on the same ROM, must show the same EIP,
 // general registers, flags (those the last instruction left undefined aside), CPL, segment
-// selectors and bases, CR0, CR2 and CR3. This reaches what Unicorn cannot: mode switches, paging,
-// page faults, gates, privilege changes and their stacks. See ../shared/ORACLES.md for the
-// command and what QEMU's log shows.
+// selectors and bases, the LDTR and TR selectors and bases, CR0, CR2, CR3, DR6 and DR7. This
+// reaches what Unicorn cannot: mode switches, paging, page faults, gates, privilege changes and
+// their stacks, task switches, V86 mode. See ../shared/ORACLES.md for the command and what QEMU's
+// log shows.
 #include <unistd.h>
 
 #include <cstdio>
@@ -32,10 +33,10 @@ namespace {
 // One record of QEMU's -d cpu log: the state before an instruction.
 struct QemuState {
   uint32_t gpr[8] = {};
-  uint32_t eip = 0, eflags = 0, cr0 = 0, cr2 = 0, cr3 = 0;
+  uint32_t eip = 0, eflags = 0, cr0 = 0, cr2 = 0, cr3 = 0, dr6 = 0, dr7 = 0;
   int cpl = 0;
-  uint16_t selector[6] = {};
-  uint32_t base[6] = {};
+  uint16_t selector[8] = {};  // ES, CS, SS, DS, FS, GS, LDTR, TR
+  uint32_t base[8] = {};
 };
 
 uint32_t Hex(absl::string_view s) {
@@ -47,10 +48,11 @@ uint32_t Hex(absl::string_view s) {
 // "NAME=value" fields of a line.
 void Fields(absl::string_view line, QemuState& s) {
   static constexpr const char* kGpr[8] = {"EAX", "ECX", "EDX", "EBX", "ESP", "EBP", "ESI", "EDI"};
-  static constexpr const char* kSeg[6] = {"ES", "CS", "SS", "DS", "FS", "GS"};
-  for (int i = 0; i < 6; ++i) {
+  static constexpr const char* kSeg[8] = {"ES =", "CS =", "SS =", "DS =",
+                                          "FS =", "GS =", "LDT=", "TR ="};
+  for (int i = 0; i < 8; ++i) {
     // "CS =f000 ffff0000 0000ffff 00009b00"
-    if (absl::StartsWith(line, absl::StrCat(kSeg[i], " ="))) {
+    if (absl::StartsWith(line, kSeg[i])) {
       std::vector<absl::string_view> parts = absl::StrSplit(line.substr(4), ' ');
       if (parts.size() >= 2) {
         s.selector[i] = static_cast<uint16_t>(Hex(parts[0]));
@@ -72,6 +74,8 @@ void Fields(absl::string_view line, QemuState& s) {
     if (name == "CR0") s.cr0 = Hex(value);
     if (name == "CR2") s.cr2 = Hex(value);
     if (name == "CR3") s.cr3 = Hex(value);
+    if (name == "DR6") s.dr6 = Hex(value);
+    if (name == "DR7") s.dr7 = Hex(value);
   }
 }
 
@@ -145,9 +149,15 @@ std::string Compare(const std::string& name, size_t* compared) {
       check(absl::StrCat(kSeg[s], " selector").c_str(), cpu.segment(s).selector, q.selector[s]);
       check(absl::StrCat(kSeg[s], " base").c_str(), cpu.segment(s).base, q.base[s]);
     }
+    check("LDTR selector", cpu.ldtr().selector, q.selector[6]);
+    check("LDTR base", cpu.ldtr().base, q.base[6]);
+    check("TR selector", cpu.tr().selector, q.selector[7]);
+    check("TR base", cpu.tr().base, q.base[7]);
     check("CR0", cpu.cr0(), q.cr0);
     check("CR2", cpu.cr2(), q.cr2);
     check("CR3", cpu.cr3(), q.cr3);
+    check("DR6", cpu.dr6(), q.dr6);
+    check("DR7", cpu.dr7(), q.dr7);
     if (!diff.empty()) {
       return absl::StrFormat("%s: before instruction %d at %04x:%08x: %s", name, i, q.selector[kCs],
                              q.eip, diff);
@@ -178,6 +188,13 @@ TEST(X86QemuLockstep, RingsTheTssStackAndAGeneralProtectionFault) {
   size_t compared = 0;
   EXPECT_EQ(Compare("rings", &compared), "");
   EXPECT_GT(compared, 30u);
+  std::printf("%zu instructions compared\n", compared);
+}
+
+TEST(X86QemuLockstep, TaskSwitches) {
+  size_t compared = 0;
+  EXPECT_EQ(Compare("tasks", &compared), "");
+  EXPECT_GT(compared, 1000u);
   std::printf("%zu instructions compared\n", compared);
 }
 
