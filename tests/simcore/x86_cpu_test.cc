@@ -440,6 +440,75 @@ TEST(X86Cpu, TaskSwitchRomFromResetToHlt) {
   EXPECT_EQ(rom.Long(0x2100 + 0x24) & flag::kNT, 0u);
   EXPECT_EQ(cpu.eflags() & flag::kNT, 0u);
 }
+
+// V86 mode entered by IRET and by a task switch; IOPL-sensitive instructions, the I/O bitmap,
+// interrupts to ring 0 and the frames they push, what is #UD there (v86.S says what each does).
+TEST(X86Cpu, Virtual8086RomFromResetToHlt) {
+  Rom rom("v86");
+  const Cpu& cpu = rom.cpu;
+  ASSERT_TRUE(cpu.halted()) << rom.State();
+  constexpr uint32_t kResults = 0x6000, kData = 0x9000;  // ring 0's records, the 8086 data
+  const auto result = [&](uint32_t offset) { return rom.Long(kResults + offset); };
+  const uint32_t v86_code = rom.Symbol("v86_code");
+  // #GP(0) for CLI, STI, PUSHF, POPF, INT 21h, IRET, two denied ports, HLT, MOV from CR0 and
+  // INT 7Fh with IOPL 0; with IOPL 3 a denied port still, then gates to ring 3 and conforming
+  // code (error code: the code segment's selector).
+  ASSERT_EQ(result(0x80), 14u);
+  for (uint32_t i = 0; i < 12; ++i) EXPECT_EQ(result(0x84 + 4 * i), 0u) << i;
+  EXPECT_EQ(result(0x84 + 4 * 12), 0x18u);
+  EXPECT_EQ(result(0x84 + 4 * 13), 0x38u);
+  EXPECT_EQ(result(0x30), 3u);  // #UD: LAR, ARPL, SLDT
+  // INT3 went to its handler whatever IOPL; the IP after it.
+  EXPECT_EQ(result(0x20), rom.Symbol("after_int3") - v86_code);
+  // INT 21h with IOPL 3: the V86 DS on the ring 0 stack, EFLAGS with VM and IOPL 3, ES null,
+  // and the nine doublewords (and the handler's EAX) on the TSS's ring 0 stack.
+  EXPECT_EQ(result(0x10), 0x0900u);
+  EXPECT_EQ(result(0x14) & (flag::kVM | flag::kIOPL), flag::kVM | flag::kIOPL);
+  EXPECT_EQ(result(0x18), 0u);
+  EXPECT_EQ(result(0x1C), 0x90000u - 10 * 4);
+  // The 8086 program's own records.
+  EXPECT_EQ(rom.Word(kData + 0), 0x1234);
+  EXPECT_EQ(rom.Word(kData + 2) & 0x3200, 0x3200);  // PUSHF: IOPL 3, IF
+  EXPECT_EQ(rom.Word(kData + 4) & 0x3200, 0x3000);  // POPF changed IF, not IOPL
+  EXPECT_EQ(rom.Long(kData + 6) & (flag::kVM | flag::kIOPL | flag::kIF),
+            flag::kIOPL | flag::kIF);       // PUSHFD: VM reads as 0
+  EXPECT_EQ(rom.Word(kData + 14), 0x5678);  // the far procedure ran
+  EXPECT_EQ(rom.Word(kData + 10), 0x0700);  // SS after the 8086 IRET
+  EXPECT_EQ(rom.Word(kData + 12), 2);       // the V86 task ran twice
+  // INT 22h through a 16-bit gate: a frame of words, SP 18 bytes below the TSS's ESP0.
+  const uint16_t frame[9] = {static_cast<uint16_t>(rom.Symbol("v86_far") - v86_code),
+                             0x0800,
+                             0,
+                             0x1000,
+                             0x0700,
+                             0x0900,
+                             0x0900,
+                             0,
+                             0};
+  for (int i = 0; i < 9; ++i) {
+    if (i == 2) {
+      EXPECT_EQ(rom.Word(kResults + 0x44) & 0x3000, 0x3000);  // FLAGS: IOPL 3 (no VM bit)
+    } else {
+      EXPECT_EQ(rom.Word(kResults + 0x40 + 2 * i), frame[i]) << i;
+    }
+  }
+  EXPECT_EQ(result(0x54), 0x90000u - 18);
+  // The V86 task: its TSS's EFLAGS has VM; it came back through the task gate, nested.
+  EXPECT_EQ(result(0x60) & flag::kNT, flag::kNT);
+  EXPECT_EQ(result(0x64) & (flag::kVM | flag::kIOPL), flag::kVM | flag::kIOPL);
+  EXPECT_EQ(result(0x68), 0x0800u);
+  EXPECT_EQ(result(0x6C), 0x30u);
+  EXPECT_FALSE(cpu.v86());
+  EXPECT_EQ(cpu.cpl(), 0);
+  // Two writes to port 80h (allowed by the bitmap), none to E9h (denied).
+  int port80 = 0;
+  for (const cat::OwnedRecord& r : rom.bus.log()) {
+    if (r.kind != cat::RecordKind::kPortWrite || r.address == 0xF4) continue;
+    EXPECT_EQ(r.address, 0x80u);
+    ++port80;
+  }
+  EXPECT_EQ(port80, 2);
+}
 #endif
 
 }  // namespace

@@ -198,5 +198,12 @@ TEST(X86QemuLockstep, TaskSwitches) {
   std::printf("%zu instructions compared\n", compared);
 }
 
+TEST(X86QemuLockstep, Virtual8086Mode) {
+  size_t compared = 0;
+  EXPECT_EQ(Compare("v86", &compared), "");
+  EXPECT_GT(compared, 300u);
+  std::printf("%zu instructions compared\n", compared);
+}
+
 }  // namespace
 }  // namespace citcat::x86
