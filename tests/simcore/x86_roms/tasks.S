@@ -99,6 +99,7 @@ pm32:
            51h through task gates to C and E. */
         movl    $ts_handler, %eax
         movl    $IDT + 10 * 8, %edi
+        movw    $0x8E00, %dx
         call    set_gate
         movl    $np_handler, %eax
         movl    $IDT + 11 * 8, %edi
@@ -197,20 +198,7 @@ np_handler:
         movw    %ax, %ds
         iret
 
-/* ECX doublewords from ESI to EDI (a loop: QEMU logs REP iterations differently). */
-copy:   lodsl
-        stosl
-        loop    copy
-        ret
-
-/* EAX = handler, EDI = the gate: selector 8, a present 32-bit interrupt gate, DPL 0. */
-set_gate:
-        movw    %ax, (%edi)
-        movw    $8, 2(%edi)
-        movw    $0x8E00, 4(%edi)
-        shrl    $16, %eax
-        movw    %ax, 6(%edi)
-        ret
+        .include "lib.inc"
 
 /* Task C: 16-bit code (CS base FFFF0000h), a 16-bit TSS; DS and SS base 0. */
         .code16

@@ -196,20 +196,7 @@ part2:
         outb    %al, $0xF4              /* isa-debug-exit: ends a run under full-system QEMU */
         hlt
 
-/* ECX doublewords from ESI to EDI. */
-copy:   lodsl
-        stosl
-        loop    copy
-        ret
-
-/* EAX = handler, DX = type and attributes, EDI = the gate; selector 8. */
-set_gate:
-        movw    %ax, (%edi)
-        movw    $8, 2(%edi)
-        movw    %dx, 4(%edi)
-        shrl    $16, %eax
-        movw    %ax, 6(%edi)
-        ret
+        .include "lib.inc"
 
 /* INT 22h through a 16-bit interrupt gate (code at FFFF0000h, 32-bit): the frame is words: IP,
    CS, FLAGS, SP, SS, ES, DS, FS, GS. V86 mode ends here. */
