@@ -256,10 +256,7 @@ class Cpu {
   void TaskTrap(bool at_instruction_end);
 
   // Virtual-8086 mode (system.cc). PUSHF, POPF, INT n and IRET there need IOPL 3: else #GP(0).
-  bool V86Iopl() {
-    return !(eflags_ & flag::kVM) || (eflags_ & flag::kIOPL) == flag::kIOPL || V86Fault();
-  }
-  bool V86Fault();
+  bool V86Iopl();
   static Segment V86Segment(uint16_t selector) {
     return {selector, uint32_t{selector} << 4, 0xFFFF, false, 0xF3};
   }

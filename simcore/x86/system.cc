@@ -583,7 +583,8 @@ bool Cpu::FarTransfer(const Instruction& in) {
 // ---- virtual-8086 mode ----
 
 // PUSHF, POPF, INT n and IRET in V86 mode with IOPL below 3: #GP(0), for the V86 monitor.
-bool Cpu::V86Fault() {
+bool Cpu::V86Iopl() {
+  if (!(eflags_ & flag::kVM) || (eflags_ & flag::kIOPL) == flag::kIOPL) return true;
   Raise(kVecGeneralProtection, 0);
   return false;
 }

@@ -158,7 +158,7 @@ Cpu::Switch Cpu::SwitchTasks(uint16_t selector, const Descriptor& tss, TaskSourc
   if (new32 && (cr0_ & kCr0Pg)) paging_.LoadCr3(state.cr3);
   // A 16-bit TSS holds FLAGS, IP and the low halves of the general registers: the upper half of
   // EFLAGS becomes 0, the registers keep theirs.
-  set_eflags((new32 ? state.eflags : state.eflags & 0xFFFF) | (nest ? flag::kNT : 0));
+  set_eflags(state.eflags | (nest ? flag::kNT : 0));
   for (int r = 0; r < 8; ++r)
     gpr_[r] = new32 ? state.gpr[r] : (gpr_[r] & 0xFFFF0000u) | state.gpr[r];
   eip_ = state.eip;
@@ -255,7 +255,7 @@ bool Cpu::ReadTask(uint32_t base, bool tss32, TaskState* t) {
 // so that a fault leaves the selectors the TSS gave. In a V86 task they are 8086 segments.
 bool Cpu::LoadTaskSegments(const TaskState& t, uint32_t ext) {
   for (int s = 0; s < 6; ++s) seg_[s] = {t.seg[s], 0, 0, false, 0};
-  ldtr_ = {0, 0, 0};
+  ldtr_ = {0, 0, t.ldt};
   const uint32_t ldt_error = (t.ldt & ~3u) | ext;
   if (t.ldt & 4) {
     Raise(kVecInvalidTss, ldt_error);

@@ -754,10 +754,11 @@ TEST(X86Tasks, TheTBitTrapsBeforeTheNewTasksFirstInstruction) {
 const std::vector<uint8_t> kPagingOn = {0xB8, 0x00, 0x30, 0x04, 0x00, 0x0F, 0x22, 0xD8, 0x0F, 0x20,
                                         0xC0, 0x0D, 0x00, 0x00, 0x00, 0x80, 0x0F, 0x22, 0xC0};
 
-// A page table at 40000h mapping the first 4 MB onto themselves, and a directory at 43000h.
+// A page table at 40000h mapping the first 4 MB onto themselves (user pages), and a directory at
+// 43000h.
 void IdentityPaging(System& s) {
-  for (uint32_t i = 0; i < 1024; ++i) s.Long(0x40000 + 4 * i, i << 12 | 3);
-  s.Long(0x43000, 0x40003);
+  for (uint32_t i = 0; i < 1024; ++i) s.Long(0x40000 + 4 * i, i << 12 | 7);
+  s.Long(0x43000, 0x40007);
 }
 
 TEST(X86Tasks, TheNewTasksPageDirectoryIsLoadedWithPagingOn) {
@@ -803,6 +804,52 @@ TEST(X86Tasks, APageFaultOnTheNewTssComesBeforeTheSwitchChangesAnything) {
   EXPECT_FALSE(s.cpu.cr0() & kCr0Ts);
 }
 
+// A fault is delivered at once, so what faults must not have changed SS, ESP or CPL yet: a
+// #PF pushing an interrupt's frame on the ring 0 stack is the ring 3 code's, which the #PF task
+// (through a task gate) finds saved in its TSS.
+TEST(X86Tasks, APageFaultOnTheInnerStackIsTakenWithTheOuterState) {
+  System s;
+  IdentityPaging(s);
+  s.Long(0x40000 + 4 * 0x7F, 0);  // the page below ESP0 (80000h) is not present
+  System::Task b;
+  b.cr3 = 0x43000;
+  s.Tss(System::kB, b);
+  s.Idt(kVecPageFault, System::kTssB, 0, 0x85);
+  s.Idt(0x80, System::kCode0, System::kHandler, 0xEE);
+  // Paging on; IRET to ring 3 at the INT 80h that follows.
+  const uint32_t int80 = System::kCode + static_cast<uint32_t>(kPagingOn.size()) + 1;
+  const uint32_t to_ring3[5] = {int80, System::kCode3, 2, 0x60000, System::kData3};
+  for (int i = 0; i < 5; ++i) s.Long(0x70000 - 20 + 4 * i, to_ring3[i]);
+  s.cpu.set_reg(kEsp, 0x70000 - 20);
+  std::vector<uint8_t> code = kPagingOn;
+  for (uint8_t x : {0xCF, 0xCD, 0x80}) code.push_back(x);
+  s.Run(code, 7);
+  EXPECT_EQ(s.cpu.tr().selector, System::kTssB);
+  EXPECT_EQ(s.cpu.cr2(), 0x7FFFCu);
+  EXPECT_EQ(s.Long(System::kStackB - 4), 2u);   // a supervisor write, not present
+  EXPECT_EQ(s.Long(System::kA + 0x20), int80);  // the INT
+  EXPECT_EQ(s.Word(System::kA + 0x4C), System::kCode3);
+  EXPECT_EQ(s.Word(System::kA + 0x50), System::kData3);
+  EXPECT_EQ(s.Long(System::kA + 0x38), 0x60000u);
+}
+
+// A RETF to ring 3 whose SS is not ring 3's: the #GP handler finds the stack as it was before
+// the RETF, below the frame its entry pushed.
+TEST(X86Tasks, AFaultingFarReturnLeavesTheStackForTheHandler) {
+  System s;
+  s.Idt(kVecGeneralProtection, System::kCode0, System::kHandler);
+  const uint32_t sp = System::kStack0 - 16;
+  const uint32_t frame[4] = {System::kCode + 1, System::kCode3, 0x60000, System::kData0 | 3};
+  for (int i = 0; i < 4; ++i) s.Long(sp + 4 * i, frame[i]);
+  s.cpu.set_reg(kEsp, sp);
+  s.Run({0xCB}, 1);  // RETF
+  EXPECT_EQ(s.cpu.eip(), System::kHandler);
+  EXPECT_EQ(s.cpu.reg(kEsp), sp - 16);
+  EXPECT_EQ(s.Long(sp - 16), uint32_t{System::kData0});  // the error code: the SS selector
+  EXPECT_EQ(s.Long(sp - 12), System::kCode);             // the RETF
+  EXPECT_EQ(s.cpu.cpl(), 0);
+}
+
 // Enters V86 mode by IRET from ring 0 with `eflags` (VM added): CS:IP 0800:0000 (`code` at
 // 8000h), SS:SP 0700:1000, DS and ES 0900h, FS and GS 0.
 void EnterV86(System& s, uint32_t eflags, const std::vector<uint8_t>& code) {
@@ -834,6 +881,19 @@ TEST(X86V86, AnIretAtCpl0EntersV86ModeWith8086Segments) {
   ASSERT_EQ(s.cpu.Run(3), 3u);
   EXPECT_EQ(s.cpu.segment(kDs).base, 0x12340u);
   EXPECT_EQ(s.Word(0x12340), 0x1234u);
+}
+
+TEST(X86V86, AnIretToV86ModeBeyond64KbIsGpBeforeItChangesAnything) {
+  System s;
+  const uint32_t frame[9] = {0x10005, 0x0800, 2 | flag::kVM, 0x1000, 0x0700, 0, 0, 0, 0};
+  const uint32_t sp = System::kStack0 - 36;
+  for (int i = 0; i < 9; ++i) s.Long(sp + 4 * i, frame[i]);
+  s.cpu.set_reg(kEsp, sp);
+  EXPECT_EQ(s.Run({0xCF}, 1, false), 0u);
+  EXPECT_EQ(s.Pending().vector, kVecGeneralProtection);
+  EXPECT_EQ(s.Pending().error_code, 0u);
+  EXPECT_FALSE(s.cpu.v86());
+  EXPECT_EQ(s.cpu.reg(kEsp), sp);
 }
 
 TEST(X86V86, IoplSensitiveInstructionsAreGpBelowIopl3) {
