@@ -313,9 +313,9 @@ struct System {
   // Selectors of the GDT.
   static constexpr uint16_t kCode0 = 0x08, kData0 = 0x10, kCode3 = 0x1B, kData3 = 0x23,
                             kTssA = 0x28, kTssB = 0x30, kTssC = 0x38, kLdt = 0x40, kGateB = 0x48,
-                            kAbsent = 0x50, kConforming = 0x58, kCode1 = 0x60, kTssD = 0x68;
+                            kAbsent = 0x50, kConforming = 0x58, kCode1 = 0x60;
   static constexpr uint32_t kGdt = 0x1000, kIdt = 0x2000, kA = 0x3000, kB = 0x3100, kC = 0x3200,
-                            kD = 0x3300, kLdtBase = 0x3800, kCode = 0x10000, kCodeB = 0x11000,
+                            kLdtBase = 0x3800, kCode = 0x10000, kCodeB = 0x11000,
                             kHandler = 0x12000, kStack0 = 0x80000, kStackB = 0x70000;
   // What a 32-bit TSS image holds for a task to be switched to.
   struct Task {
@@ -339,10 +339,9 @@ struct System {
     Segment(7, kC, 0x2B, 0x81);  // 16-bit
     Segment(8, kLdtBase, 0x0F, 0x82);
     Gate(kGdt + 9 * 8, kTssB, 0, 0x85);
-    Segment(10, 0, 0xFFFFF, 0x13, 0xC);  // data, not present
-    Segment(11, 0, 0xFFFFF, 0x9F, 0xC);  // conforming ring 0 code
-    Segment(12, 0, 0xFFFFF, 0xBB, 0xC);  // ring 1 code
-    Segment(13, kD, 0x67, 0x89);
+    Segment(10, 0, 0xFFFFF, 0x13, 0xC);              // data, not present
+    Segment(11, 0, 0xFFFFF, 0x9F, 0xC);              // conforming ring 0 code
+    Segment(12, 0, 0xFFFFF, 0xBB, 0xC);              // ring 1 code
     Segment32(kLdtBase, 0x120000, 0xFFFF, 0x93, 0);  // LDT entry 0: selector 04h
     Long(kA + 4, kStack0);
     Long(kA + 8, kData0);
