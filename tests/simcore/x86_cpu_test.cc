@@ -1,6 +1,7 @@
 // The i486 core on what Unicorn cannot check: the state after RESET and the first fetch at the
 // reset vector, real-mode interrupt delivery through the vector table and IRET, far transfers,
-// and REP string instructions running one iteration per step.
+// REP string instructions running one iteration per step, debug registers; task switches, V86
+// mode and DR7.GD rule by rule; and the bare-metal ROMs of x86_roms/ from RESET to their HLT.
 #include <cstdint>
 #include <functional>
 #include <map>
