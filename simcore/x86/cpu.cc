@@ -976,9 +976,10 @@ bool Cpu::Execute(const Instruction& in) {
     }
     case Op::kPushf:
       // VM and RF are pushed as 0.
+      if (!V86Iopl()) return false;
       return Push(size, eflags_ & ~(flag::kVM | flag::kRF) & SizeMask(size));
     case Op::kPopf: {
-      if (!Pop(size, &a)) return false;
+      if (!V86Iopl() || !Pop(size, &a)) return false;
       // POPF loads every flag but VM and RF; IOPL only at CPL 0, IF only where CPL <= IOPL.
       uint32_t writable = (flag::kAll & ~(flag::kVM | flag::kRF)) & SizeMask(size);
       if (!real_mode()) {
@@ -1075,6 +1076,7 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kInt3:
       return Trap(kVecBreakpoint);
     case Op::kInt:
+      if (!V86Iopl()) return false;  // INT n, unlike INT3 and INTO
       return Trap(static_cast<uint8_t>(in.imm));
     case Op::kInto:
       if (eflags_ & flag::kOF) return Trap(kVecOverflow);
