@@ -237,7 +237,11 @@ class Cpu {
   void CountIteration(const Instruction& in);
   bool Trap(uint8_t vector);
   bool TakeExternalInterrupt();
-  void Deliver(uint8_t vector, bool has_error, uint32_t error_code);
+  // `exception`: a fault or trap of the processor's own, not an external interrupt or NMI.
+  void Deliver(uint8_t vector, bool has_error, uint32_t error_code, bool exception = true);
+  enum class FaultClass : uint8_t { kBenign, kContributory, kPageFault, kDoubleFault };
+  static FaultClass ClassOf(uint8_t vector, bool exception);
+  void StepInstruction();
   void AdvanceIndex(int r, const Instruction& in);
   void SingleStepTrap(uint32_t dr6_bits);
   bool InstructionBreakpoint(uint32_t linear);
@@ -388,7 +392,16 @@ class Cpu {
   FetchLine& FetchLineOf(uint32_t linear) {
     return fetch_lines_[(linear / Cache::kLineBytes) % kFetchLines];
   }
-  bool delivering_ = false;  // an exception is being delivered (a fault now is a double fault)
+  bool delivering_ = false;  // an event is being delivered (a fault now may be a double fault)
+  FaultClass delivering_class_ = FaultClass::kBenign;
+  // A fault raised during the current step, delivered at its end.
+  struct PendingFault {
+    bool pending = false;
+    uint8_t vector = 0;
+    bool has_error = false;
+    uint32_t error_code = 0;
+  };
+  PendingFault fault_;
   std::array<Segment, 6> seg_{};
   uint32_t next_eip_ = 0;  // after the instruction being executed
   bool jumped_ = false;    // it set eip_ itself

@@ -906,6 +906,98 @@ TEST(X86Tasks, AFaultingFarReturnLeavesTheStackForTheHandler) {
   EXPECT_EQ(s.cpu.cpl(), 0);
 }
 
+// ---- faults leave the state as it was before the instruction ----
+
+// DS becomes a read-only data segment (GDT entry 68h), so stores through it raise #GP(0).
+void ReadOnlyDs(System& s) {
+  s.Segment(13, 0, 0xFFFFF, 0x91, 0xC);
+  s.cpu.set_segment(kDs, {0x68, 0, 0xFFFFFFFF, true, 0x91});
+  s.Idt(kVecGeneralProtection, System::kCode0, System::kHandler);
+}
+
+// SUB [100h], EAX computes flags before its store faults: the handler must find the flags (and
+// the IF the interrupt gate then clears) as they were, and the frame must hold those.
+TEST(X86Faults, AFaultingStoreLeavesTheFlagsAsTheyWere) {
+  System s;
+  ReadOnlyDs(s);
+  s.cpu.set_eflags(flag::kIF);
+  s.cpu.set_reg(kEax, 0x68);
+  s.Run({0x29, 0x05, 0x00, 0x01, 0x00, 0x00}, 1);  // SUB [100h], EAX
+  ASSERT_EQ(s.cpu.eip(), System::kHandler);
+  const uint32_t sp = s.cpu.reg(kEsp);
+  EXPECT_EQ(s.Long(sp), 0u);                  // error code
+  EXPECT_EQ(s.Long(sp + 4), System::kCode);   // the SUB
+  EXPECT_EQ(s.Long(sp + 12), flag::kIF | 2);  // EFLAGS before it, not its result's
+  EXPECT_EQ(s.cpu.eflags(), 2u);              // the gate cleared IF, nothing else
+}
+
+// POP [100h] increments ESP before its store faults: the frame goes below the ESP the POP began
+// with, and the handler's ESP is that frame's.
+TEST(X86Faults, AFaultingPopLeavesEspAsItWas) {
+  System s;
+  ReadOnlyDs(s);
+  const uint32_t sp = System::kStack0 - 4;
+  s.cpu.set_reg(kEsp, sp);
+  s.Run({0x8F, 0x05, 0x00, 0x01, 0x00, 0x00}, 1);  // POP DWORD [100h]
+  ASSERT_EQ(s.cpu.eip(), System::kHandler);
+  EXPECT_EQ(s.cpu.reg(kEsp), sp - 16);
+  EXPECT_EQ(s.Long(sp - 12), System::kCode);
+}
+
+// Double faults only for the pairs the i486 makes them of: a contributory fault while
+// delivering a contributory one; a benign event (an external interrupt) whose delivery faults
+// gets that fault delivered instead.
+TEST(X86Faults, DoubleFaultsForContributoryPairsOnly) {
+  constexpr uint32_t kDoubleFaultHandler = System::kHandler + 0x100;
+  {
+    System s;
+    ReadOnlyDs(s);
+    s.Idt(kVecGeneralProtection, System::kCode0, System::kHandler, 0x0E);  // not present: #NP
+    s.Idt(kVecSegmentNotPresent, System::kCode0, System::kHandler + 0x200);
+    s.Idt(kVecDoubleFault, System::kCode0, kDoubleFaultHandler);
+    s.Run({0x29, 0x05, 0x00, 0x01, 0x00, 0x00}, 1);  // #GP, then #NP delivering it
+    EXPECT_EQ(s.cpu.eip(), kDoubleFaultHandler);
+    EXPECT_EQ(s.Long(s.cpu.reg(kEsp)), 0u);  // #DF's error code
+  }
+  {
+    System s;
+    s.Idt(0x40, System::kCode0, System::kHandler, 0x0E);  // not present
+    s.Idt(kVecSegmentNotPresent, System::kCode0, System::kHandler + 0x200);
+    s.Idt(kVecDoubleFault, System::kCode0, kDoubleFaultHandler);
+    s.bus.vector = 0x40;
+    s.cpu.set_eflags(flag::kIF);
+    s.cpu.SetIntr(true);
+    s.Run({0x90}, 1);
+    s.cpu.SetIntr(false);
+    EXPECT_EQ(s.cpu.eip(), System::kHandler + 0x200);       // #NP, not #DF
+    EXPECT_EQ(s.Long(s.cpu.reg(kEsp)), 0x40u * 8 + 2 + 1);  // IDT entry, IDT bit, EXT
+  }
+}
+
+// CR0.WP: supervisor writes to a read-only page succeed without it and fault with it.
+TEST(X86Faults, WriteProtectAppliesToSupervisorWrites) {
+  for (bool wp : {false, true}) {
+    System s;
+    IdentityPaging(s);
+    s.Long(0x40000 + 4 * 0x200, 0x200000 | 5);  // 200000h: user, read-only
+    s.Idt(kVecPageFault, System::kCode0, System::kHandler);
+    std::vector<uint8_t> code = kPagingOn;
+    if (wp) {
+      for (uint8_t x : {0x0D, 0x00, 0x00, 0x01, 0x00, 0x0F, 0x22, 0xC0}) code.push_back(x);
+    }
+    for (uint8_t x : {0xA3, 0x00, 0x00, 0x20, 0x00}) code.push_back(x);  // MOV [200000h], EAX
+    s.Run(code, wp ? 8 : 6);
+    if (wp) {
+      EXPECT_EQ(s.cpu.eip(), System::kHandler);
+      EXPECT_EQ(s.Long(s.cpu.reg(kEsp)), 3u);  // present, write, supervisor
+      EXPECT_EQ(s.cpu.cr2(), 0x200000u);
+    } else {
+      EXPECT_NE(s.cpu.eip(), System::kHandler);
+      EXPECT_EQ(s.Long(0x200000), s.cpu.reg(kEax));
+    }
+  }
+}
+
 // Enters V86 mode by IRET from ring 0 with `eflags` (VM added): CS:IP 0800:0000 (`code` at
 // 8000h), SS:SP 0700:1000, DS and ES 0900h, FS and GS 0.
 void EnterV86(System& s, uint32_t eflags, const std::vector<uint8_t>& code) {
