@@ -1127,6 +1127,23 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kInto:
       if (eflags_ & flag::kOF) return Trap(kVecOverflow);
       return true;
+    case Op::kInt1:  // ICEBP: a debug trap after it, as a hardware one (no gate DPL check)
+      return Trap(kVecDebug, /*software=*/false);
+    case Op::kBound: {
+      // The signed register against the two bounds in memory (lower, then upper): #BR, a fault,
+      // outside them.
+      const uint32_t ea = EffectiveAddress(in);
+      uint32_t lower = 0, upper = 0;
+      if (!ReadMem(in.seg, ea, size, &lower) ||
+          !ReadMem(in.seg, (ea + size) & SizeMask(in.addrsize), size, &upper)) {
+        return false;
+      }
+      const int32_t v = SignExtend(ReadReg(in.reg, size), size);
+      if (v < SignExtend(lower, size) || v > SignExtend(upper, size)) {
+        return Raise(kVecBound), false;
+      }
+      return true;
+    }
     default:
       break;
   }
@@ -1162,10 +1179,10 @@ bool Cpu::TakeExternalInterrupt() {
   return true;
 }
 
-bool Cpu::Trap(uint8_t vector) {
+bool Cpu::Trap(uint8_t vector, bool software) {
   if (deliver_) {
     // The instruction retires; the handler's entry is its control transfer.
-    if (!Interrupt(vector, next_eip_, true, false, 0)) return false;
+    if (!Interrupt(vector, next_eip_, software, false, 0)) return false;
     return true;
   }
   exception_ = {true, vector, 0, next_eip_, true, false};

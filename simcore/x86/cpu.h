@@ -235,7 +235,9 @@ class Cpu {
   bool Enter(const Instruction& in);
   bool String(const Instruction& in);
   void CountIteration(const Instruction& in);
-  bool Trap(uint8_t vector);
+  // A trap at the end of the instruction: INT n, INT3, INTO (`software`: the gate's DPL is
+  // checked against CPL) and ICEBP.
+  bool Trap(uint8_t vector, bool software = true);
   bool TakeExternalInterrupt();
   // `exception`: a fault or trap of the processor's own, not an external interrupt or NMI.
   void Deliver(uint8_t vector, bool has_error, uint32_t error_code, bool exception = true);

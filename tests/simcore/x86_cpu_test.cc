@@ -231,6 +231,31 @@ TEST(X86Cpu, AStoreIntoTheSecondLineOfAnInstructionIsSeenByItsNextFetch) {
   EXPECT_EQ(r.cpu.reg(kEax), 0x55223344u);
 }
 
+TEST(X86Cpu, BoundChecksTheSignedRegisterAgainstBothBounds) {
+  // BOUND AX, [0600h] with bounds 10h and 20h: inside, above, and below (negative).
+  for (const auto& [ax, in_bounds] : {std::pair{0x15, true}, {0x25, false}, {0xFFF0, false}}) {
+    Real r({0x62, 0x06, 0x00, 0x06});
+    r.bus.Poke(0x600, {0x10, 0x00, 0x20, 0x00});
+    r.cpu.set_reg(kEax, static_cast<uint32_t>(ax));
+    EXPECT_EQ(r.cpu.Run(1), in_bounds ? 1u : 0u) << ax;
+    EXPECT_EQ(r.cpu.exception().pending, !in_bounds) << ax;
+    if (!in_bounds) {
+      EXPECT_EQ(r.cpu.exception().vector, kVecBound);
+      EXPECT_FALSE(r.cpu.exception().trap);  // a fault: EIP stays at the BOUND
+      EXPECT_EQ(r.cpu.eip(), 0x1000u);
+    }
+  }
+}
+
+TEST(X86Cpu, IcebpIsADebugTrapAfterIt) {
+  Real r({0xF1, 0x90});  // ICEBP (INT1)
+  EXPECT_EQ(r.cpu.Run(1), 1u);
+  ASSERT_TRUE(r.cpu.exception().pending);
+  EXPECT_EQ(r.cpu.exception().vector, kVecDebug);
+  EXPECT_TRUE(r.cpu.exception().trap);
+  EXPECT_EQ(r.cpu.exception().eip, 0x1001u);
+}
+
 TEST(X86Cpu, SingleStepTrapsAfterEachInstructionButNotAfterInt) {
   Real r({0x90, 0x40, 0xCD, 0x21, 0x90});  // NOP; INC AX; INT 21h; NOP
   r.bus.Poke(0x21 * 4, {0x00, 0x30, 0x00, 0x00});
