@@ -619,12 +619,11 @@ void Cpu::StepInstruction() {
   data_breakpoint_ = false;
   const bool shadowed = shadow_;
   shadow_ = false;
-  if (deliver_ && !shadowed && TakeExternalInterrupt()) return;
+  if (deliver_ && !shadowed && (intr_ || nmi_) && TakeExternalInterrupt()) return;
   if (dr7_ & 0xFF) {
     if (InstructionBreakpoint(linear)) return;
   }
-  Instruction scratch;
-  const Instruction* decoded = FetchAndDecode(linear, code32, &scratch);
+  const Instruction* decoded = FetchAndDecode(linear, code32, &decode_scratch_);
   if (decoded == nullptr) return;
   const Instruction& in = *decoded;
   if (in.fault == Fault::kUD) return Raise(kVecInvalidOpcode);

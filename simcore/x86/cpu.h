@@ -391,6 +391,7 @@ class Cpu {
   };
   static constexpr uint32_t kFetchLines = 256;
   std::array<FetchLine, kFetchLines> fetch_lines_{};
+  Instruction decode_scratch_;  // an instruction decoded outside the predecoded lines
   FetchLine& FetchLineOf(uint32_t linear) {
     return fetch_lines_[(linear / Cache::kLineBytes) % kFetchLines];
   }
