@@ -1,7 +1,9 @@
-/* The compiler helpers GCC calls for o32 code on an R4000, written for MIPS III: Debian's libgcc
-   for mips-linux-gnu is MIPS32r2 (CLZ, three-operand MUL, MTHC1), which ld will not mix with
-   R4000 objects and the R4400 does not run. Built with -fno-builtin so that no helper is
-   compiled into a call to itself; tests/guest/r4400_isa_test.cc checks what ends up linked. */
+/* The compiler helpers GCC calls for 32-bit code, in plain C: for o32 code on an R4000 (Debian's
+   libgcc for mips-linux-gnu is MIPS32r2: CLZ, three-operand MUL, MTHC1, which ld will not mix
+   with R4000 objects and the R4400 does not run) and for i386 code on an i486 (Debian's libgcc
+   for i686-linux-gnu may use CMOV and other i686 instructions). Built with -fno-builtin so that
+   no helper is compiled into a call to itself; tests/guest/r4400_isa_test.cc checks what ends
+   up linked on the R4400. */
 #include <stdint.h>
 
 #include "citcat_sdk.h"
