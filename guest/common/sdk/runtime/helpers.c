@@ -10,12 +10,6 @@
 
 #include "../div64.inc"
 
-int64_t __divmoddi4(int64_t n, int64_t d, int64_t *rem);
-int64_t __divmoddi4(int64_t n, int64_t d, int64_t *rem) {
-  int64_t q = __divdi3(n, d);
-  if (rem) *rem = n - q * d;
-  return q;
-}
 
 /* ---- bits ---- */
 int __clzsi2(uint32_t x);
