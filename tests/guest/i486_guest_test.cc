@@ -40,8 +40,7 @@ constexpr uint64_t kInterrupt = kBase + CITCAT_I486_INTERRUPT;
 // The slots of the interrupt report, in the order the kernel stores them.
 constexpr uint64_t kReportOrder[4] = {CITCAT_I486_INTERRUPT_ECX, CITCAT_I486_INTERRUPT_EIP,
                                       CITCAT_I486_INTERRUPT_CS, CITCAT_I486_INTERRUPT_EFLAGS};
-constexpr uint32_t kCr0Pg = 0x80000000u, kCr0Cd = 0x40000000u, kCr0Nw = 0x20000000u,
-                   kCr0Ts = 0x8u;
+constexpr uint32_t kCr0Pg = 0x80000000u, kCr0Cd = 0x40000000u, kCr0Nw = 0x20000000u, kCr0Ts = 0x8u;
 constexpr uint32_t kIf = 0x200;
 // Instructions of each interrupt entry that exist only for the trace (entry.S).
 constexpr uint64_t kHookInstructionsPerInterrupt = 8;
@@ -81,12 +80,12 @@ uint32_t Le32(const uint8_t* p) { return p[0] | p[1] << 8 | p[2] << 16 | uint32_
 struct Hooks {
   uint64_t records = 0;
   int begins = 0, dones = 0;
-  uint64_t begin_retired = 0;  // the begin marker's store is instruction number ...
-  uint64_t done_retired = 0;   // ... and the state-done store this one (0-based)
+  uint64_t begin_retired = 0;   // the begin marker's store is instruction number ...
+  uint64_t done_retired = 0;    // ... and the state-done store this one (0-based)
   uint64_t driver_records = 0;  // from the begin marker to state-done, both included
   uint64_t acks_in_driver = 0, fills_in_driver = 0, ram_stores_in_driver = 0;
   std::array<uint8_t, CITCAT_I486_CPU_STATE_SIZE> dump{};  // cpu-state as stored
-  uint64_t acks = 0, reports = 0;  // after state-done
+  uint64_t acks = 0, reports = 0;                          // after state-done
   uint64_t reports_from_idle = 0;
   std::vector<std::string> errors;  // protocol violations after state-done (the first few)
 };
@@ -300,7 +299,7 @@ void ExpectHooks(const GuestRun& run) {
   const uint64_t code = uint64_t{Le32(d + CITCAT_I486_SLOT_DESCRIPTOR + 8 + 4)} << 32 |
                         Le32(d + CITCAT_I486_SLOT_DESCRIPTOR + 8);
   EXPECT_EQ(code, 0x00CF9B000000FFFFull);
-  EXPECT_EQ(Le32(d + CITCAT_I486_SLOT_DESCRIPTOR + 6 * 8), 0u);  // LDTR: null
+  EXPECT_EQ(Le32(d + CITCAT_I486_SLOT_DESCRIPTOR + 6 * 8), 0u);                       // LDTR: null
   EXPECT_EQ((Le32(d + CITCAT_I486_SLOT_DESCRIPTOR + 7 * 8 + 4) >> 8) & 0x9F, 0x8Bu);  // busy TSS
 }
 
@@ -321,12 +320,13 @@ TEST_P(Workload, RunsToPowerOffWithItsKnownAnswer) {
   if (GetParam() == "io") {
     EXPECT_GT(run.hooks.reports_from_idle, 0u);
   }
-  std::printf("%s: %llu instructions, %llu traced, %llu interrupts (%llu in the idle loop), "
-              "hooks %.3f %% of the traced instructions\n",
-              GetParam().c_str(), static_cast<unsigned long long>(run.summary.instructions),
-              static_cast<unsigned long long>(run.summary.instructions - run.hooks.done_retired),
-              static_cast<unsigned long long>(run.hooks.reports),
-              static_cast<unsigned long long>(run.hooks.reports_from_idle), HookShare(run));
+  std::printf(
+      "%s: %llu instructions, %llu traced, %llu interrupts (%llu in the idle loop), "
+      "hooks %.3f %% of the traced instructions\n",
+      GetParam().c_str(), static_cast<unsigned long long>(run.summary.instructions),
+      static_cast<unsigned long long>(run.summary.instructions - run.hooks.done_retired),
+      static_cast<unsigned long long>(run.hooks.reports),
+      static_cast<unsigned long long>(run.hooks.reports_from_idle), HookShare(run));
 }
 
 INSTANTIATE_TEST_SUITE_P(Guest, Workload,
@@ -457,11 +457,11 @@ TEST(I486Guest, AtTheResumePointTheTlbAndTheCacheAreEmpty) {
   ASSERT_TRUE(rest.ok()) << rest.status();
   EXPECT_EQ(rest->instructions, first.summary.instructions);
   EXPECT_EQ(m->console(), first.console);
-  std::printf("driver: %llu instructions and %llu bus records from the begin marker to "
-              "state-done, both included\n",
-              static_cast<unsigned long long>(first.hooks.done_retired -
-                                              first.hooks.begin_retired + 1),
-              static_cast<unsigned long long>(first.hooks.driver_records));
+  std::printf(
+      "driver: %llu instructions and %llu bus records from the begin marker to "
+      "state-done, both included\n",
+      static_cast<unsigned long long>(first.hooks.done_retired - first.hooks.begin_retired + 1),
+      static_cast<unsigned long long>(first.hooks.driver_records));
 }
 
 }  // namespace

@@ -128,9 +128,8 @@ std::string Build(const std::string& name, const std::string& text) {
   std::ofstream(base + ".c") << text;
   const std::string sdk = CITCAT_I486_SDK_ROOT;
   const std::string command = absl::StrCat(
-      CITCAT_I486_GCC, " ", absl::StrReplaceAll(CITCAT_I486_SDK_BUILD, {{"%SDK%", sdk}}), " ",
-      base, ".c ", absl::StrReplaceAll(CITCAT_I486_SDK_LIBS, {{"%SDK%", sdk}}), " -o ", base,
-      ".elf");
+      CITCAT_I486_GCC, " ", absl::StrReplaceAll(CITCAT_I486_SDK_BUILD, {{"%SDK%", sdk}}), " ", base,
+      ".c ", absl::StrReplaceAll(CITCAT_I486_SDK_LIBS, {{"%SDK%", sdk}}), " -o ", base, ".elf");
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
   return base + ".elf";
 }
@@ -226,6 +225,41 @@ int main(void) {
 )"));
   EXPECT_THAT(run.console, HasSubstr("got 15 blocks, 960 KiB\n"));
   EXPECT_THAT(run.console, HasSubstr("after free: ok\n"));
+}
+
+// <fenv.h> on the x87 alone (newlib's own asks CPUID, which an i486 lacks).
+TEST(SdkRuntime, FenvRunsOnTheX87) {
+  ProgramRun run = RunProgram(Build("fenv", R"(
+#include <fenv.h>
+#include <stdio.h>
+int main(void) {
+  volatile double one = 1.0, three = 3.0, zero = 0.0;
+  fesetround(FE_UPWARD);
+  volatile double up = one / three;
+  fesetround(FE_DOWNWARD);
+  volatile double down = one / three;
+  fesetround(FE_TONEAREST);
+  feclearexcept(FE_ALL_EXCEPT);
+  volatile double inf = one / zero;
+  printf("round %d up>down %d divbyzero %d inexact %d inf %g\n", fegetround(), up > down,
+         fetestexcept(FE_DIVBYZERO) != 0, fetestexcept(FE_INEXACT) != 0, inf);
+  fenv_t env;
+  feholdexcept(&env);
+  feraiseexcept(FE_OVERFLOW);
+  int held = fetestexcept(FE_OVERFLOW) != 0;
+  feupdateenv(&env);
+  printf("held %d after update %d\n", held, fetestexcept(FE_OVERFLOW) != 0);
+  fesetround(FE_TOWARDZERO);
+  fesetenv(FE_DFL_ENV);
+  printf("default round %d flags %d traps %d\n", fegetround(), fetestexcept(FE_ALL_EXCEPT),
+         fegetexcept());
+  return 0;
+}
+)"));
+  EXPECT_EQ(ProgramOutput(run.console),
+            "round 0 up>down 1 divbyzero 1 inexact 0 inf inf\n"
+            "held 1 after update 1\n"
+            "default round 0 flags 0 traps 0\n");
 }
 
 // An unmasked x87 exception is delivered as #MF (CR0.NE) and ends the task; a deep recursion

@@ -30,9 +30,8 @@ void PutLe32(std::vector<uint8_t>& bytes, size_t at, uint32_t v) {
 absl::Status LoadKernel(machine::I486Machine& machine, const machine::ElfImage& kernel,
                         std::string_view boot_string) {
   if (kernel.is64 || kernel.big_endian || kernel.machine != machine::kElfMachine386) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the i486 kernel must be an i386 ELF32 little-endian executable, not ",
-                     kernel.Describe()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the i486 kernel must be an i386 ELF32 little-endian executable, not ", kernel.Describe()));
   }
   if (boot_string.size() >= I486_BOOT_ARGS_SIZE) {
     return absl::InvalidArgumentError(absl::StrCat("the boot string has ", boot_string.size(),
