@@ -18,6 +18,7 @@
 #include "guest/i486/expected.h"
 #include "guest/i486/guest_paths.h"
 #include "guest/i486/tools/boot.h"
+#include "guest/i486/tools/guest_info.h"
 #include "guest/r4400/tools/disk_image.h"
 #include "machine/elf_loader.h"
 #include "machine/i486/contract.h"
@@ -42,8 +43,6 @@ constexpr uint64_t kReportOrder[4] = {CITCAT_I486_INTERRUPT_ECX, CITCAT_I486_INT
                                       CITCAT_I486_INTERRUPT_CS, CITCAT_I486_INTERRUPT_EFLAGS};
 constexpr uint32_t kCr0Pg = 0x80000000u, kCr0Cd = 0x40000000u, kCr0Nw = 0x20000000u, kCr0Ts = 0x8u;
 constexpr uint32_t kIf = 0x200;
-// Instructions of each interrupt entry that exist only for the trace (entry.S).
-constexpr uint64_t kHookInstructionsPerInterrupt = 8;
 
 const std::map<std::string, uint32_t>& Expected() {
   static const auto* m = new std::map<std::string, uint32_t>{
@@ -83,6 +82,7 @@ struct Hooks {
   uint64_t begin_retired = 0;   // the begin marker's store is instruction number ...
   uint64_t done_retired = 0;    // ... and the state-done store this one (0-based)
   uint64_t driver_records = 0;  // from the begin marker to state-done, both included
+  uint64_t driver_code_reads = 0, driver_reserved_reads = 0;
   uint64_t acks_in_driver = 0, fills_in_driver = 0, ram_stores_in_driver = 0;
   std::array<uint8_t, CITCAT_I486_CPU_STATE_SIZE> dump{};  // cpu-state as stored
   uint64_t acks = 0, reports = 0;                          // after state-done
@@ -115,6 +115,12 @@ class HookMonitor : public machine::BusMonitor {
       ++h.driver_records;
       if (r.kind == cat::RecordKind::kInterruptAck) ++h.acks_in_driver;
       if (r.kind == cat::RecordKind::kFill) ++h.fills_in_driver;
+      if (r.kind == cat::RecordKind::kUncachedRead && (r.flags & cat::kFlagCode)) {
+        ++h.driver_code_reads;
+      }
+      if (r.kind == cat::RecordKind::kUncachedRead && r.address >= kBase) {
+        ++h.driver_reserved_reads;
+      }
       if ((store && !reserved) || r.kind == cat::RecordKind::kWriteThrough) {
         ++h.ram_stores_in_driver;
       }
@@ -306,7 +312,7 @@ void ExpectHooks(const GuestRun& run) {
 // Instructions for the trace itself after state-done, against those traced.
 double HookShare(const GuestRun& run) {
   const uint64_t traced = run.summary.instructions - run.hooks.done_retired - 1;
-  return 100.0 * static_cast<double>(kHookInstructionsPerInterrupt * run.hooks.reports) /
+  return 100.0 * static_cast<double>(HookInstructions(run.hooks.reports)) /
          static_cast<double>(traced);
 }
 
@@ -347,6 +353,9 @@ TEST(I486Guest, AllEightAtOnce) {
   GuestRun run = RunGuest(CITCAT_I486_WORKLOADS, 7);
   ExpectChecksums(run, {"sort", "hash", "compress", "int64", "fp", "memcpy", "chase", "io"});
   ExpectHooks(run);
+  std::printf("all eight: %llu instructions, %llu interrupts, hooks %.3f %%\n",
+              static_cast<unsigned long long>(run.summary.instructions),
+              static_cast<unsigned long long>(run.hooks.reports), HookShare(run));
 }
 
 // Two tasks that keep x87 state across preemption, beside two that do not touch the x87: the
@@ -458,10 +467,12 @@ TEST(I486Guest, AtTheResumePointTheTlbAndTheCacheAreEmpty) {
   EXPECT_EQ(rest->instructions, first.summary.instructions);
   EXPECT_EQ(m->console(), first.console);
   std::printf(
-      "driver: %llu instructions and %llu bus records from the begin marker to "
-      "state-done, both included\n",
+      "driver: %llu instructions and %llu bus records from the begin marker to state-done, both "
+      "included (%llu uncached code reads, %llu reads of the reserved area)\n",
       static_cast<unsigned long long>(first.hooks.done_retired - first.hooks.begin_retired + 1),
-      static_cast<unsigned long long>(first.hooks.driver_records));
+      static_cast<unsigned long long>(first.hooks.driver_records),
+      static_cast<unsigned long long>(first.hooks.driver_code_reads),
+      static_cast<unsigned long long>(first.hooks.driver_reserved_reads));
 }
 
 }  // namespace

@@ -499,9 +499,12 @@ static int load_program(const char *name) {
     if (ph[i].type != 1 || ph[i].memsz == 0) continue; /* PT_LOAD */
     uint32_t va = ph[i].vaddr, end = ph[i].vaddr + ph[i].memsz;
     if (va < USER_BASE || end > USER_TOP - USER_STACK_SIZE || end < va ||
-        ph[i].filesz > ph[i].memsz || ph[i].offset + ph[i].filesz > f->size ||
-        ++loads > MAX_REGIONS - 1) {
+        ph[i].filesz > ph[i].memsz || ph[i].offset + ph[i].filesz > f->size) {
       kprintf("kernel: '%s' has a segment outside the user space\n", name);
+      return -1;
+    }
+    if (++loads > MAX_REGIONS - 1) {
+      kprintf("kernel: '%s' has more than %d segments\n", name, MAX_REGIONS - 1);
       return -1;
     }
   }
