@@ -82,7 +82,8 @@ struct Hooks {
   uint64_t begin_retired = 0;   // the begin marker's store is instruction number ...
   uint64_t done_retired = 0;    // ... and the state-done store this one (0-based)
   uint64_t driver_records = 0;  // from the begin marker to state-done, both included
-  uint64_t driver_code_reads = 0, driver_reserved_reads = 0;
+  uint64_t driver_code_reads = 0, driver_reserved_reads = 0, driver_ram_reads = 0;
+  uint64_t driver_reserved_stores = 0;
   uint64_t acks_in_driver = 0, fills_in_driver = 0, ram_stores_in_driver = 0;
   std::array<uint8_t, CITCAT_I486_CPU_STATE_SIZE> dump{};  // cpu-state as stored
   uint64_t acks = 0, reports = 0;                          // after state-done
@@ -118,9 +119,10 @@ class HookMonitor : public machine::BusMonitor {
       if (r.kind == cat::RecordKind::kUncachedRead && (r.flags & cat::kFlagCode)) {
         ++h.driver_code_reads;
       }
-      if (r.kind == cat::RecordKind::kUncachedRead && r.address >= kBase) {
-        ++h.driver_reserved_reads;
+      if (r.kind == cat::RecordKind::kUncachedRead && !(r.flags & cat::kFlagCode)) {
+        ++(r.address >= kBase ? h.driver_reserved_reads : h.driver_ram_reads);
       }
+      if (reserved) ++h.driver_reserved_stores;
       if ((store && !reserved) || r.kind == cat::RecordKind::kWriteThrough) {
         ++h.ram_stores_in_driver;
       }
@@ -468,11 +470,14 @@ TEST(I486Guest, AtTheResumePointTheTlbAndTheCacheAreEmpty) {
   EXPECT_EQ(m->console(), first.console);
   std::printf(
       "driver: %llu instructions and %llu bus records from the begin marker to state-done, both "
-      "included (%llu uncached code reads, %llu reads of the reserved area)\n",
+      "included (%llu uncached code reads, %llu data reads of the reserved area, %llu of RAM, "
+      "%llu stores to the reserved area)\n",
       static_cast<unsigned long long>(first.hooks.done_retired - first.hooks.begin_retired + 1),
       static_cast<unsigned long long>(first.hooks.driver_records),
       static_cast<unsigned long long>(first.hooks.driver_code_reads),
-      static_cast<unsigned long long>(first.hooks.driver_reserved_reads));
+      static_cast<unsigned long long>(first.hooks.driver_reserved_reads),
+      static_cast<unsigned long long>(first.hooks.driver_ram_reads),
+      static_cast<unsigned long long>(first.hooks.driver_reserved_stores));
 }
 
 }  // namespace
