@@ -223,9 +223,11 @@ class HookMonitor : public machine::BusMonitor {
 };
 
 std::unique_ptr<machine::I486Machine> NewMachine(const std::string& boot, uint64_t seed,
-                                                 std::vector<uint8_t> disk = {}) {
+                                                 std::vector<uint8_t> disk = {},
+                                                 uint64_t memory = 32 << 20) {
   machine::I486Options o;
   o.pc.seed = seed;
+  o.pc.memory_bytes = memory;
   o.pc.rom = ReadFile(CITCAT_I486_BOOT_ROM);
   o.pc.disk = disk.empty() ? ReadFile(CITCAT_I486_DISK_IMAGE) : std::move(disk);
   o.pc.reserved = ReservedWindows();
@@ -245,9 +247,10 @@ struct GuestRun {
 
 constexpr uint64_t kMaxInstructions = 400'000'000;
 
-GuestRun RunGuest(const std::string& boot, uint64_t seed = 1, std::vector<uint8_t> disk = {}) {
+GuestRun RunGuest(const std::string& boot, uint64_t seed = 1, std::vector<uint8_t> disk = {},
+                  uint64_t memory = 32 << 20) {
   GuestRun run;
-  auto m = NewMachine(boot, seed, std::move(disk));
+  auto m = NewMachine(boot, seed, std::move(disk), memory);
   if (!m) return run;
   HookMonitor monitor(m->cpu());
   auto summary = m->Run(&monitor, kMaxInstructions);
@@ -391,6 +394,20 @@ TEST(I486Guest, TheSameSeedRunsTheSameAndAnotherOneDoesNot) {
   EXPECT_EQ(a.hooks.records, b.hooks.records);
   EXPECT_EQ(a.console, b.console);
   EXPECT_NE(a.summary.instructions, c.summary.instructions);
+}
+
+// The kernel takes the RAM size from the CMOS: it runs in 6 MiB, uses 64 MiB of 256, and says
+// so when there is too little.
+TEST(I486Guest, RamSizes) {
+  GuestRun small = RunGuest("chase", 1, {}, 6 << 20);
+  ExpectChecksums(small, {"chase"});
+  EXPECT_THAT(small.console, HasSubstr("i486 guest kernel, 6 MiB"));
+  GuestRun big = RunGuest("chase", 1, {}, 256 << 20);
+  ExpectChecksums(big, {"chase"});
+  EXPECT_THAT(big.console, HasSubstr("i486 guest kernel, 64 MiB"));
+  GuestRun tiny = RunGuest("chase", 1, {}, 3 << 20);
+  EXPECT_THAT(tiny.console, HasSubstr("kernel: panic: not enough RAM"));
+  EXPECT_TRUE(tiny.summary.powered_off);
 }
 
 TEST(I486Guest, TheRomWithoutAKernelSaysSoAndPowersOff) {
