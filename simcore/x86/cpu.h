@@ -193,6 +193,8 @@ class Cpu {
     cacheable_ = std::move(cacheable);
   }
   Cache& cache() { return cache_; }
+  // The paging unit with its TLB, for inspection (what a dump left in the TLB).
+  const Paging& paging() const { return paging_; }
   // The on-chip x87; the machine reads FERR# (fpu().ferr()) and drives IGNNE# (fpu().set_ignne()).
   const Fpu& fpu() const { return fpu_; }
   Fpu& fpu() { return fpu_; }
