@@ -242,7 +242,9 @@ TEST_F(Cli, CaptureRefusesWhatItCannotRun) {
   } cases[] = {
       {"capture --elf " + Path("missing.elf") + " -o " + Path("o"), "missing.elf: cannot open"},
       {"capture --elf " + Path("not.elf") + " -o " + Path("o"), "not.elf: "},
-      {"capture --machine i486 -o " + Path("o"), "unknown machine 'i486' (machines: r4400)"},
+      {"capture --machine sparc -o " + Path("o"), "unknown machine 'sparc' (machines: r4400, i486)"},
+      {"capture --machine i486 --elf " + Path("not.elf") + " -o " + Path("o"), "not.elf: "},
+      {"capture --machine i486 --workload nosuch -o " + Path("o"), "no workload 'nosuch'"},
       {"capture --memory-mb 1000 -o " + Path("o"), "memory size"},
       {"capture --kernel " + Path("not.elf") + " -o " + Path("o"), "not.elf"},
   };
