@@ -5,6 +5,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "citcat/command.h"
 #include "citcat/progress.h"
 #include "systems/system.h"
@@ -96,7 +97,7 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
         "  interrupts       %llu\n"
         "  DMA transfers    %llu\n"
         "  device reads     %llu\n"
-        "  %-16s %llu\n"
+        "%s"
         "  perturbation     %.3f%% (%llu hook instructions: %s; the begin-of-trace driver's %llu "
         "more are not counted)\n",
         output.c_str(), static_cast<unsigned long long>(r.traced_instructions),
@@ -108,8 +109,11 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
         static_cast<unsigned long long>(r.interrupts),
         static_cast<unsigned long long>(r.dma_transfers),
         static_cast<unsigned long long>(r.device_reads),
-        absl::StrCat(r.register_name, " reads").c_str(),
-        static_cast<unsigned long long>(r.register_reads),
+        *r.register_name
+            ? absl::StrFormat("  %-16s %llu\n", absl::StrCat(r.register_name, " reads"),
+                              static_cast<unsigned long long>(r.register_reads))
+                  .c_str()
+            : "",
         100.0 * r.hook_instructions /
             std::max<uint64_t>(1, r.traced_instructions - r.driver_instructions),
         static_cast<unsigned long long>(r.hook_instructions), r.hooks.c_str(),
