@@ -217,6 +217,10 @@ void I486Adapter::Inject(const aes::Interrupt& irq) {
 absl::StatusOr<std::unique_ptr<CoreAdapter>> MakeI486Adapter(const ims::InitialMachineState& ims,
                                                              Engine& engine, bool observe) {
   if (absl::Status s = CheckIms(ims); !s.ok()) return s;
+  if (engine.options().sink != nullptr) {
+    return absl::UnimplementedError(
+        "the i486 writes the text trace (-o) only so far; --format's formats are the R4400's");
+  }
   return std::make_unique<I486Adapter>(engine, observe);
 }
 
