@@ -29,6 +29,10 @@ using ::testing::StartsWith;
 std::string Example(const std::string& name) {
   return absl::StrCat(CITCAT_R4400_EXAMPLES, "/", name);
 }
+// The test's own programs (rom_guest/).
+std::string Program(const std::string& name) {
+  return absl::StrCat(CITCAT_ROM_TEST_PROGRAMS, "/", name);
+}
 
 class RomCli : public ::testing::Test {
  protected:
@@ -159,7 +163,7 @@ TEST_F(RomCli, AnElfInRamIsEnteredByAJumpAtTheResetVector) {
 }
 
 TEST_F(RomCli, ARawImageGoesWhereRomAddressSays) {
-  CommandResult r = Run(absl::StrCat("capture --rom ", Example("offset.bin"),
+  CommandResult r = Run(absl::StrCat("capture --rom ", Program("offset.bin"),
                                      " --rom-address 0xbfc00100 -o ", Path("offset.cat")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, StartsWith("hello from RAM\n"));
@@ -172,7 +176,7 @@ TEST_F(RomCli, ARawImageGoesWhereRomAddressSays) {
   r = Run(absl::StrCat("verify ", Path("offset.cat")));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // The same place by its physical address.
-  r = Run(absl::StrCat("capture --rom ", Example("offset.bin"), " --rom-address 0x1fc00100 -o ",
+  r = Run(absl::StrCat("capture --rom ", Program("offset.bin"), " --rom-address 0x1fc00100 -o ",
                        Path("offset2.cat")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
 }
@@ -201,9 +205,9 @@ TEST_F(RomCli, WhatATraceFromResetCannotShowStopsTheCapture) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.program);
     const std::string out = Path("refused.cat");
-    CommandResult r = Run(absl::StrCat("capture --rom ", Example(c.program), " -o ", out));
+    CommandResult r = Run(absl::StrCat("capture --rom ", Program(c.program), " -o ", out));
     ExpectRefused(r, out, c.what);
-    EXPECT_THAT(r.err, HasSubstr(absl::StrCat(Example(c.program), ": after ")));
+    EXPECT_THAT(r.err, HasSubstr(absl::StrCat(Program(c.program), ": after ")));
     EXPECT_THAT(r.err, HasSubstr(" instructions, at 0xffffffffbfc0"));
   }
 }
@@ -264,12 +268,12 @@ TEST_F(RomCli, BadImagesAndOptionsAreRefusedInOneLine) {
        "0xffffffff80001000"},
       {"--rom " + Example("hello.elf") + " --rom-address 0xbfc00000",
        "hello.elf: an ELF is loaded at its own addresses"},
-      {"--rom " + Example("offset.bin") + " --rom-address 0xbfe00000",
+      {"--rom " + Program("offset.bin") + " --rom-address 0xbfe00000",
        "offset.bin: the ROM address 0x1fe00000 is not a word in the ROM"},
-      {"--rom " + Example("offset.bin") + " --rom-address 0xbfdfffe0",
+      {"--rom " + Program("offset.bin") + " --rom-address 0xbfdfffe0",
        "offset.bin: the image has 80 bytes, more than the 32 the ROM holds from physical "
        "0x1fdfffe0"},
-      {"--rom " + Example("offset.bin") + " --rom-address 0x2x", "--rom-address '0x2x' is not"},
+      {"--rom " + Program("offset.bin") + " --rom-address 0x2x", "--rom-address '0x2x' is not"},
       {"--rom-address 0xbfc00000", "--rom-address needs --rom"},
       {"--rom " + Example("selftest.bin") + " --workload sort", "--rom runs a bare-metal program"},
   };
