@@ -78,6 +78,11 @@ TEST_F(RomCli, TheSelfTestPassesAndReplaysWithZeroDivergence) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("identical"));
 
+  r = Run(absl::StrCat("stats ", Path("selftest.cat")));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("the run ends with the guest halting"));
+  EXPECT_THAT(r.out, HasSubstr("perturbation: none (traced from reset: no kernel, no hooks)"));
+
   // What the program went through, as the replayed trace shows it.
   const std::string trace = ReadFile(Path("trace.txt"));
   EXPECT_THAT(trace, StartsWith("           0 ffffffffbfc00000 "));  // the reset vector first
