@@ -82,7 +82,7 @@ struct ReplayMachine {
   // it, since no state dump in the CAT could show the difference. Empty: the machine cannot be
   // traced from reset.
   std::function<absl::Status(const cat::CatHeader& header, ims::InitialMachineState& ims)>
-      reset_state;
+      reset_state = nullptr;
 };
 
 // Replays a trace of `machine`. A divergence is returned as an Aborted status whose message is
