@@ -6,6 +6,7 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
 #include "citcat/command.h"
 #include "citcat/progress.h"
@@ -122,6 +123,12 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
 
   systems::CaptureRequest request;
   if (absl::Status s = RomRequest(request); !s.ok()) return s;
+  // A machine that can be traced from reset says what its reset state is; one that cannot, yet,
+  // would boot its kernel and ignore the image.
+  if (!request.rom.empty() && !machine.replay.reset_state) {
+    return absl::UnimplementedError(
+        absl::StrCat("the ", machine.name, " cannot be traced from reset yet (--rom)"));
+  }
   request.workloads = absl::GetFlag(FLAGS_workload);
   if (std::string elf = absl::GetFlag(FLAGS_elf); !elf.empty()) {
     request.program.push_back(elf);
@@ -157,7 +164,7 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
         "  interrupts       %llu\n"
         "  DMA transfers    %llu\n"
         "  device reads     %llu\n"
-        "  %-16s %llu\n"
+        "%s"
         "  perturbation     %.3f%% (%llu hook instructions: %s; the begin-of-trace driver's %llu "
         "more are not counted)\n",
         output.c_str(), static_cast<unsigned long long>(r.traced_instructions),
@@ -169,8 +176,11 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
         static_cast<unsigned long long>(r.interrupts),
         static_cast<unsigned long long>(r.dma_transfers),
         static_cast<unsigned long long>(r.device_reads),
-        absl::StrCat(r.register_name, " reads").c_str(),
-        static_cast<unsigned long long>(r.register_reads),
+        *r.register_name
+            ? absl::StrFormat("  %-16s %llu\n", absl::StrCat(r.register_name, " reads"),
+                              static_cast<unsigned long long>(r.register_reads))
+                  .c_str()
+            : "",
         100.0 * r.hook_instructions /
             std::max<uint64_t>(1, r.traced_instructions - r.driver_instructions),
         static_cast<unsigned long long>(r.hook_instructions), r.hooks.c_str(),

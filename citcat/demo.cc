@@ -1,6 +1,6 @@
-// The main job on its built-in default: capture the default workload mix on the first traced
-// machine of the registry, extract the IMS and AES from the CAT alone, replay them, and check
-// that the regenerated bus traffic is the captured CAT, record for record.
+// The main job on its built-in default: on every traced machine of the registry, capture the
+// default workload mix, extract the IMS and AES from the CAT alone, replay them, and check that
+// the regenerated bus traffic is the captured CAT, record for record.
 #include <unistd.h>
 
 #include <chrono>
@@ -27,8 +27,9 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 
 }  // namespace
 
-absl::Status RunDemo(const std::vector<std::string>& args) {
-  if (!args.empty()) return UsageError("demo", "");
+namespace {
+
+absl::Status DemoOne(const systems::System& machine) {
   std::filesystem::path dir =
       std::filesystem::temp_directory_path() / absl::StrCat("citcat-demo-", getpid());
   std::filesystem::create_directories(dir);
@@ -43,7 +44,6 @@ absl::Status RunDemo(const std::vector<std::string>& args) {
     }
   } cleanup{dir, io::SignalCleanup(dir.string(), /*directory=*/true), io::SignalCleanup(cat_path)};
 
-  const systems::System& machine = systems::All().front();
   systems::CaptureRequest request;
   request.seed = kSeed;
   std::printf(
@@ -77,7 +77,7 @@ absl::Status RunDemo(const std::vector<std::string>& args) {
       "Summary\n"
       "  capture          %llu instructions traced in %.2f s (%.0f M/s), the guest %s\n"
       "  CAT              %llu records, %.1f MB (%.2f bus bytes per instruction)\n"
-      "  events           %llu interrupts, %llu DMA transfers, %llu device reads, %llu %s reads\n"
+      "  events           %llu interrupts, %llu DMA transfers, %llu device reads%s\n"
       "  extract          %.2f s\n"
       "  IMS              %zu bytes, %zu with zstd (%d memory extents)\n"
       "  AES              %zu bytes, %zu with zstd (%d interrupts, %d DMA, %d device, %d echoes)\n"
@@ -91,15 +91,30 @@ absl::Status RunDemo(const std::vector<std::string>& args) {
       static_cast<unsigned long long>(r.interrupts),
       static_cast<unsigned long long>(r.dma_transfers),
       static_cast<unsigned long long>(r.device_reads),
-      static_cast<unsigned long long>(r.register_reads), r.register_name, extract_seconds,
-      ims.size(), archive::ZstdSize(ims), x->ims.memory_size(), aes.size(), archive::ZstdSize(aes),
-      x->aes.interrupts_size(), x->aes.dma_size(), x->aes.device_io_size(),
+      *r.register_name
+          ? absl::StrCat(", ", r.register_reads, " ", r.register_name, " reads").c_str()
+          : "",
+      extract_seconds, ims.size(), archive::ZstdSize(ims), x->ims.memory_size(), aes.size(),
+      archive::ZstdSize(aes), x->aes.interrupts_size(), x->aes.dma_size(), x->aes.device_io_size(),
       x->aes.register_reads_size(),
       static_cast<double>(cat_bytes) / (archive::ZstdSize(ims) + archive::ZstdSize(aes)),
       10.0 * r.traced_instructions / (archive::ZstdSize(ims) + archive::ZstdSize(aes)),
       static_cast<unsigned long long>(replayed.instructions), replayed.seconds,
       replayed.instructions / replayed.seconds / 1e6,
       static_cast<unsigned long long>(replayed.records));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunDemo(const std::vector<std::string>& args) {
+  if (!args.empty()) return UsageError("demo", "");
+  for (const systems::System& machine : systems::All()) {
+    if (&machine != &systems::All().front()) std::printf("\n");
+    if (absl::Status s = DemoOne(machine); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(machine.title, ": ", s.message()));
+    }
+  }
   return absl::OkStatus();
 }
 

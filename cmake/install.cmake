@@ -1,6 +1,6 @@
 # What `cmake --install` and the CPack .deb put where: the citcat binary; its docs; the guest
 # software it captures with (kernels, disk images, the SDKs with newlib), found beside the binary
-# at run time (systems/r4400.cc); and a CMake package, find_package(Citcat), that gives an
+# at run time (systems/guest_support.h); and a CMake package, find_package(Citcat), that gives an
 # out-of-tree analyzer the trace consumer API (traces/sink.h), the archive reader
 # (archive/archive.h) and the replay that feeds one from the other (systems/system.h).
 include(GNUInstallDirs)
@@ -10,7 +10,7 @@ install(TARGETS citcat RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
-# ---- the guest software (the layout systems/r4400.cc looks for) ----
+# ---- the guest software (the layout systems/guest_support.h looks for) ----
 set(_guest ${PROJECT_BINARY_DIR}/guest/r4400)
 if(TARGET r4400_guest_images)
   install(FILES ${_guest}/kernel.elf ${_guest}/disk.img ${_guest}/hello.elf
@@ -20,6 +20,16 @@ if(TARGET r4400_sdk)
   install(DIRECTORY ${_guest}/sdk DESTINATION ${CMAKE_INSTALL_DATADIR}/citcat/r4400)
   install(FILES guest/r4400/sdk/README.md guest/r4400/sdk/example/hello.c
           DESTINATION ${CMAKE_INSTALL_DATADIR}/citcat/r4400/sdk)
+endif()
+
+set(_guest ${PROJECT_BINARY_DIR}/guest/i486)
+if(TARGET i486_guest_images)
+  install(FILES ${_guest}/boot.bin ${_guest}/kernel.elf ${_guest}/disk.img
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/citcat/i486)
+endif()
+if(TARGET i486_sdk)
+  install(DIRECTORY ${_guest}/sdk DESTINATION ${CMAKE_INSTALL_DATADIR}/citcat/i486)
+  install(FILES guest/i486/sdk/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/citcat/i486/sdk)
 endif()
 
 # ---- the CMake package ----
@@ -61,7 +71,7 @@ install(EXPORT CitcatTargets NAMESPACE Citcat::
 
 # Headers as the sources include them ("traces/sink.h"), the generated schemas with them.
 foreach(room io cat_parser ims aes simcore machine extract replay systems traces archive
-        guest/r4400/tools)
+        guest/r4400/tools guest/i486/tools guest/i486/boot)
   install(DIRECTORY ${room}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/citcat/${room}
           FILES_MATCHING PATTERN "*.h")
 endforeach()

@@ -25,102 +25,23 @@
 #include "machine/r4400/machine.h"
 #include "machine/r4400/system.h"
 #include "replay/r4400_adapter.h"
+#include "systems/guest_support.h"
 
 namespace citcat::systems {
 namespace {
 
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
-
-// A private scratch directory, removed with everything in it, on a signal too (with the one file
-// it holds).
-class TempDir {
- public:
-  explicit TempDir(const std::string& file) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "citcat-XXXXXX").string();
-    io::BlockSignals hold;
-    path_ = mkdtemp(pattern.data()) ? pattern : std::string();
-    if (path_.empty()) return;
-    on_signal_dir_ = io::SignalCleanup(path_, /*directory=*/true);
-    on_signal_file_ = io::SignalCleanup(path_ + "/" + file);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  io::SignalCleanup on_signal_dir_, on_signal_file_;
-};
-
-// Where the guest software is: installed beside the binary (<prefix>/bin/citcat and
-// <prefix>/share/citcat/r4400/...), or else where this build made it.
-std::string GuestFile(const char* built, const char* relative) {
-  std::error_code error;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    const std::filesystem::path installed =
-        exe.parent_path().parent_path() / "share/citcat/r4400" / relative;
-    if (std::filesystem::exists(installed, error)) return installed.string();
-  }
-  return built;
-}
-
 const std::string& KernelElf() {
   static const std::string* const path =
-      new std::string(GuestFile(CITCAT_R4400_KERNEL_ELF, "kernel.elf"));
+      new std::string(GuestFile(CITCAT_R4400_KERNEL_ELF, "r4400", "kernel.elf"));
   return *path;
 }
 
-// Builds C files against the guest SDK (guest/r4400/sdk/README.md) into `elf`.
-absl::Status BuildWithSdk(const std::vector<std::string>& sources, const std::string& cflags,
-                          const std::string& elf) {
-  for (const std::string& source : sources) {
-    if (!std::filesystem::exists(source)) {
-      return absl::NotFoundError(absl::StrCat(source, ": cannot open: No such file or directory"));
-    }
-  }
-  const std::string& first = sources.front();
-  if (std::string_view(CITCAT_R4400_GCC).empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        first, ": this citcat was built without the MIPS cross compiler; give a built ELF"));
-  }
-  const std::string sdk = ShellQuote(GuestFile(CITCAT_R4400_SDK_ROOT, "sdk"));
-  std::string command =
-      absl::StrCat(CITCAT_R4400_GCC, " ",
-                   absl::StrReplaceAll(CITCAT_R4400_SDK_BUILD, {{"%SDK%", sdk}}), " ", cflags);
-  for (const std::string& source : sources) absl::StrAppend(&command, " ", ShellQuote(source));
-  absl::StrAppend(&command, " ", absl::StrReplaceAll(CITCAT_R4400_SDK_LIBS, {{"%SDK%", sdk}}),
-                  " -o ", ShellQuote(elf));
-  if (std::system(command.c_str()) != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(absl::StrJoin(sources, " "),
-                     ": does not build against the guest SDK (compiler messages above)"));
-  }
-  return absl::OkStatus();
-}
-
-// The disk image with the user's program added as the workload `elf`.
-absl::StatusOr<std::string> DiskWithElf(const std::string& disk, const std::string& elf_path) {
-  absl::StatusOr<std::string> elf = io::ReadWholeFile(elf_path, guest::kDiskMaxProgramBytes);
-  if (!elf.ok()) return elf.status();
-  absl::StatusOr<machine::ElfImage> program =
-      machine::ParseElf({reinterpret_cast<const uint8_t*>(elf->data()), elf->size()});
-  absl::Status s = program.ok() ? machine::CheckR4400Elf(*program) : program.status();
-  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(elf_path, ": ", s.message()));
-  absl::StatusOr<std::vector<guest::DiskFile>> files =
-      guest::ReadDiskImage({reinterpret_cast<const uint8_t*>(disk.data()), disk.size()});
-  if (!files.ok()) return files.status();
-  guest::AddOrReplace(*files, {"elf", std::vector<uint8_t>(elf->begin(), elf->end())});
-  absl::StatusOr<std::vector<uint8_t>> image = guest::BuildDiskImage(*files);
-  if (!image.ok()) return image.status();
-  return std::string(image->begin(), image->end());
-}
+constexpr Sdk kSdk = {"r4400",
+                      "MIPS",
+                      CITCAT_R4400_GCC,
+                      CITCAT_R4400_SDK_ROOT,
+                      CITCAT_R4400_SDK_BUILD,
+                      CITCAT_R4400_SDK_LIBS};
 
 // What a machine run did, in every system's terms; the hooks' part is the caller's.
 CaptureReport Report(const machine::CaptureResult& run) {
@@ -169,7 +90,7 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
   machine::CaptureSettings settings;
   settings.kernel_path = request.kernel.empty() ? KernelElf() : request.kernel;
   absl::StatusOr<std::string> disk = io::ReadWholeFile(
-      request.disk.empty() ? GuestFile(CITCAT_R4400_DISK_IMAGE, "disk.img") : request.disk,
+      request.disk.empty() ? GuestFile(CITCAT_R4400_DISK_IMAGE, "r4400", "disk.img") : request.disk,
       1ull << 30);
   if (!disk.ok()) return disk.status();
   settings.workloads = request.workloads;
@@ -177,32 +98,24 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
     if (!settings.workloads.empty()) {
       return absl::InvalidArgumentError("give --elf or --workload, not both");
     }
-    TempDir scratch("program.elf");
+    ScratchDir scratch("program.elf");
     std::string elf = request.program.front();
     const bool source = absl::EndsWith(elf, ".c") || absl::EndsWith(elf, ".S");
     if (source) {
       std::string built = scratch.path() + "/program.elf";
-      if (absl::Status s = BuildWithSdk(request.program, request.cflags, built); !s.ok()) return s;
+      if (absl::Status s = BuildWithSdk(kSdk, request.program, request.cflags, built); !s.ok()) {
+        return s;
+      }
       elf = built;
     } else if (request.program.size() > 1 || !request.cflags.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat(elf, ": an ELF is run as it is: more files and --cflags are for C sources"));
     }
-    disk = DiskWithElf(*disk, elf);
+    disk = DiskWithElf(*disk, elf, machine::CheckR4400Elf);
     if (!disk.ok()) return disk.status();
     settings.workloads = "elf";
   }
-  // The kernel runs the disk's programs by name and would skip an unknown one in silence.
-  absl::StatusOr<std::vector<guest::DiskFile>> files =
-      guest::ReadDiskImage({reinterpret_cast<const uint8_t*>(disk->data()), disk->size()});
-  if (!files.ok()) return files.status();
-  for (absl::string_view name : absl::StrSplit(settings.workloads, ',', absl::SkipEmpty())) {
-    if (std::none_of(files->begin(), files->end(),
-                     [&](const guest::DiskFile& f) { return f.name == name; })) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "no workload '", name, "' on the disk image (citcat capture --list-workloads)"));
-    }
-  }
+  if (absl::Status s = CheckWorkloads(*disk, settings.workloads); !s.ok()) return s;
   settings.disk.assign(disk->begin(), disk->end());
   settings.seed = request.seed;
   settings.memory_bytes = request.memory_bytes;

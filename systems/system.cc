@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cat_parser/reader.h"
+#include "systems/i486.h"
 #include "systems/r4400.h"
 
 namespace citcat::systems {
@@ -10,6 +11,7 @@ namespace {
 
 const System kSystems[] = {
     R4400(),
+    I486(),
 };
 
 }  // namespace

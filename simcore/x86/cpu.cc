@@ -83,6 +83,27 @@ void Cpu::SetReal(uint16_t cs, uint16_t ds, uint16_t ss) {
 
 // A fault of the current instruction: delivered at once (the instruction does not retire and
 // EIP goes to the handler), or, with delivery off, left pending for the caller.
+// The i486's classes of exceptions for double faults (Intel486 manual, "Double fault"):
+// contributory ones and page faults; everything else (debug, NMI, INT3, INTO, BOUND, #UD, #NM,
+// #MF, #AC, external interrupts) is benign.
+Cpu::FaultClass Cpu::ClassOf(uint8_t vector, bool exception) {
+  if (!exception) return FaultClass::kBenign;
+  switch (vector) {
+    case kVecDivide:
+    case kVecInvalidTss:
+    case kVecSegmentNotPresent:
+    case kVecStackFault:
+    case kVecGeneralProtection:
+      return FaultClass::kContributory;
+    case kVecPageFault:
+      return FaultClass::kPageFault;
+    case kVecDoubleFault:
+      return FaultClass::kDoubleFault;
+    default:
+      return FaultClass::kBenign;
+  }
+}
+
 void Cpu::Raise(uint8_t vector, uint32_t error_code) {
   if (faulted_ && !delivering_) return;  // the first fault of a step wins
   faulted_ = true;
@@ -94,26 +115,42 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
                          (vector >= kVecInvalidTss && vector <= kVecPageFault) ||
                          vector == kVecAlignment;
   if (delivering_) {
-    // A fault while delivering another: a double fault, and a fault while delivering that
-    // shuts the processor down (docs/machines/i486-core.md, "Exceptions").
-    if (exception_.vector == kVecDoubleFault) {
+    // A fault while delivering another event: a double fault when both are contributory or the
+    // first a page fault and the second contributory or one too; shutdown when the first was a
+    // double fault; otherwise the second is delivered in its place (docs/machines/i486-core.md,
+    // "Exceptions").
+    const FaultClass first = delivering_class_, second = ClassOf(vector, true);
+    if (first == FaultClass::kDoubleFault) {
       halted_ = true;
       exception_ = {true, kVecDoubleFault, 0, eip_, false, false};
       exception_.shutdown = true;
       return;
     }
-    exception_.vector = kVecDoubleFault;
-    Interrupt(kVecDoubleFault, eip_, false, true, 0);
+    const bool double_fault =
+        (first == FaultClass::kContributory && second == FaultClass::kContributory) ||
+        (first == FaultClass::kPageFault &&
+         (second == FaultClass::kContributory || second == FaultClass::kPageFault));
+    if (double_fault) {
+      delivering_class_ = FaultClass::kDoubleFault;
+      exception_.vector = kVecDoubleFault;
+      Interrupt(kVecDoubleFault, eip_, false, true, 0);
+    } else {
+      delivering_class_ = second;
+      exception_.vector = vector;
+      Interrupt(vector, eip_, false, has_error, error_code);
+    }
     return;
   }
-  Deliver(vector, has_error, error_code);
-  faulted_ = true;
+  // Delivered once the instruction has undone what it did (Step), so that the handler sees the
+  // state before it: registers, flags and stack as a restartable fault leaves them.
+  fault_ = {true, vector, has_error, error_code};
 }
 
 // An event the processor delivers itself, at eip_: an exception, an external interrupt or a debug
-// trap. A fault while it is delivered is a double fault (Raise).
-void Cpu::Deliver(uint8_t vector, bool has_error, uint32_t error_code) {
+// trap. A fault while it is delivered is a double fault or a second exception (Raise).
+void Cpu::Deliver(uint8_t vector, bool has_error, uint32_t error_code, bool exception) {
   delivering_ = true;
+  delivering_class_ = ClassOf(vector, exception);
   faulted_ = false;
   exception_.vector = vector;
   Interrupt(vector, eip_, false, has_error, error_code);
@@ -567,18 +604,26 @@ const Instruction* Cpu::FetchFromLine(uint32_t linear, bool code32) {
 }
 
 void Cpu::Step() {
+  StepInstruction();
+  if (fault_.pending) {
+    fault_.pending = false;
+    Deliver(fault_.vector, fault_.has_error, fault_.error_code, /*exception=*/true);
+    faulted_ = true;
+  }
+}
+
+void Cpu::StepInstruction() {
   const bool code32 = seg_[kCs].big;
   const uint32_t linear = Linear(kCs, eip_);
   faulted_ = false;
   data_breakpoint_ = false;
   const bool shadowed = shadow_;
   shadow_ = false;
-  if (deliver_ && !shadowed && TakeExternalInterrupt()) return;
+  if (deliver_ && !shadowed && (intr_ || nmi_) && TakeExternalInterrupt()) return;
   if (dr7_ & 0xFF) {
     if (InstructionBreakpoint(linear)) return;
   }
-  Instruction scratch;
-  const Instruction* decoded = FetchAndDecode(linear, code32, &scratch);
+  const Instruction* decoded = FetchAndDecode(linear, code32, &decode_scratch_);
   if (decoded == nullptr) return;
   const Instruction& in = *decoded;
   if (in.fault == Fault::kUD) return Raise(kVecInvalidOpcode);
@@ -976,9 +1021,10 @@ bool Cpu::Execute(const Instruction& in) {
     }
     case Op::kPushf:
       // VM and RF are pushed as 0.
+      if (!V86Iopl()) return false;
       return Push(size, eflags_ & ~(flag::kVM | flag::kRF) & SizeMask(size));
     case Op::kPopf: {
-      if (!Pop(size, &a)) return false;
+      if (!V86Iopl() || !Pop(size, &a)) return false;
       // POPF loads every flag but VM and RF; IOPL only at CPL 0, IF only where CPL <= IOPL.
       uint32_t writable = (flag::kAll & ~(flag::kVM | flag::kRF)) & SizeMask(size);
       if (!real_mode()) {
@@ -1075,10 +1121,28 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kInt3:
       return Trap(kVecBreakpoint);
     case Op::kInt:
+      if (!V86Iopl()) return false;  // INT n, unlike INT3 and INTO
       return Trap(static_cast<uint8_t>(in.imm));
     case Op::kInto:
       if (eflags_ & flag::kOF) return Trap(kVecOverflow);
       return true;
+    case Op::kInt1:  // ICEBP: a debug trap after it, as a hardware one (no gate DPL check)
+      return Trap(kVecDebug, /*software=*/false);
+    case Op::kBound: {
+      // The signed register against the two bounds in memory (lower, then upper): #BR, a fault,
+      // outside them.
+      const uint32_t ea = EffectiveAddress(in);
+      uint32_t lower = 0, upper = 0;
+      if (!ReadMem(in.seg, ea, size, &lower) ||
+          !ReadMem(in.seg, (ea + size) & SizeMask(in.addrsize), size, &upper)) {
+        return false;
+      }
+      const int32_t v = SignExtend(ReadReg(in.reg, size), size);
+      if (v < SignExtend(lower, size) || v > SignExtend(upper, size)) {
+        return Raise(kVecBound), false;
+      }
+      return true;
+    }
     default:
       break;
   }
@@ -1110,14 +1174,14 @@ bool Cpu::TakeExternalInterrupt() {
     return false;
   }
   halted_ = false;
-  Deliver(vector, false, 0);
+  Deliver(vector, false, 0, /*exception=*/false);
   return true;
 }
 
-bool Cpu::Trap(uint8_t vector) {
+bool Cpu::Trap(uint8_t vector, bool software) {
   if (deliver_) {
     // The instruction retires; the handler's entry is its control transfer.
-    if (!Interrupt(vector, next_eip_, true, false, 0)) return false;
+    if (!Interrupt(vector, next_eip_, software, false, 0)) return false;
     return true;
   }
   exception_ = {true, vector, 0, next_eip_, true, false};

@@ -48,7 +48,10 @@ enum Vector : uint8_t {
   kVecAlignment = 17,
 };
 
-inline constexpr uint32_t kDr6Bs = 1u << 14;  // DR6: the trap was a single step
+// DR6: a debug register access with DR7.GD set (BD), a single step (BS), a task switch to a TSS
+// with its T bit set (BT). DR7.GD: general detect.
+inline constexpr uint32_t kDr6Bd = 1u << 13, kDr6Bs = 1u << 14, kDr6Bt = 1u << 15;
+inline constexpr uint32_t kDr7Gd = 1u << 13;
 inline constexpr uint32_t kCr0Pe = 1u << 0, kCr0Mp = 1u << 1, kCr0Em = 1u << 2, kCr0Ts = 1u << 3,
                           kCr0Et = 1u << 4, kCr0Ne = 1u << 5, kCr0Wp = 1u << 16, kCr0Am = 1u << 18,
                           kCr0Nw = 1u << 29, kCr0Cd = 1u << 30, kCr0Pg = 1u << 31;
@@ -101,10 +104,12 @@ class Cpu {
   uint32_t dr7() const { return dr7_; }
   uint32_t cr3() const { return paging_.cr3(); }
   int cpl() const { return cpl_; }
+  // Virtual-8086 mode: EFLAGS.VM in protected mode (CPL 3, segments as in real mode).
+  bool v86() const { return eflags_ & flag::kVM; }
   const TableRegister& gdtr() const { return gdtr_; }
   const TableRegister& idtr() const { return idtr_; }
-  const TableRegister& tr() const { return tr_; }
   const TableRegister& ldtr() const { return ldtr_; }
+  const TableRegister& tr() const { return tr_; }
   const std::array<uint32_t, 4>& dr() const { return dr_; }
   bool halted() const { return halted_; }
 
@@ -188,6 +193,8 @@ class Cpu {
     cacheable_ = std::move(cacheable);
   }
   Cache& cache() { return cache_; }
+  // The paging unit with its TLB, for inspection (what a dump left in the TLB).
+  const Paging& paging() const { return paging_; }
   // The on-chip x87; the machine reads FERR# (fpu().ferr()) and drives IGNNE# (fpu().set_ignne()).
   const Fpu& fpu() const { return fpu_; }
   Fpu& fpu() { return fpu_; }
@@ -230,9 +237,15 @@ class Cpu {
   bool Enter(const Instruction& in);
   bool String(const Instruction& in);
   void CountIteration(const Instruction& in);
-  bool Trap(uint8_t vector);
+  // A trap at the end of the instruction: INT n, INT3, INTO (`software`: the gate's DPL is
+  // checked against CPL) and ICEBP.
+  bool Trap(uint8_t vector, bool software = true);
   bool TakeExternalInterrupt();
-  void Deliver(uint8_t vector, bool has_error, uint32_t error_code);
+  // `exception`: a fault or trap of the processor's own, not an external interrupt or NMI.
+  void Deliver(uint8_t vector, bool has_error, uint32_t error_code, bool exception = true);
+  enum class FaultClass : uint8_t { kBenign, kContributory, kPageFault, kDoubleFault };
+  static FaultClass ClassOf(uint8_t vector, bool exception);
+  void StepInstruction();
   void AdvanceIndex(int r, const Instruction& in);
   void SingleStepTrap(uint32_t dr6_bits);
   bool InstructionBreakpoint(uint32_t linear);
@@ -264,16 +277,48 @@ class Cpu {
     bool readable() const { return data() || (access & 0x02); }
     bool writable() const { return data() && (access & 0x02); }
   };
-  bool ReadDescriptor(uint16_t selector, Descriptor* d);
+  // A selector beyond its table (or in an absent LDT) raises `fault` (#GP, or #TS in a task
+  // switch) with the selector and `ext`.
+  bool ReadDescriptor(uint16_t selector, Descriptor* d, uint8_t fault = kVecGeneralProtection,
+                      uint32_t ext = 0);
+  bool MarkAccessed(uint16_t selector, Descriptor* d);
   bool InnerStack(int dpl, uint16_t* ss, uint32_t* esp, Descriptor* ss_desc);
-  bool PushFrame(int new_cpl, int size, std::span<const uint32_t> values);
+  bool PushFrame(int new_cpl, int size, std::span<const uint32_t> values, bool from_v86 = false);
   static Segment SegmentOf(uint16_t selector, const Descriptor& d, uint8_t extra_access = 0) {
     return {selector, d.base, d.limit, d.big, static_cast<uint8_t>(d.access | extra_access)};
   }
-  bool ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size);
+  bool ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size, uint32_t sp);
+  bool PopAt(uint32_t* sp, int size, uint32_t* value);
+  bool PushAt(uint32_t* sp, int size, uint32_t value);
   bool CallGate(const Instruction& in, uint16_t gate_selector, const Descriptor& gate);
+
+  // Task switches (task.cc). What starts one decides the busy bits, NT and the back link.
+  enum class TaskSource : uint8_t { kJmp, kCall, kIret, kInterrupt };
+  enum class Switch : uint8_t { kFailed, kDone, kFaultedInNewTask };
+  struct TaskState;
+  bool TaskTransfer(uint16_t selector, const Descriptor& d, bool call);  // far JMP or CALL
+  bool TaskGateInterrupt(uint16_t tss_selector, bool software, bool has_error, uint32_t error_code,
+                         uint32_t return_eip);
+  bool TaskReturn();  // IRET with NT set
+  bool AvailableTss(uint16_t selector, uint32_t ext, Descriptor* d);
+  Switch SwitchTasks(uint16_t selector, const Descriptor& tss, TaskSource source,
+                     uint32_t return_eip, uint32_t ext);
+  bool TouchTss(uint32_t base, uint32_t size, bool write);
+  bool SetBusy(uint16_t selector, bool busy);
+  bool SaveTask(uint32_t eip, uint32_t eflags);
+  bool ReadTask(uint32_t base, bool tss32, TaskState* state);
+  bool LoadTaskSegments(const TaskState& state, uint32_t ext);
+  bool LoadTaskSegment(int seg, uint16_t selector, uint32_t ext);
+  void TaskTrap(bool at_instruction_end);
+
+  // Virtual-8086 mode (system.cc). PUSHF, POPF, INT n and IRET there need IOPL 3: else #GP(0).
+  bool V86Iopl();
+  static Segment V86Segment(uint16_t selector) {
+    return {selector, uint32_t{selector} << 4, 0xFFFF, false, 0xF3};
+  }
+  bool ReturnToV86(uint32_t eip, uint32_t cs, uint32_t eflags, uint32_t sp);
   void Unmodelled();  // stop: the current instruction needs what this core does not model yet
-  bool LoadCode(uint16_t selector, const Descriptor& d);
+  bool CodeAtCpl(uint16_t selector, const Descriptor& d);
   bool CheckSegment(int seg, uint32_t offset, int size, bool write);
   // CheckSegment's common case without the call: a usable expand-up segment of the right type,
   // the access inside its limit. False means "ask CheckSegment", not "fault".
@@ -283,6 +328,7 @@ class Cpu {
                                : (s.access & 0x1C) == 0x10 || (s.access & 0x1A) == 0x1A;
     return type_ok && last >= offset && last <= s.limit;
   }
+  static bool WithinLimit(const Segment& s, uint32_t offset, int size);
   bool CheckAlignment(int seg, uint32_t offset, int size);
   bool Physical(uint32_t linear, bool write, bool code, uint32_t* paddr, Access* access);
   bool ReadLinear(uint32_t linear, int size, uint32_t* value);
@@ -312,7 +358,10 @@ class Cpu {
   uint32_t dr6_ = 0xFFFF0FF0u;  // as after RESET
   uint32_t dr7_ = 0x400;
   std::array<uint32_t, 4> dr_{};
-  bool data_breakpoint_ = false;  // a data breakpoint matched during this instruction
+  // A data breakpoint matched during this instruction, or it switched to a task whose TSS has
+  // the T bit: a #DB trap follows it.
+  bool data_breakpoint_ = false;
+  bool task_trap_ = false;  // the task switch just made went to a TSS with the T bit set
   int cpl_ = 0;
   TableRegister gdtr_, idtr_{0, 0x3FF, 0}, ldtr_;
   TableRegister tr_;   // the task register's cache: the current TSS
@@ -344,10 +393,20 @@ class Cpu {
   };
   static constexpr uint32_t kFetchLines = 256;
   std::array<FetchLine, kFetchLines> fetch_lines_{};
+  Instruction decode_scratch_;  // an instruction decoded outside the predecoded lines
   FetchLine& FetchLineOf(uint32_t linear) {
     return fetch_lines_[(linear / Cache::kLineBytes) % kFetchLines];
   }
-  bool delivering_ = false;  // an exception is being delivered (a fault now is a double fault)
+  bool delivering_ = false;  // an event is being delivered (a fault now may be a double fault)
+  FaultClass delivering_class_ = FaultClass::kBenign;
+  // A fault raised during the current step, delivered at its end.
+  struct PendingFault {
+    bool pending = false;
+    uint8_t vector = 0;
+    bool has_error = false;
+    uint32_t error_code = 0;
+  };
+  PendingFault fault_;
   std::array<Segment, 6> seg_{};
   uint32_t next_eip_ = 0;  // after the instruction being executed
   bool jumped_ = false;    // it set eip_ itself

@@ -1,8 +1,8 @@
-// The i486's system side: segmentation (real mode, and protected-mode descriptors with their
-// checks), paging in the memory path, interrupt and exception delivery (the real-mode vector
-// table, protected-mode interrupt and trap gates), far transfers and call gates, privilege
-// changes and their stacks, port I/O, and the control-register, debug-register and table
-// instructions. What is not modelled yet (task switches, V86 mode) stops the core as `unmodelled`.
+// The i486's system side: segmentation (real mode, virtual-8086 mode, and protected-mode
+// descriptors with their checks), paging in the memory path, interrupt and exception delivery
+// (the real-mode vector table, protected-mode interrupt and trap gates; task gates go to
+// task.cc), far transfers and call gates, privilege changes and their stacks, port I/O, and the
+// control-register, debug-register and table instructions.
 #include <algorithm>
 
 #include "simcore/x86/cpu.h"
@@ -28,28 +28,26 @@ bool Cpu::CheckSegment(int seg, uint32_t offset, int size, bool write) {
       return false;
     }
   }
-  const uint32_t last = offset + static_cast<uint32_t>(size) - 1;
-  const bool expand_down = (s.access & 0x1C) == 0x14;
-  bool ok;
-  if (expand_down) {
-    const uint32_t upper = s.big ? 0xFFFFFFFFu : 0xFFFF;
-    ok = offset > s.limit && last <= upper && last >= offset;
-  } else {
-    ok = last <= s.limit && last >= offset;
-  }
+  const bool ok = WithinLimit(s, offset, size);
   if (!ok) Raise(fault, 0);
   return ok;
 }
 
-bool Cpu::ReadDescriptor(uint16_t selector, Descriptor* d) {
+// Whether `size` bytes from `offset` lie within a segment's limit (expand-down included).
+bool Cpu::WithinLimit(const Segment& s, uint32_t offset, int size) {
+  const uint32_t last = offset + static_cast<uint32_t>(size) - 1;
+  if ((s.access & 0x1C) == 0x14) {  // expand-down data
+    const uint32_t upper = s.big ? 0xFFFFFFFFu : 0xFFFF;
+    return offset > s.limit && last <= upper && last >= offset;
+  }
+  return last <= s.limit && last >= offset;
+}
+
+bool Cpu::ReadDescriptor(uint16_t selector, Descriptor* d, uint8_t fault, uint32_t ext) {
   const TableRegister& table = (selector & 4) ? ldtr_ : gdtr_;
   const uint32_t index = selector & ~7u;
-  if ((selector & 4) && ldtr_.selector == 0) {
-    Raise(kVecGeneralProtection, selector & ~3u);
-    return false;
-  }
-  if (index + 7 > table.limit) {
-    Raise(kVecGeneralProtection, selector & ~3u);
+  if (((selector & 4) && ldtr_.selector == 0) || index + 7 > table.limit) {
+    Raise(fault, (selector & ~3u) | ext);
     return false;
   }
   uint32_t low, high;
@@ -73,6 +71,10 @@ bool Cpu::LoadSegment(int seg, uint16_t selector) {
     // The base is the selector times 16; the limit and attributes stay as they were.
     seg_[seg].selector = selector;
     seg_[seg].base = uint32_t{selector} << 4;
+    return true;
+  }
+  if (eflags_ & flag::kVM) {
+    seg_[seg] = V86Segment(selector);
     return true;
   }
   if ((selector & ~3u) == 0) {
@@ -106,21 +108,24 @@ bool Cpu::LoadSegment(int seg, uint16_t selector) {
       return false;
     }
   }
-  // The accessed bit is set in the descriptor in memory.
-  if (!(d.access & 1)) {
-    d.access |= 1;
-    const TableRegister& table = (selector & 4) ? ldtr_ : gdtr_;
-    system_access_ = true;
-    const bool ok = WriteLinear(table.base + (selector & ~7u) + 5, 1, d.access);
-    system_access_ = false;
-    if (!ok) return false;
-  }
+  if (!MarkAccessed(selector, &d)) return false;
   seg_[seg] = SegmentOf(selector, d);
   return true;
 }
 
-// CS from a code-segment descriptor at the current privilege (JMP, CALL, RETF, IRET, gates).
-bool Cpu::LoadCode(uint16_t selector, const Descriptor& d) {
+// The accessed bit is set in the descriptor in memory when a segment register is loaded.
+bool Cpu::MarkAccessed(uint16_t selector, Descriptor* d) {
+  if (d->access & 1) return true;
+  d->access |= 1;
+  const TableRegister& table = (selector & 4) ? ldtr_ : gdtr_;
+  system_access_ = true;
+  const bool ok = WriteLinear(table.base + (selector & ~7u) + 5, 1, d->access);
+  system_access_ = false;
+  return ok;
+}
+
+// Whether a far JMP, CALL, RETF or IRET may go to a code segment at the current privilege.
+bool Cpu::CodeAtCpl(uint16_t selector, const Descriptor& d) {
   const uint32_t error = selector & ~3u;
   const int rpl = selector & 3;
   if (!d.code() || (d.conforming() ? d.dpl() > cpl_ : (d.dpl() != cpl_ || rpl > cpl_))) {
@@ -131,17 +136,20 @@ bool Cpu::LoadCode(uint16_t selector, const Descriptor& d) {
     Raise(kVecSegmentNotPresent, error);
     return false;
   }
-  seg_[kCs] = SegmentOf(static_cast<uint16_t>((selector & ~3u) | cpl_), d, 1);
   return true;
 }
 
 // ---- interrupts ----
 
-// An interrupt or exception entry: through the real-mode vector table, or through an interrupt
-// or trap gate of the IDT to a handler at the current privilege. `return_eip` is pushed.
+// An interrupt or exception entry: through the real-mode vector table, or through a gate of the
+// IDT: an interrupt or trap gate to a handler at the current or a more privileged level (from V86
+// mode to ring 0 only), or a task gate to another task. `return_eip` is pushed (or saved in the
+// old TSS).
 bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has_error,
                     uint32_t error_code) {
-  const uint32_t sp = Sp();
+  // Entering the debug exception handler clears DR7.GD, so that the handler may use the debug
+  // registers.
+  if (vector == kVecDebug && !software) dr7_ &= ~kDr7Gd;
   if (real_mode()) {
     if (vector * 4u + 3 > idtr_.limit) {
       Raise(kVecGeneralProtection, 0);
@@ -152,10 +160,8 @@ bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has
         !ReadLinear(idtr_.base + vector * 4u + 2, 2, &cs)) {
       return false;
     }
-    if (!Push(2, eflags_ & 0xFFFF) || !Push(2, seg_[kCs].selector) || !Push(2, return_eip)) {
-      SetSp(sp);
-      return false;
-    }
+    const uint32_t frame[3] = {eflags_ & 0xFFFF, seg_[kCs].selector, return_eip};
+    if (!PushFrame(cpl_, 2, frame)) return false;
     SetFlags(flag::kIF | flag::kTF | flag::kAC, 0);
     seg_[kCs].selector = static_cast<uint16_t>(cs);
     seg_[kCs].base = cs << 4;
@@ -178,11 +184,7 @@ bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has
   if (!read) return false;
   const uint8_t type = (high >> 8) & 0x1F;
   const int dpl = (high >> 13) & 3;
-  if (type == 0x05) {
-    Unmodelled();  // task gates
-    return false;
-  }
-  if (type != 0x06 && type != 0x07 && type != 0x0E && type != 0x0F) {
+  if (type != 0x05 && type != 0x06 && type != 0x07 && type != 0x0E && type != 0x0F) {
     Raise(kVecGeneralProtection, gate_error | ext);
     return false;
   }
@@ -195,6 +197,7 @@ bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has
     return false;
   }
   const uint16_t selector = static_cast<uint16_t>(low >> 16);
+  if (type == 0x05) return TaskGateInterrupt(selector, software, has_error, error_code, return_eip);
   const bool gate32 = type & 0x08;
   const uint32_t offset = gate32 ? (high & 0xFFFF0000u) | (low & 0xFFFF) : low & 0xFFFF;
   if ((selector & ~3u) == 0) {
@@ -207,19 +210,27 @@ bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has
     Raise(kVecGeneralProtection, (selector & ~3u) | ext);
     return false;
   }
-  if (eflags_ & flag::kVM) {
-    Unmodelled();  // interrupts from V86 mode
-    return false;
-  }
   if (!d.present()) {
     Raise(kVecSegmentNotPresent, (selector & ~3u) | ext);
+    return false;
+  }
+  // From V86 mode only to a non-conforming ring 0 handler, on the ring 0 stack.
+  const bool from_v86 = eflags_ & flag::kVM;
+  if (from_v86 && (d.conforming() || d.dpl() != 0)) {
+    Raise(kVecGeneralProtection, (selector & ~3u) | ext);
     return false;
   }
   const int size = gate32 ? 4 : 2;
   const uint32_t frame[4] = {eflags_ & SizeMask(size), seg_[kCs].selector, return_eip, error_code};
   const int new_cpl = d.conforming() ? cpl_ : d.dpl();
-  if (!PushFrame(new_cpl, size, std::span<const uint32_t>(frame, has_error ? 4 : 3))) return false;
+  if (!PushFrame(new_cpl, size, std::span<const uint32_t>(frame, has_error ? 4 : 3), from_v86)) {
+    return false;
+  }
   SetFlags(flag::kTF | flag::kNT | flag::kRF | flag::kVM | ((type & 1) ? 0 : flag::kIF), 0);
+  if (from_v86) {
+    // The handler finds the V86 data segments on its stack; the registers become null.
+    for (int s : {kEs, kDs, kFs, kGs}) seg_[s] = {0, 0, 0, false, 0};
+  }
   seg_[kCs] = SegmentOf(static_cast<uint16_t>((selector & ~3u) | cpl_), d, 1);
   eip_ = gate32 ? offset : offset & 0xFFFF;
   jumped_ = true;
@@ -317,37 +328,59 @@ bool Cpu::CallGate(const Instruction& in, uint16_t gate_selector, const Descript
 }
 
 // Pushes `values`, in order, on the stack of ring `new_cpl`: the current stack, or for a more
-// privileged ring the TSS's stack for it, with the old SS and ESP pushed first (and CPL changed).
-// All or nothing: a fault leaves SS, ESP and CPL as they were.
-bool Cpu::PushFrame(int new_cpl, int size, std::span<const uint32_t> values) {
-  const Segment old_ss = seg_[kSs];
-  const uint32_t old_esp = gpr_[kEsp];
-  const int old_cpl = cpl_;
-  bool ok = true;
-  if (new_cpl < cpl_) {
-    uint16_t ss;
-    uint32_t esp;
-    Descriptor ss_desc;
-    if (!InnerStack(new_cpl, &ss, &esp, &ss_desc)) return false;
-    cpl_ = new_cpl;
-    seg_[kSs] = SegmentOf(ss, ss_desc);
-    gpr_[kEsp] = esp;
-    ok = Push(size, old_ss.selector) && Push(size, old_esp);
+// privileged ring the TSS's stack for it, with the old SS and ESP pushed first (and CPL changed);
+// from V86 mode GS, FS, DS and ES come before them. Nothing but memory below the stack changes
+// before every value is written, so that a fault (delivered at once) finds SS, ESP and CPL as they
+// were.
+bool Cpu::PushFrame(int new_cpl, int size, std::span<const uint32_t> values, bool from_v86) {
+  if (new_cpl >= cpl_) {
+    const uint32_t mask = SizeMask(StackSize());
+    uint32_t sp = Sp();
+    for (uint32_t v : values) {
+      sp = (sp - size) & mask;
+      if (!WriteMem(kSs, sp, size, v)) return false;
+    }
+    SetSp(sp);
+    return true;
   }
-  for (size_t i = 0; ok && i < values.size(); ++i) ok = Push(size, values[i]);
-  if (!ok) {
-    cpl_ = old_cpl;
-    seg_[kSs] = old_ss;
-    gpr_[kEsp] = old_esp;
+  uint16_t ss;
+  uint32_t esp;
+  Descriptor ss_desc;
+  if (!InnerStack(new_cpl, &ss, &esp, &ss_desc)) return false;
+  const Segment new_ss = SegmentOf(ss, ss_desc);
+  uint32_t frame[4 + 2 + 6];
+  size_t n = 0;
+  if (from_v86) {
+    for (int s : {kGs, kFs, kDs, kEs}) frame[n++] = seg_[s].selector;
   }
-  return ok;
+  frame[n++] = seg_[kSs].selector;
+  frame[n++] = gpr_[kEsp];
+  for (uint32_t v : values) frame[n++] = v;
+  const uint32_t mask = new_ss.big ? 0xFFFFFFFFu : 0xFFFF;
+  uint32_t sp = esp & mask;
+  for (size_t i = 0; i < n; ++i) {
+    sp = (sp - size) & mask;
+    if (!WithinLimit(new_ss, sp, size)) {
+      Raise(kVecStackFault, ss & ~3u);
+      return false;
+    }
+    system_access_ = true;  // the inner ring's stack: supervisor accesses
+    const bool ok = WriteLinear(new_ss.base + sp, size, frame[i]);
+    system_access_ = false;
+    if (!ok) return false;
+  }
+  cpl_ = new_cpl;
+  seg_[kSs] = new_ss;
+  gpr_[kEsp] = new_ss.big ? sp : (esp & 0xFFFF0000u) | sp;
+  return true;
 }
 
-// RETF or IRET to an outer ring: after EIP, CS (and EFLAGS) the outer ESP and SS are popped; the
-// data segment registers the outer ring may not use become null.
-bool Cpu::ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size) {
+// RETF or IRET to an outer ring: after EIP, CS (and EFLAGS) the outer ESP and SS are popped (from
+// `sp`: the stack pointer changes only once nothing can fault); the data segment registers the
+// outer ring may not use become null.
+bool Cpu::ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size, uint32_t sp) {
   uint32_t esp, ss;
-  if (!Pop(size, &esp) || !Pop(size, &ss)) return false;
+  if (!PopAt(&sp, size, &esp) || !PopAt(&sp, size, &ss)) return false;
   const int new_cpl = cs_selector & 3;
   const uint16_t ss_sel = static_cast<uint16_t>(ss);
   if ((ss_sel & ~3u) == 0) {
@@ -388,14 +421,29 @@ bool Cpu::ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size) {
 
 // ---- far transfers ----
 
-// Far JMP, CALL, RETF and IRET: real mode, and protected mode to code at the same privilege.
+// A pop or push at `*sp`, a copy of the stack pointer: far transfers change SP itself only once
+// nothing can fault any more, since a fault is delivered at once.
+bool Cpu::PopAt(uint32_t* sp, int size, uint32_t* value) {
+  const uint32_t mask = SizeMask(StackSize());
+  if (!ReadMem(kSs, *sp & mask, size, value)) return false;
+  *sp = (*sp + size) & mask;
+  return true;
+}
+
+bool Cpu::PushAt(uint32_t* sp, int size, uint32_t value) {
+  const uint32_t at = (*sp - size) & SizeMask(StackSize());
+  if (!WriteMem(kSs, at, size, value)) return false;
+  *sp = at;
+  return true;
+}
+
+// Far JMP, CALL, RETF and IRET: real and V86 mode (8086 segments), and protected mode to code at
+// the same privilege, through call gates, to other tasks, and back to outer rings or V86 mode.
 bool Cpu::FarTransfer(const Instruction& in) {
   const int size = in.opsize;
-  const uint32_t sp = Sp();
-  const auto undo = [&] {
-    SetSp(sp);
-    return false;
-  };
+  const bool v86 = eflags_ & flag::kVM;
+  const bool segments_8086 = real_mode() || v86;
+  uint32_t sp = Sp();
   uint32_t offset = 0, selector = 0, flags = 0;
   switch (in.op) {
     case Op::kJmpFar:
@@ -410,87 +458,129 @@ bool Cpu::FarTransfer(const Instruction& in) {
           return false;
         }
       }
-      // In real mode the return address goes on the stack now; in protected mode once the
+      // With 8086 segments the return address goes on the stack now; in protected mode once the
       // target is known (a call gate pushes it itself, maybe on another stack).
-      if (in.op == Op::kCallFar && real_mode() &&
-          (!Push(size, seg_[kCs].selector) || !Push(size, next_eip_))) {
-        return undo();
+      if (in.op == Op::kCallFar && segments_8086 &&
+          (!PushAt(&sp, size, seg_[kCs].selector) || !PushAt(&sp, size, next_eip_))) {
+        return false;
       }
       break;
     case Op::kRetFar:
-      if (!Pop(size, &offset) || !Pop(size, &selector)) return undo();
-      if (in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
+      if (!PopAt(&sp, size, &offset) || !PopAt(&sp, size, &selector)) return false;
+      if (in.dst == Operand::kImm) sp += in.imm & 0xFFFF;
       break;
     case Op::kIret:
-      nmi_blocked_ = false;
-      if (!real_mode() && (eflags_ & flag::kNT)) {
-        Unmodelled();  // a return from a nested task
+      if (!V86Iopl()) return false;
+      if (!segments_8086 && (eflags_ & flag::kNT)) {
+        nmi_blocked_ = false;
+        return TaskReturn();
+      }
+      if (!PopAt(&sp, size, &offset) || !PopAt(&sp, size, &selector) || !PopAt(&sp, size, &flags)) {
         return false;
       }
-      if (!Pop(size, &offset) || !Pop(size, &selector) || !Pop(size, &flags)) return undo();
+      nmi_blocked_ = false;
       break;
     default:
       return false;
   }
-  if (real_mode()) {
+  if (segments_8086) {
+    SetSp(sp);
     seg_[kCs].selector = static_cast<uint16_t>(selector);
     seg_[kCs].base = (selector & 0xFFFF) << 4;
-  } else {
-    const uint16_t sel = static_cast<uint16_t>(selector);
-    if ((in.op == Op::kIret) && (flags & flag::kVM)) {
-      undo();
-      Unmodelled();  // a return to V86 mode
-      return false;
-    }
-    if ((sel & ~3u) == 0) {
-      undo();
-      Raise(kVecGeneralProtection, 0);
-      return false;
-    }
-    Descriptor d;
-    if (!ReadDescriptor(sel, &d)) return undo();
-    if (!d.segment()) {
-      const uint8_t type = d.access & 0x1F;
-      if ((type == 0x04 || type == 0x0C) && (in.op == Op::kJmpFar || in.op == Op::kCallFar)) {
-        if (!CallGate(in, sel, d)) return undo();
-        ++branch_count_;
-        jumped_ = true;
-        return true;
-      }
-      undo();
-      Unmodelled();  // task gates and TSS descriptors: task switches
-      return false;
-    }
-    const int old_cpl = cpl_;
-    if ((in.op == Op::kRetFar || in.op == Op::kIret) && (sel & 3) > cpl_) {
-      if (!ReturnToOuter(sel, d, size)) return undo();
-      // RETF imm16 releases the parameters on the outer stack too.
-      if (in.op == Op::kRetFar && in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
-    } else {
-      const Segment old_cs = seg_[kCs];
-      if (!LoadCode(sel, d)) return undo();
-      if (in.op == Op::kCallFar && (!Push(size, old_cs.selector) || !Push(size, next_eip_))) {
-        seg_[kCs] = old_cs;
-        return undo();
-      }
-    }
     if (in.op == Op::kIret) {
-      // IOPL changes only at CPL 0, IF only where CPL <= IOPL; VM stays (V86 is not modelled).
-      uint32_t writable = (flag::kAll & ~flag::kVM) & SizeMask(size);
-      if (old_cpl > 0) writable &= ~flag::kIOPL;
-      if (old_cpl > static_cast<int>((eflags_ & flag::kIOPL) >> 12)) writable &= ~flag::kIF;
-      SetFlags(writable, flags);
+      // Real mode: IRET loads every flag but VM; a 16-bit IRET the low 16. V86 mode (IOPL 3):
+      // IOPL stays too.
+      SetFlags((flag::kAll & ~(flag::kVM | (v86 ? flag::kIOPL : 0))) & SizeMask(size), flags);
     }
     ++branch_count_;
     Jump(offset, size);
     return true;
   }
+  const uint16_t sel = static_cast<uint16_t>(selector);
+  // A 32-bit IRET at CPL 0 whose EFLAGS image has VM set returns to V86 mode.
+  if (in.op == Op::kIret && size == 4 && (flags & flag::kVM) && cpl_ == 0) {
+    if (!ReturnToV86(offset, selector, flags, sp)) return false;
+    ++branch_count_;
+    jumped_ = true;
+    return true;
+  }
+  if ((sel & ~3u) == 0) {
+    Raise(kVecGeneralProtection, 0);
+    return false;
+  }
+  Descriptor d;
+  if (!ReadDescriptor(sel, &d)) return false;
+  if (!d.segment()) {
+    const uint8_t type = d.access & 0x1F;
+    const bool jmp_or_call = in.op == Op::kJmpFar || in.op == Op::kCallFar;
+    bool ok;
+    if (jmp_or_call && (type == 0x04 || type == 0x0C)) {
+      ok = CallGate(in, sel, d);
+    } else if (jmp_or_call && (type == 0x01 || type == 0x05 || type == 0x09)) {
+      ok = TaskTransfer(sel, d, in.op == Op::kCallFar);
+    } else {
+      Raise(kVecGeneralProtection, sel & ~3u);  // a busy TSS, an LDT, an interrupt gate...
+      ok = false;
+    }
+    if (!ok) return false;
+    ++branch_count_;
+    jumped_ = true;
+    return true;
+  }
+  const int old_cpl = cpl_;
+  if ((in.op == Op::kRetFar || in.op == Op::kIret) && (sel & 3) > cpl_) {
+    if (!ReturnToOuter(sel, d, size, sp)) return false;
+    // RETF imm16 releases the parameters on the outer stack too.
+    if (in.op == Op::kRetFar && in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
+  } else {
+    if (!CodeAtCpl(sel, d)) return false;
+    if (in.op == Op::kCallFar &&
+        (!PushAt(&sp, size, seg_[kCs].selector) || !PushAt(&sp, size, next_eip_))) {
+      return false;
+    }
+    seg_[kCs] = SegmentOf(static_cast<uint16_t>((sel & ~3u) | cpl_), d, 1);
+    SetSp(sp);
+  }
   if (in.op == Op::kIret) {
-    // Real mode: IRET loads every flag but VM; a 16-bit IRET the low 16.
-    SetFlags((flag::kAll & ~flag::kVM) & SizeMask(size), flags);
+    // IOPL changes only at CPL 0, IF only where CPL <= IOPL; VM only by the return to V86 mode.
+    uint32_t writable = (flag::kAll & ~flag::kVM) & SizeMask(size);
+    if (old_cpl > 0) writable &= ~flag::kIOPL;
+    if (old_cpl > static_cast<int>((eflags_ & flag::kIOPL) >> 12)) writable &= ~flag::kIF;
+    SetFlags(writable, flags);
   }
   ++branch_count_;
   Jump(offset, size);
+  return true;
+}
+
+// ---- virtual-8086 mode ----
+
+// PUSHF, POPF, INT n and IRET in V86 mode with IOPL below 3: #GP(0), for the V86 monitor.
+bool Cpu::V86Iopl() {
+  if (!(eflags_ & flag::kVM) || (eflags_ & flag::kIOPL) == flag::kIOPL) return true;
+  Raise(kVecGeneralProtection, 0);
+  return false;
+}
+
+// IRET from ring 0 to V86 mode: after EIP, CS and EFLAGS, the V86 task's ESP, SS, ES, DS, FS and
+// GS are popped (32 bits each, from `sp`), EFLAGS loaded whole, every segment register loaded as
+// in real mode, and CPL becomes 3. An EIP beyond the 64 KB of a V86 code segment is #GP(0).
+bool Cpu::ReturnToV86(uint32_t eip, uint32_t cs, uint32_t eflags, uint32_t sp) {
+  if (eip > 0xFFFF) {
+    Raise(kVecGeneralProtection, 0);
+    return false;
+  }
+  uint32_t v[6];  // ESP, SS, ES, DS, FS, GS
+  for (uint32_t& x : v) {
+    if (!PopAt(&sp, 4, &x)) return false;
+  }
+  set_eflags(eflags);
+  cpl_ = 3;
+  seg_[kCs] = V86Segment(static_cast<uint16_t>(cs));
+  gpr_[kEsp] = v[0];
+  const int segs[5] = {kSs, kEs, kDs, kFs, kGs};
+  for (int i = 0; i < 5; ++i) seg_[segs[i]] = V86Segment(static_cast<uint16_t>(v[i + 1]));
+  eip_ = eip;
   return true;
 }
 
@@ -506,6 +596,12 @@ bool Cpu::System(const Instruction& in) {
   uint32_t a = 0;
   switch (in.op) {
     case Op::kMovDr: {
+      // With DR7.GD set any access is a #DB fault before it, with DR6.BD set (general detect).
+      if (dr7_ & kDr7Gd) {
+        dr6_ |= kDr6Bd;
+        Raise(kVecDebug, 0);
+        return false;
+      }
       // DR4 and DR5 are DR6 and DR7 on the i486; reserved bits read as the manual gives them.
       const int n = (in.reg == 4 || in.reg == 5) ? in.reg + 2 : in.reg;
       if (in.dst == Operand::kDreg) {
@@ -597,9 +693,9 @@ bool Cpu::System(const Instruction& in) {
 }
 
 // LLDT and LTR load the LDTR and TR from GDT descriptors (LTR marks the TSS busy); SLDT and STR
-// store their selectors. All four are #UD in real mode.
+// store their selectors. All four are #UD in real and V86 mode.
 bool Cpu::Tables(const Instruction& in) {
-  if (real_mode()) {
+  if (real_mode() || (eflags_ & flag::kVM)) {
     Raise(kVecInvalidOpcode);
     return false;
   }
@@ -656,10 +752,13 @@ bool Cpu::Tables(const Instruction& in) {
   }
 }
 
-// Port I/O is allowed at CPL <= IOPL; above it, by the I/O permission bitmap of a 32-bit TSS
-// (the bits of every accessed port clear), else #GP(0).
+// Port I/O is allowed at CPL <= IOPL; above it and always in V86 mode, by the I/O permission
+// bitmap of a 32-bit TSS (the bits of every accessed port clear), else #GP(0).
 bool Cpu::IoAllowed(uint32_t port, int size) {
-  if (real_mode() || cpl_ <= static_cast<int>((eflags_ & flag::kIOPL) >> 12)) return true;
+  if (real_mode() ||
+      (!(eflags_ & flag::kVM) && cpl_ <= static_cast<int>((eflags_ & flag::kIOPL) >> 12))) {
+    return true;
+  }
   bool allowed = false;
   if (tss32_ && tr_.selector != 0 && tr_.limit >= 0x67) {
     uint32_t base = 0, bits = 0;
@@ -742,8 +841,9 @@ bool Cpu::PortIo(const Instruction& in) {
 
 // LAR, LSL, VERR, VERW: whether a selector names a descriptor the current privilege may see (ZF),
 // and its access rights or limit; they never fault on the selector itself. ARPL raises an RPL.
+// All five are #UD in real and V86 mode.
 bool Cpu::Probe(const Instruction& in) {
-  if (real_mode()) {
+  if (real_mode() || (eflags_ & flag::kVM)) {
     Raise(kVecInvalidOpcode);
     return false;
   }

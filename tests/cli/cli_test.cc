@@ -242,7 +242,9 @@ TEST_F(Cli, CaptureRefusesWhatItCannotRun) {
   } cases[] = {
       {"capture --elf " + Path("missing.elf") + " -o " + Path("o"), "missing.elf: cannot open"},
       {"capture --elf " + Path("not.elf") + " -o " + Path("o"), "not.elf: "},
-      {"capture --machine i486 -o " + Path("o"), "unknown machine 'i486' (machines: r4400)"},
+      {"capture --machine sparc -o " + Path("o"), "unknown machine 'sparc' (machines: r4400, i486)"},
+      {"capture --machine i486 --elf " + Path("not.elf") + " -o " + Path("o"), "not.elf: "},
+      {"capture --machine i486 --workload nosuch -o " + Path("o"), "no workload 'nosuch'"},
       {"capture --memory-mb 1000 -o " + Path("o"), "memory size"},
       {"capture --kernel " + Path("not.elf") + " -o " + Path("o"), "not.elf"},
   };
@@ -260,7 +262,13 @@ TEST_F(Cli, DemoRunsTheMainJob) {
   ASSERT_EQ(demo.exit_code, 0) << demo.err;
   EXPECT_THAT(demo.out, HasSubstr("sort: checksum"));
   EXPECT_THAT(demo.out, HasSubstr("IMS+AES vs CAT"));
-  EXPECT_THAT(demo.out, HasSubstr("the regenerated CAT is identical to the captured one"));
+  // Every machine, each verified.
+  EXPECT_THAT(demo.out, HasSubstr("on the traced R4400"));
+  EXPECT_THAT(demo.out, HasSubstr("on the traced i486"));
+  const std::string verified = "the regenerated CAT is identical to the captured one";
+  const size_t first = demo.out.find(verified);
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_NE(demo.out.find(verified, first + 1), std::string::npos);
 }
 
 }  // namespace

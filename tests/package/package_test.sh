@@ -42,3 +42,8 @@ cmake -S "$scratch/user" -B "$scratch/user/build" -G Ninja \
 cmake --build "$scratch/user/build" >/dev/null
 "$scratch/prefix/bin/citcat" capture --elf "$scratch/user/build/prog" -o "$scratch/user.cat" |
   sed 's/^installed sdk/toolchain file/'
+
+# The i486: the installed citcat captures the same C with the installed i486 SDK, and verifies.
+"$scratch/prefix/bin/citcat" capture --machine i486 --elf "$scratch/prog.c" -o "$scratch/i486.cat" |
+  sed 's/^installed sdk/i486 sdk/'
+"$scratch/prefix/bin/citcat" verify "$scratch/i486.cat" 2>&1 | sed 's/^citcat verify/i486 verify/'

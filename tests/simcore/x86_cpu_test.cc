@@ -1,8 +1,11 @@
 // The i486 core on what Unicorn cannot check: the state after RESET and the first fetch at the
 // reset vector, real-mode interrupt delivery through the vector table and IRET, far transfers,
-// and REP string instructions running one iteration per step.
+// REP string instructions running one iteration per step, debug registers; task switches, V86
+// mode and DR7.GD rule by rule; and the bare-metal ROMs of x86_roms/ from RESET to their HLT.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -228,6 +231,31 @@ TEST(X86Cpu, AStoreIntoTheSecondLineOfAnInstructionIsSeenByItsNextFetch) {
   EXPECT_EQ(r.cpu.reg(kEax), 0x55223344u);
 }
 
+TEST(X86Cpu, BoundChecksTheSignedRegisterAgainstBothBounds) {
+  // BOUND AX, [0600h] with bounds 10h and 20h: inside, above, and below (negative).
+  for (const auto& [ax, in_bounds] : {std::pair{0x15, true}, {0x25, false}, {0xFFF0, false}}) {
+    Real r({0x62, 0x06, 0x00, 0x06});
+    r.bus.Poke(0x600, {0x10, 0x00, 0x20, 0x00});
+    r.cpu.set_reg(kEax, static_cast<uint32_t>(ax));
+    EXPECT_EQ(r.cpu.Run(1), in_bounds ? 1u : 0u) << ax;
+    EXPECT_EQ(r.cpu.exception().pending, !in_bounds) << ax;
+    if (!in_bounds) {
+      EXPECT_EQ(r.cpu.exception().vector, kVecBound);
+      EXPECT_FALSE(r.cpu.exception().trap);  // a fault: EIP stays at the BOUND
+      EXPECT_EQ(r.cpu.eip(), 0x1000u);
+    }
+  }
+}
+
+TEST(X86Cpu, IcebpIsADebugTrapAfterIt) {
+  Real r({0xF1, 0x90});  // ICEBP (INT1)
+  EXPECT_EQ(r.cpu.Run(1), 1u);
+  ASSERT_TRUE(r.cpu.exception().pending);
+  EXPECT_EQ(r.cpu.exception().vector, kVecDebug);
+  EXPECT_TRUE(r.cpu.exception().trap);
+  EXPECT_EQ(r.cpu.exception().eip, 0x1001u);
+}
+
 TEST(X86Cpu, SingleStepTrapsAfterEachInstructionButNotAfterInt) {
   Real r({0x90, 0x40, 0xCD, 0x21, 0x90});  // NOP; INC AX; INT 21h; NOP
   r.bus.Poke(0x21 * 4, {0x00, 0x30, 0x00, 0x00});
@@ -347,18 +375,944 @@ TEST(X86Cpu, AlignmentCheckAtCpl3) {
 }
 
 TEST(X86Cpu, WhatIsNotModelledStopsTheCoreInsteadOfRunningWrongly) {
-  // IRET with NT set in protected mode returns from a nested task: task switches are not
-  // modelled yet.
+  // MOV TR3, EAX: the test registers are not modelled.
   PcBus bus;
-  bus.Poke(0x1000, {0xCF});  // IRET
+  bus.Poke(0x1000, {0x0F, 0x26, 0xD8});
   Cpu cpu(bus);
   cpu.SetFlat32();
-  cpu.set_eflags(flag::kNT);
   cpu.set_eip(0x1000);
   EXPECT_EQ(cpu.Run(1), 0u);
   EXPECT_TRUE(cpu.exception().pending);
   EXPECT_TRUE(cpu.exception().unmodelled);
   EXPECT_EQ(cpu.eip(), 0x1000u);
+}
+
+// ---- task switches, V86 mode and general detect, rule by rule ----
+
+// Flat protected mode at ring 0 with a GDT, an IDT and the current task's TSS (A) in memory, and
+// TSS images for other tasks to switch to. Code runs from 10000h.
+struct System {
+  // Selectors of the GDT.
+  static constexpr uint16_t kCode0 = 0x08, kData0 = 0x10, kCode3 = 0x1B, kData3 = 0x23,
+                            kTssA = 0x28, kTssB = 0x30, kTssC = 0x38, kLdt = 0x40, kGateB = 0x48,
+                            kAbsent = 0x50, kConforming = 0x58, kCode1 = 0x60;
+  static constexpr uint32_t kGdt = 0x1000, kIdt = 0x2000, kA = 0x3000, kB = 0x3100, kC = 0x3200,
+                            kLdtBase = 0x3800, kCode = 0x10000, kCodeB = 0x11000,
+                            kHandler = 0x12000, kStack0 = 0x80000, kStackB = 0x70000;
+  // What a 32-bit TSS image holds for a task to be switched to.
+  struct Task {
+    uint32_t eip = kCodeB, eflags = 2;
+    uint32_t gpr[8] = {0xB0, 0xB1, 0xB2, 0xB3, kStackB, 0xB5, 0xB6, 0xB7};
+    uint16_t seg[6] = {kData0, kCode0, kData0, kData0, 0, 0};  // ES CS SS DS FS GS
+    uint16_t ldt = 0;
+    uint32_t cr3 = 0;
+    bool trap = false;
+  };
+
+  System() : cpu(bus) {
+    cpu.SetFlat32(0);
+    cpu.set_deliver_interrupts(true);
+    Segment(1, 0, 0xFFFFF, 0x9B, 0xC);
+    Segment(2, 0, 0xFFFFF, 0x93, 0xC);
+    Segment(3, 0, 0xFFFFF, 0xFB, 0xC);
+    Segment(4, 0, 0xFFFFF, 0xF3, 0xC);
+    Segment(5, kA, 0x88, 0x89);  // with an I/O bitmap at 68h: only port 80h allowed
+    Segment(6, kB, 0x67, 0x89);
+    Segment(7, kC, 0x2B, 0x81);  // 16-bit
+    Segment(8, kLdtBase, 0x0F, 0x82);
+    Gate(kGdt + 9 * 8, kTssB, 0, 0x85);
+    Segment(10, 0, 0xFFFFF, 0x13, 0xC);              // data, not present
+    Segment(11, 0, 0xFFFFF, 0x9F, 0xC);              // conforming ring 0 code
+    Segment(12, 0, 0xFFFFF, 0xBB, 0xC);              // ring 1 code
+    Segment32(kLdtBase, 0x120000, 0xFFFF, 0x93, 0);  // LDT entry 0: selector 04h
+    Long(kA + 4, kStack0);
+    Long(kA + 8, kData0);
+    Word(kA + 0x66, 0x68);
+    for (uint32_t i = 0; i < 32; ++i) bus.Poke(kA + 0x68 + i, {0xFF});
+    bus.Poke(kA + 0x68 + 0x10, {0xFE});  // port 80h
+    // LGDT [500h]; LIDT [506h]; MOV AX, 28h; LTR AX
+    Word(0x500, 64 * 8 - 1);
+    Long(0x502, kGdt);
+    Word(0x506, 256 * 8 - 1);
+    Long(0x508, kIdt);
+    Code(0xF000, {0x0F, 0x01, 0x15, 0x00, 0x05, 0x00, 0x00, 0x0F, 0x01, 0x1D, 0x06,
+                  0x05, 0x00, 0x00, 0x66, 0xB8, 0x28, 0x00, 0x0F, 0x00, 0xD8});
+    cpu.set_eip(0xF000);
+    EXPECT_EQ(cpu.Run(4), 4u);
+    cpu.set_eip(kCode);
+    cpu.set_reg(kEsp, kStack0);
+  }
+
+  void Long(uint32_t a, uint32_t v) {
+    bus.Poke(a, {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8),
+                 static_cast<uint8_t>(v >> 16), static_cast<uint8_t>(v >> 24)});
+  }
+  void Word(uint32_t a, uint32_t v) {
+    bus.Poke(a, {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8)});
+  }
+  uint32_t Long(uint32_t a) { return Word(a) | Word(a + 2) << 16; }
+  uint32_t Word(uint32_t a) { return bus.ByteAt(a) | bus.ByteAt(a + 1) << 8; }
+  void Code(uint32_t a, const std::vector<uint8_t>& bytes) { bus.Poke(a, bytes); }
+  // A segment descriptor at `a`; `flags` are G and D/B (8 and 4).
+  void Segment32(uint32_t a, uint32_t base, uint32_t limit, uint8_t access, uint8_t flags) {
+    Long(a, base << 16 | (limit & 0xFFFF));
+    Long(a + 4, (base & 0xFF000000u) | flags << 20 | (limit & 0xF0000u) | access << 8 |
+                    ((base >> 16) & 0xFF));
+  }
+  void Segment(int index, uint32_t base, uint32_t limit, uint8_t access, uint8_t flags = 0) {
+    Segment32(kGdt + 8 * index, base, limit, access, flags);
+  }
+  void Gate(uint32_t a, uint16_t selector, uint32_t offset, uint8_t access) {
+    Long(a, uint32_t{selector} << 16 | (offset & 0xFFFF));
+    Long(a + 4, (offset & 0xFFFF0000u) | access << 8);
+  }
+  void Idt(int vector, uint16_t selector, uint32_t offset, uint8_t access = 0x8E) {
+    Gate(kIdt + 8 * vector, selector, offset, access);
+  }
+  void Tss(uint32_t a, const Task& t) {
+    Long(a + 0x1C, t.cr3);
+    Long(a + 0x20, t.eip);
+    Long(a + 0x24, t.eflags);
+    for (int r = 0; r < 8; ++r) Long(a + 0x28 + 4 * r, t.gpr[r]);
+    for (int s = 0; s < 6; ++s) Long(a + 0x48 + 4 * s, t.seg[s]);
+    Word(a + 0x60, t.ldt);
+    Word(a + 0x64, t.trap ? 1 : 0);
+    Word(a + 0x66, 0x68);
+  }
+  uint8_t Type(uint16_t selector) { return bus.ByteAt(kGdt + (selector & ~7u) + 5) & 0x1F; }
+  // Runs `code` at kCode with delivery `on` or off; returns the instructions retired.
+  uint64_t Run(const std::vector<uint8_t>& code, uint64_t steps, bool deliver = true) {
+    Code(kCode, code);
+    cpu.set_deliver_interrupts(deliver);
+    return cpu.Run(steps);
+  }
+  const Exception& Pending() const { return cpu.exception(); }
+
+  PcBus bus;
+  Cpu cpu;
+};
+
+constexpr uint8_t kJmpFar = 0xEA, kCallFar = 0x9A;
+std::vector<uint8_t> Far(uint8_t opcode, uint16_t selector) {
+  return {opcode, 0, 0, 0, 0, static_cast<uint8_t>(selector), static_cast<uint8_t>(selector >> 8)};
+}
+
+TEST(X86Tasks, AJmpToATssSavesTheOldTaskAndLoadsTheNewOneWithoutNesting) {
+  System s;
+  System::Task b;
+  b.eflags = 2 | flag::kCF | flag::kIF;
+  b.seg[kDs] = 0x04;  // through its LDT
+  b.ldt = System::kLdt;
+  b.cr3 = 0x5000;  // paging is off: not loaded
+  s.Tss(System::kB, b);
+  s.cpu.set_reg(kEax, 0xA0);
+  s.cpu.set_reg(kEdi, 0xA7);
+  s.cpu.set_eflags(2 | flag::kZF);
+  // DR7: L0 and G1 set; a task switch clears the local enables.
+  s.cpu.set_reg(kEbx, 0x9);
+  s.Code(System::kCode - 3, {0x0F, 0x23, 0xFB});  // MOV DR7, EBX
+  s.cpu.set_eip(System::kCode - 3);
+  ASSERT_EQ(s.Run(Far(kJmpFar, System::kTssB), 2), 2u) << int{s.Pending().vector};
+  // The old task's state in its TSS, with the EIP after the JMP; it is no longer busy.
+  EXPECT_EQ(s.Long(System::kA + 0x20), System::kCode + 7);
+  EXPECT_EQ(s.Long(System::kA + 0x24), 2 | flag::kZF);
+  EXPECT_EQ(s.Long(System::kA + 0x28), 0xA0u);
+  EXPECT_EQ(s.Long(System::kA + 0x44), 0xA7u);
+  EXPECT_EQ(s.Long(System::kA + 0x38), System::kStack0);
+  EXPECT_EQ(s.Word(System::kA + 0x4C), System::kCode0);
+  EXPECT_EQ(s.Word(System::kA + 0x54), System::kData0);
+  EXPECT_EQ(s.Type(System::kTssA), 0x09);
+  EXPECT_EQ(s.Type(System::kTssB), 0x0B);
+  EXPECT_EQ(s.Word(System::kB), 0u);  // no back link
+  // The new one's.
+  EXPECT_EQ(s.cpu.tr().selector, System::kTssB);
+  EXPECT_EQ(s.cpu.tr().base, System::kB);
+  EXPECT_EQ(s.cpu.eip(), System::kCodeB);
+  EXPECT_EQ(s.cpu.eflags(), 2 | flag::kCF | flag::kIF);  // NT clear: not nested
+  EXPECT_EQ(s.cpu.reg(kEax), 0xB0u);
+  EXPECT_EQ(s.cpu.reg(kEsp), System::kStackB);
+  EXPECT_EQ(s.cpu.ldtr().selector, System::kLdt);
+  EXPECT_EQ(s.cpu.segment(kDs).selector, 0x04);
+  EXPECT_EQ(s.cpu.segment(kDs).base, 0x120000u);
+  EXPECT_TRUE(s.cpu.cr0() & kCr0Ts);
+  EXPECT_EQ(s.cpu.cr3(), 0u);
+  EXPECT_EQ(s.cpu.dr7(), 0x400u | 0x8);
+}
+
+TEST(X86Tasks, ACallNestsAndIretReturnsThroughTheBackLink) {
+  System s;
+  s.Tss(System::kB, {});
+  s.Code(System::kCodeB, {0xCF});  // IRET
+  std::vector<uint8_t> code = Far(kCallFar, System::kGateB);
+  code.push_back(0x90);
+  ASSERT_EQ(s.Run(code, 1), 1u);
+  EXPECT_EQ(s.cpu.tr().selector, System::kTssB);
+  EXPECT_EQ(s.cpu.eflags() & flag::kNT, flag::kNT);
+  EXPECT_EQ(s.Word(System::kB), System::kTssA);  // the back link
+  EXPECT_EQ(s.Type(System::kTssA), 0x0B);        // both busy
+  EXPECT_EQ(s.Type(System::kTssB), 0x0B);
+  ASSERT_EQ(s.cpu.Run(1), 1u);  // IRET: back to A
+  EXPECT_EQ(s.cpu.tr().selector, System::kTssA);
+  EXPECT_EQ(s.cpu.eip(), System::kCode + 7);
+  EXPECT_EQ(s.cpu.eflags() & flag::kNT, 0u);
+  EXPECT_EQ(s.Type(System::kTssB), 0x09);  // no longer busy
+  EXPECT_EQ(s.Type(System::kTssA), 0x0B);
+  EXPECT_EQ(s.Long(System::kB + 0x24) & flag::kNT, 0u);  // cleared in B's saved image
+  EXPECT_EQ(s.Long(System::kB + 0x20), System::kCodeB + 1);
+}
+
+TEST(X86Tasks, A16BitTssHoldsTheLowHalvesAndNoFsOrGs) {
+  System s;
+  // C: link, SP0-SS2, IP, FLAGS, AX CX DX BX SP BP SI DI, ES CS SS DS, LDT.
+  const uint16_t c[22] = {0,
+                          0,
+                          0,
+                          0,
+                          0,
+                          0,
+                          0,
+                          0x1000,
+                          0x0002 | 0x1,  // CF
+                          0xC0,
+                          0xC1,
+                          0xC2,
+                          0xC3,
+                          0x9000,
+                          0xC5,
+                          0xC6,
+                          0xC7,
+                          System::kData0,
+                          System::kCode0,
+                          System::kData0,
+                          System::kData0,
+                          0};
+  for (int i = 0; i < 22; ++i) s.Word(System::kC + 2 * i, c[i]);
+  s.Code(0x1000, {0xCF});  // C: IRET
+  s.cpu.set_reg(kEax, 0x12345678);
+  s.cpu.set_eflags(2 | flag::kAC);
+  ASSERT_EQ(s.Run(Far(kCallFar, System::kTssC), 1), 1u);
+  EXPECT_EQ(s.cpu.reg(kEax), 0x123400C0u);  // the upper half kept
+  EXPECT_EQ(s.cpu.reg(kEsp), (System::kStack0 & 0xFFFF0000u) | 0x9000);
+  EXPECT_EQ(s.cpu.eip(), 0x1000u);
+  EXPECT_EQ(s.cpu.eflags(), 2 | flag::kCF | flag::kNT);  // AC (upper half) cleared
+  EXPECT_EQ(s.cpu.segment(kFs).selector, 0);
+  EXPECT_EQ(s.cpu.segment(kGs).access, 0);  // null: unusable
+  s.cpu.set_reg(kEcx, 0xFFFF1234);
+  ASSERT_EQ(s.cpu.Run(1), 1u);                           // IRET: C is saved in the 16-bit format
+  EXPECT_EQ(s.Word(System::kC + 0x0E), 0x1001u);         // IP
+  EXPECT_EQ(s.Word(System::kC + 0x10), 2u | flag::kCF);  // FLAGS, NT cleared
+  EXPECT_EQ(s.Word(System::kC + 0x14), 0x1234u);         // CX
+  EXPECT_EQ(s.Word(System::kC + 0x24), System::kCode0);  // CS
+  EXPECT_EQ(s.cpu.reg(kEax), 0x12345678u);               // A's from its 32-bit TSS
+  EXPECT_EQ(s.cpu.eflags(), 2 | flag::kAC);
+}
+
+TEST(X86Tasks, FaultsBeforeTheSwitchComeInTheOldTask) {
+  struct Case {
+    const char* what;
+    std::function<void(System&)> setup;
+    std::vector<uint8_t> code;
+    uint8_t vector;
+    uint32_t error;
+  };
+  const std::vector<Case> cases = {
+      {"a busy TSS", [](System&) {}, Far(kJmpFar, System::kTssA), kVecGeneralProtection,
+       System::kTssA},
+      {"a TSS limit below 67h", [](System& s) { s.Segment(6, System::kB, 0x50, 0x89); },
+       Far(kJmpFar, System::kTssB), kVecInvalidTss, System::kTssB},
+      {"a 16-bit TSS limit below 2Bh", [](System& s) { s.Segment(7, System::kC, 0x2A, 0x81); },
+       Far(kCallFar, System::kTssC), kVecInvalidTss, System::kTssC},
+      {"a TSS not present", [](System& s) { s.Segment(6, System::kB, 0x67, 0x09); },
+       Far(kJmpFar, System::kTssB), kVecSegmentNotPresent, System::kTssB},
+      {"a TSS of DPL 0 named with RPL 3", [](System&) {}, Far(kJmpFar, System::kTssB | 3),
+       kVecGeneralProtection, System::kTssB},
+      {"a task gate not present",
+       [](System& s) { s.Gate(System::kGdt + 9 * 8, System::kTssB, 0, 0x05); },
+       Far(kJmpFar, System::kGateB), kVecSegmentNotPresent, System::kGateB},
+      {"a task gate to an LDT selector",
+       [](System& s) { s.Gate(System::kGdt + 9 * 8, System::kTssB | 4, 0, 0x85); },
+       Far(kJmpFar, System::kGateB), kVecGeneralProtection, System::kTssB | 4},
+      {"a task gate to a busy TSS",
+       [](System& s) { s.Gate(System::kGdt + 9 * 8, System::kTssA, 0, 0x85); },
+       Far(kCallFar, System::kGateB), kVecGeneralProtection, System::kTssA},
+      {"an IRET whose back link is not busy",
+       [](System& s) {
+         s.Word(System::kA, System::kTssB);
+         s.cpu.set_eflags(2 | flag::kNT);
+       },
+       {0xCF},
+       kVecInvalidTss,
+       System::kTssB},
+      {"an IRET whose back link is in the LDT",
+       [](System& s) {
+         s.Word(System::kA, System::kTssB | 4);
+         s.cpu.set_eflags(2 | flag::kNT);
+       },
+       {0xCF},
+       kVecInvalidTss,
+       System::kTssB | 4},
+  };
+  for (const Case& c : cases) {
+    System s;
+    s.Tss(System::kB, {});
+    c.setup(s);
+    const uint32_t flags = s.cpu.eflags();
+    EXPECT_EQ(s.Run(c.code, 1, false), 0u) << c.what;
+    ASSERT_TRUE(s.Pending().pending) << c.what;
+    EXPECT_EQ(s.Pending().vector, c.vector) << c.what;
+    EXPECT_EQ(s.Pending().error_code, c.error) << c.what;
+    EXPECT_EQ(s.Pending().eip, System::kCode) << c.what;
+    // Nothing changed: the same task, busy, its TSS untouched.
+    EXPECT_EQ(s.cpu.tr().selector, System::kTssA) << c.what;
+    EXPECT_EQ(s.cpu.eflags(), flags) << c.what;
+    EXPECT_EQ(s.Type(System::kTssA), 0x0B) << c.what;
+    EXPECT_EQ(s.Long(System::kA + 0x20), 0u) << c.what;
+    EXPECT_FALSE(s.cpu.cr0() & kCr0Ts) << c.what;
+  }
+}
+
+TEST(X86Tasks, FaultsLoadingTheNewTaskComeInTheNewTaskBeforeItsFirstInstruction) {
+  struct Case {
+    const char* what;
+    std::function<void(System::Task&)> image;
+    uint8_t vector;
+    uint32_t error;
+  };
+  const std::vector<Case> cases = {
+      {"DS not present", [](System::Task& t) { t.seg[kDs] = System::kAbsent; },
+       kVecSegmentNotPresent, System::kAbsent},
+      {"SS not present", [](System::Task& t) { t.seg[kSs] = System::kAbsent; }, kVecStackFault,
+       System::kAbsent},
+      {"SS of another privilege", [](System::Task& t) { t.seg[kSs] = System::kData3; },
+       kVecInvalidTss, System::kData3 & ~3u},
+      {"a null SS", [](System::Task& t) { t.seg[kSs] = 0; }, kVecInvalidTss, 0},
+      {"a data segment as CS", [](System::Task& t) { t.seg[kCs] = System::kData0; }, kVecInvalidTss,
+       System::kData0},
+      {"CS of DPL 1 with RPL 0", [](System::Task& t) { t.seg[kCs] = System::kCode1 & ~3u; },
+       kVecInvalidTss, System::kCode1 & ~3u},
+      {"CS beyond the GDT", [](System::Task& t) { t.seg[kCs] = 0x3F8; }, kVecInvalidTss, 0x3F8},
+      {"ES of DPL 0 at CPL 3",
+       [](System::Task& t) {
+         t.seg[kCs] = System::kCode3;
+         t.seg[kSs] = System::kData3;
+         t.seg[kDs] = System::kData3;
+       },
+       kVecInvalidTss, System::kData0},
+      {"an LDT selector with TI set", [](System::Task& t) { t.ldt = System::kLdt | 4; },
+       kVecInvalidTss, System::kLdt | 4},
+      {"an LDT selector naming a TSS", [](System::Task& t) { t.ldt = System::kTssA; },
+       kVecInvalidTss, System::kTssA},
+  };
+  for (const Case& c : cases) {
+    System s;
+    System::Task b;
+    c.image(b);
+    s.Tss(System::kB, b);
+    EXPECT_EQ(s.Run(Far(kJmpFar, System::kTssB), 1, false), 1u) << c.what;  // the JMP is done
+    ASSERT_TRUE(s.Pending().pending) << c.what;
+    EXPECT_EQ(s.Pending().vector, c.vector) << c.what;
+    EXPECT_EQ(s.Pending().error_code, c.error) << c.what;
+    EXPECT_EQ(s.Pending().eip, System::kCodeB) << c.what;
+    EXPECT_EQ(s.cpu.tr().selector, System::kTssB) << c.what;
+    EXPECT_EQ(s.cpu.segment(kCs).selector, b.seg[kCs]) << c.what;
+    EXPECT_EQ(s.cpu.segment(kSs).selector, b.seg[kSs]) << c.what;
+    EXPECT_EQ(s.cpu.segment(kDs).selector, b.seg[kDs]) << c.what;
+    EXPECT_EQ(s.Long(System::kA + 0x20), System::kCode + 7) << c.what;  // A was saved
+  }
+  // An EIP beyond the new CS's limit: #GP(0).
+  System s;
+  System::Task b;
+  s.Segment(1, 0, 0xFFFF, 0x9B, 0x4);  // a 64 KB code segment
+  b.eip = 0x10000;
+  s.Tss(System::kB, b);
+  EXPECT_EQ(s.Run(Far(kJmpFar, System::kTssB), 1, false), 1u);
+  EXPECT_EQ(s.Pending().vector, kVecGeneralProtection);
+  EXPECT_EQ(s.Pending().error_code, 0u);
+}
+
+TEST(X86Tasks, AnExceptionThroughATaskGatePushesItsErrorCodeOnTheNewTasksStack) {
+  System s;
+  s.Tss(System::kB, {});
+  s.Idt(kVecGeneralProtection, System::kTssB, 0, 0x85);
+  // MOV AX, 1230h; MOV ES, AX: #GP(1230h), a selector beyond the GDT.
+  ASSERT_EQ(s.Run({0x66, 0xB8, 0x30, 0x12, 0x8E, 0xC0}, 2), 1u);
+  EXPECT_EQ(s.cpu.tr().selector, System::kTssB);
+  EXPECT_EQ(s.cpu.eip(), System::kCodeB);
+  EXPECT_EQ(s.cpu.reg(kEsp), System::kStackB - 4);
+  EXPECT_EQ(s.Long(System::kStackB - 4), 0x1230u);
+  EXPECT_EQ(s.Long(System::kA + 0x20), System::kCode + 4);  // the faulting instruction
+  EXPECT_EQ(s.Word(System::kB), System::kTssA);
+  EXPECT_EQ(s.cpu.eflags() & flag::kNT, flag::kNT);
+  // A 16-bit TSS gets a word.
+  System w;
+  const uint16_t c[22] = {0,
+                          0,
+                          0,
+                          0,
+                          0,
+                          0,
+                          0,
+                          0x1000,
+                          2,
+                          0,
+                          0,
+                          0,
+                          0,
+                          0x9000,
+                          0,
+                          0,
+                          0,
+                          System::kData0,
+                          System::kCode0,
+                          System::kData0,
+                          System::kData0,
+                          0};
+  for (int i = 0; i < 22; ++i) w.Word(System::kC + 2 * i, c[i]);
+  w.Idt(kVecGeneralProtection, System::kTssC, 0, 0x85);
+  ASSERT_EQ(w.Run({0x66, 0xB8, 0x30, 0x12, 0x8E, 0xC0}, 2), 1u);
+  const uint32_t esp = (System::kStack0 & 0xFFFF0000u) | (0x9000 - 2);  // SP from the TSS
+  EXPECT_EQ(w.cpu.reg(kEsp), esp);
+  EXPECT_EQ(w.Word(esp), 0x1230u);
+}
+
+TEST(X86Tasks, AnExternalInterruptThroughATaskGate) {
+  System s;
+  s.Tss(System::kB, {});
+  s.Idt(0x40, System::kTssB, 0, 0x85);
+  s.bus.vector = 0x40;
+  s.cpu.set_eflags(2 | flag::kIF);
+  s.cpu.SetIntr(true);
+  s.Run({0x90}, 1);
+  EXPECT_EQ(s.cpu.tr().selector, System::kTssB);
+  EXPECT_EQ(s.cpu.eip(), System::kCodeB);
+  EXPECT_EQ(s.cpu.reg(kEsp), System::kStackB);          // no error code
+  EXPECT_EQ(s.Long(System::kA + 0x20), System::kCode);  // the instruction it would have run
+  EXPECT_EQ(s.Long(System::kA + 0x24), 2 | flag::kIF);
+  EXPECT_EQ(s.cpu.eflags() & flag::kNT, flag::kNT);
+}
+
+TEST(X86Tasks, TheTBitTrapsBeforeTheNewTasksFirstInstruction) {
+  for (bool by_int : {false, true}) {
+    System s;
+    System::Task b;
+    b.trap = true;
+    s.Tss(System::kB, b);
+    s.Idt(0x40, System::kTssB, 0, 0x85);
+    s.Idt(kVecDebug, System::kCode0, System::kHandler);
+    const std::vector<uint8_t> code =
+        by_int ? std::vector<uint8_t>{0xCD, 0x40} : Far(kJmpFar, System::kTssB);
+    ASSERT_EQ(s.Run(code, 1), 1u);
+    EXPECT_EQ(s.cpu.eip(), System::kHandler) << by_int;
+    EXPECT_EQ(s.cpu.tr().selector, System::kTssB);
+    EXPECT_TRUE(s.cpu.dr6() & kDr6Bt);
+    EXPECT_EQ(s.Long(System::kStackB - 12), System::kCodeB);  // a trap: B's first instruction
+    if (by_int) continue;  // without delivery INT n itself stops the core
+    // Without delivery, the trap is left pending at B's first instruction.
+    System t;
+    t.Tss(System::kB, b);
+    t.Idt(0x40, System::kTssB, 0, 0x85);
+    ASSERT_EQ(t.Run(code, 1, false), 1u);
+    ASSERT_TRUE(t.Pending().pending);
+    EXPECT_EQ(t.Pending().vector, kVecDebug);
+    EXPECT_TRUE(t.Pending().trap);
+    EXPECT_EQ(t.Pending().eip, System::kCodeB);
+  }
+  // An exception through a task gate: the trap comes once the error code is pushed.
+  System s;
+  System::Task b;
+  b.trap = true;
+  s.Tss(System::kB, b);
+  s.Idt(kVecGeneralProtection, System::kTssB, 0, 0x85);
+  s.Idt(kVecDebug, System::kCode0, System::kHandler);
+  s.Run({0x66, 0xB8, 0x30, 0x12, 0x8E, 0xC0}, 2);
+  EXPECT_EQ(s.cpu.eip(), System::kHandler);
+  EXPECT_EQ(s.Long(System::kStackB - 4), 0x1230u);
+  EXPECT_EQ(s.Long(System::kStackB - 16), System::kCodeB);
+}
+
+// MOV EAX, 43000h; MOV CR3, EAX; MOV EAX, CR0; OR EAX, 80000000h; MOV CR0, EAX: paging on with
+// the page directory at 43000h.
+const std::vector<uint8_t> kPagingOn = {0xB8, 0x00, 0x30, 0x04, 0x00, 0x0F, 0x22, 0xD8, 0x0F, 0x20,
+                                        0xC0, 0x0D, 0x00, 0x00, 0x00, 0x80, 0x0F, 0x22, 0xC0};
+
+// A page table at 40000h mapping the first 4 MB onto themselves (user pages), and a directory at
+// 43000h.
+void IdentityPaging(System& s) {
+  for (uint32_t i = 0; i < 1024; ++i) s.Long(0x40000 + 4 * i, i << 12 | 7);
+  s.Long(0x43000, 0x40007);
+}
+
+TEST(X86Tasks, TheNewTasksPageDirectoryIsLoadedWithPagingOn) {
+  System s;
+  IdentityPaging(s);
+  // A's directory maps 400000h to 500000h; B's (at 44000h) to 600000h.
+  s.Long(0x41000, 0x500003);
+  s.Long(0x42000, 0x600003);
+  s.Long(0x43004, 0x41003);
+  s.Long(0x44000, 0x40003);
+  s.Long(0x44004, 0x42003);
+  s.Long(0x500000, 0xAAAA);
+  s.Long(0x600000, 0xBBBB);
+  System::Task b;
+  b.cr3 = 0x44000;
+  s.Tss(System::kB, b);
+  std::vector<uint8_t> code = kPagingOn;
+  for (uint8_t x : {0x8B, 0x1D, 0x00, 0x00, 0x40, 0x00}) code.push_back(x);  // MOV EBX, [400000h]
+  for (uint8_t x : Far(kJmpFar, System::kTssB)) code.push_back(x);
+  s.Code(System::kCodeB, {0x8B, 0x0D, 0x00, 0x00, 0x40, 0x00});  // MOV ECX, [400000h]
+  ASSERT_EQ(s.Run(code, 8), 8u) << int{s.Pending().vector};
+  EXPECT_EQ(s.Long(System::kA + 0x34), 0xAAAAu);  // A's EBX, saved
+  EXPECT_EQ(s.cpu.cr3(), 0x44000u);
+  EXPECT_EQ(s.cpu.reg(kEcx), 0xBBBBu);  // the TLB did not keep A's translation
+}
+
+TEST(X86Tasks, APageFaultOnTheNewTssComesBeforeTheSwitchChangesAnything) {
+  System s;
+  IdentityPaging(s);
+  s.Segment(6, 0x5000, 0x67, 0x89);  // TSS B at 5000h, a page not present
+  s.Long(0x40000 + 4 * 5, 0);
+  std::vector<uint8_t> code = kPagingOn;
+  for (uint8_t x : Far(kJmpFar, System::kTssB)) code.push_back(x);
+  EXPECT_EQ(s.Run(code, 6, false), 5u);
+  ASSERT_TRUE(s.Pending().pending);
+  EXPECT_EQ(s.Pending().vector, kVecPageFault);
+  EXPECT_EQ(s.Pending().error_code, 0u);  // a supervisor read, not present
+  EXPECT_EQ(s.cpu.cr2(), 0x5000u);
+  EXPECT_EQ(s.Pending().eip, System::kCode + kPagingOn.size());
+  EXPECT_EQ(s.cpu.tr().selector, System::kTssA);
+  EXPECT_EQ(s.Type(System::kTssA), 0x0B);
+  EXPECT_EQ(s.Long(System::kA + 0x20), 0u);  // A not saved
+  EXPECT_FALSE(s.cpu.cr0() & kCr0Ts);
+}
+
+// A fault is delivered at once, so what faults must not have changed SS, ESP or CPL yet: a
+// #PF pushing an interrupt's frame on the ring 0 stack is the ring 3 code's, which the #PF task
+// (through a task gate) finds saved in its TSS.
+TEST(X86Tasks, APageFaultOnTheInnerStackIsTakenWithTheOuterState) {
+  System s;
+  IdentityPaging(s);
+  s.Long(0x40000 + 4 * 0x7F, 0);  // the page below ESP0 (80000h) is not present
+  System::Task b;
+  b.cr3 = 0x43000;
+  s.Tss(System::kB, b);
+  s.Idt(kVecPageFault, System::kTssB, 0, 0x85);
+  s.Idt(0x80, System::kCode0, System::kHandler, 0xEE);
+  // Paging on; IRET to ring 3 at the INT 80h that follows.
+  const uint32_t int80 = System::kCode + static_cast<uint32_t>(kPagingOn.size()) + 1;
+  const uint32_t to_ring3[5] = {int80, System::kCode3, 2, 0x60000, System::kData3};
+  for (int i = 0; i < 5; ++i) s.Long(0x70000 - 20 + 4 * i, to_ring3[i]);
+  s.cpu.set_reg(kEsp, 0x70000 - 20);
+  std::vector<uint8_t> code = kPagingOn;
+  for (uint8_t x : {0xCF, 0xCD, 0x80}) code.push_back(x);
+  s.Run(code, 7);
+  EXPECT_EQ(s.cpu.tr().selector, System::kTssB);
+  EXPECT_EQ(s.cpu.cr2(), 0x7FFFCu);
+  EXPECT_EQ(s.Long(System::kStackB - 4), 2u);   // a supervisor write, not present
+  EXPECT_EQ(s.Long(System::kA + 0x20), int80);  // the INT
+  EXPECT_EQ(s.Word(System::kA + 0x4C), System::kCode3);
+  EXPECT_EQ(s.Word(System::kA + 0x50), System::kData3);
+  EXPECT_EQ(s.Long(System::kA + 0x38), 0x60000u);
+}
+
+// A RETF to ring 3 whose SS is not ring 3's: the #GP handler finds the stack as it was before
+// the RETF, below the frame its entry pushed.
+TEST(X86Tasks, AFaultingFarReturnLeavesTheStackForTheHandler) {
+  System s;
+  s.Idt(kVecGeneralProtection, System::kCode0, System::kHandler);
+  const uint32_t sp = System::kStack0 - 16;
+  const uint32_t frame[4] = {System::kCode + 1, System::kCode3, 0x60000, System::kData0 | 3};
+  for (int i = 0; i < 4; ++i) s.Long(sp + 4 * i, frame[i]);
+  s.cpu.set_reg(kEsp, sp);
+  s.Run({0xCB}, 1);  // RETF
+  EXPECT_EQ(s.cpu.eip(), System::kHandler);
+  EXPECT_EQ(s.cpu.reg(kEsp), sp - 16);
+  EXPECT_EQ(s.Long(sp - 16), uint32_t{System::kData0});  // the error code: the SS selector
+  EXPECT_EQ(s.Long(sp - 12), System::kCode);             // the RETF
+  EXPECT_EQ(s.cpu.cpl(), 0);
+}
+
+// ---- faults leave the state as it was before the instruction ----
+
+// DS becomes a read-only data segment (GDT entry 68h), so stores through it raise #GP(0).
+void ReadOnlyDs(System& s) {
+  s.Segment(13, 0, 0xFFFFF, 0x91, 0xC);
+  s.cpu.set_segment(kDs, {0x68, 0, 0xFFFFFFFF, true, 0x91});
+  s.Idt(kVecGeneralProtection, System::kCode0, System::kHandler);
+}
+
+// SUB [100h], EAX computes flags before its store faults: the handler must find the flags (and
+// the IF the interrupt gate then clears) as they were, and the frame must hold those.
+TEST(X86Faults, AFaultingStoreLeavesTheFlagsAsTheyWere) {
+  System s;
+  ReadOnlyDs(s);
+  s.cpu.set_eflags(flag::kIF);
+  s.cpu.set_reg(kEax, 0x68);
+  s.Run({0x29, 0x05, 0x00, 0x01, 0x00, 0x00}, 1);  // SUB [100h], EAX
+  ASSERT_EQ(s.cpu.eip(), System::kHandler);
+  const uint32_t sp = s.cpu.reg(kEsp);
+  EXPECT_EQ(s.Long(sp), 0u);                  // error code
+  EXPECT_EQ(s.Long(sp + 4), System::kCode);   // the SUB
+  EXPECT_EQ(s.Long(sp + 12), flag::kIF | 2);  // EFLAGS before it, not its result's
+  EXPECT_EQ(s.cpu.eflags(), 2u);              // the gate cleared IF, nothing else
+}
+
+// POP [100h] increments ESP before its store faults: the frame goes below the ESP the POP began
+// with, and the handler's ESP is that frame's.
+TEST(X86Faults, AFaultingPopLeavesEspAsItWas) {
+  System s;
+  ReadOnlyDs(s);
+  const uint32_t sp = System::kStack0 - 4;
+  s.cpu.set_reg(kEsp, sp);
+  s.Run({0x8F, 0x05, 0x00, 0x01, 0x00, 0x00}, 1);  // POP DWORD [100h]
+  ASSERT_EQ(s.cpu.eip(), System::kHandler);
+  EXPECT_EQ(s.cpu.reg(kEsp), sp - 16);
+  EXPECT_EQ(s.Long(sp - 12), System::kCode);
+}
+
+// Double faults only for the pairs the i486 makes them of: a contributory fault while
+// delivering a contributory one; a benign event (an external interrupt) whose delivery faults
+// gets that fault delivered instead.
+TEST(X86Faults, DoubleFaultsForContributoryPairsOnly) {
+  constexpr uint32_t kDoubleFaultHandler = System::kHandler + 0x100;
+  {
+    System s;
+    ReadOnlyDs(s);
+    s.Idt(kVecGeneralProtection, System::kCode0, System::kHandler, 0x0E);  // not present: #NP
+    s.Idt(kVecSegmentNotPresent, System::kCode0, System::kHandler + 0x200);
+    s.Idt(kVecDoubleFault, System::kCode0, kDoubleFaultHandler);
+    s.Run({0x29, 0x05, 0x00, 0x01, 0x00, 0x00}, 1);  // #GP, then #NP delivering it
+    EXPECT_EQ(s.cpu.eip(), kDoubleFaultHandler);
+    EXPECT_EQ(s.Long(s.cpu.reg(kEsp)), 0u);  // #DF's error code
+  }
+  {
+    System s;
+    s.Idt(0x40, System::kCode0, System::kHandler, 0x0E);  // not present
+    s.Idt(kVecSegmentNotPresent, System::kCode0, System::kHandler + 0x200);
+    s.Idt(kVecDoubleFault, System::kCode0, kDoubleFaultHandler);
+    s.bus.vector = 0x40;
+    s.cpu.set_eflags(flag::kIF);
+    s.cpu.SetIntr(true);
+    s.Run({0x90}, 1);
+    s.cpu.SetIntr(false);
+    EXPECT_EQ(s.cpu.eip(), System::kHandler + 0x200);       // #NP, not #DF
+    EXPECT_EQ(s.Long(s.cpu.reg(kEsp)), 0x40u * 8 + 2 + 1);  // IDT entry, IDT bit, EXT
+  }
+}
+
+// CR0.WP: supervisor writes to a read-only page succeed without it and fault with it.
+TEST(X86Faults, WriteProtectAppliesToSupervisorWrites) {
+  for (bool wp : {false, true}) {
+    System s;
+    IdentityPaging(s);
+    s.Long(0x40000 + 4 * 0x200, 0x200000 | 5);  // 200000h: user, read-only
+    s.Idt(kVecPageFault, System::kCode0, System::kHandler);
+    std::vector<uint8_t> code = kPagingOn;
+    if (wp) {
+      for (uint8_t x : {0x0D, 0x00, 0x00, 0x01, 0x00, 0x0F, 0x22, 0xC0}) code.push_back(x);
+    }
+    for (uint8_t x : {0xA3, 0x00, 0x00, 0x20, 0x00}) code.push_back(x);  // MOV [200000h], EAX
+    s.Run(code, wp ? 8 : 6);
+    if (wp) {
+      EXPECT_EQ(s.cpu.eip(), System::kHandler);
+      EXPECT_EQ(s.Long(s.cpu.reg(kEsp)), 3u);  // present, write, supervisor
+      EXPECT_EQ(s.cpu.cr2(), 0x200000u);
+    } else {
+      EXPECT_NE(s.cpu.eip(), System::kHandler);
+      EXPECT_EQ(s.Long(0x200000), s.cpu.reg(kEax));
+    }
+  }
+}
+
+// Enters V86 mode by IRET from ring 0 with `eflags` (VM added): CS:IP 0800:0000 (`code` at
+// 8000h), SS:SP 0700:1000, DS and ES 0900h, FS and GS 0.
+void EnterV86(System& s, uint32_t eflags, const std::vector<uint8_t>& code) {
+  s.Code(0x8000, code);
+  const uint32_t frame[9] = {0, 0x0800, eflags | flag::kVM, 0x1000, 0x0700, 0x0900, 0x0900, 0, 0};
+  const uint32_t sp = System::kStack0 - 36;
+  for (int i = 0; i < 9; ++i) s.Long(sp + 4 * i, frame[i]);
+  s.cpu.set_reg(kEsp, sp);
+  EXPECT_EQ(s.Run({0xCF}, 1), 1u);  // IRET
+}
+
+constexpr uint32_t kIopl3 = flag::kIOPL;
+
+TEST(X86V86, AnIretAtCpl0EntersV86ModeWith8086Segments) {
+  System s;
+  // MOV AX, 1234h; MOV DS, AX; MOV [0], AX
+  EnterV86(s, 2 | kIopl3, {0xB8, 0x34, 0x12, 0x8E, 0xD8, 0xA3, 0x00, 0x00});
+  EXPECT_TRUE(s.cpu.v86());
+  EXPECT_EQ(s.cpu.cpl(), 3);
+  EXPECT_EQ(s.cpu.eflags(), 2 | kIopl3 | flag::kVM);
+  EXPECT_EQ(s.cpu.eip(), 0u);
+  EXPECT_EQ(s.cpu.reg(kEsp), 0x1000u);
+  const uint16_t selectors[6] = {0x0900, 0x0800, 0x0700, 0x0900, 0, 0};
+  for (int seg = 0; seg < 6; ++seg) {
+    EXPECT_EQ(s.cpu.segment(seg).selector, selectors[seg]) << seg;
+    EXPECT_EQ(s.cpu.segment(seg).base, uint32_t{selectors[seg]} << 4) << seg;
+    EXPECT_EQ(s.cpu.segment(seg).limit, 0xFFFFu) << seg;
+  }
+  ASSERT_EQ(s.cpu.Run(3), 3u);
+  EXPECT_EQ(s.cpu.segment(kDs).base, 0x12340u);
+  EXPECT_EQ(s.Word(0x12340), 0x1234u);
+}
+
+TEST(X86V86, AnIretToV86ModeBeyond64KbIsGpBeforeItChangesAnything) {
+  System s;
+  const uint32_t frame[9] = {0x10005, 0x0800, 2 | flag::kVM, 0x1000, 0x0700, 0, 0, 0, 0};
+  const uint32_t sp = System::kStack0 - 36;
+  for (int i = 0; i < 9; ++i) s.Long(sp + 4 * i, frame[i]);
+  s.cpu.set_reg(kEsp, sp);
+  EXPECT_EQ(s.Run({0xCF}, 1, false), 0u);
+  EXPECT_EQ(s.Pending().vector, kVecGeneralProtection);
+  EXPECT_EQ(s.Pending().error_code, 0u);
+  EXPECT_FALSE(s.cpu.v86());
+  EXPECT_EQ(s.cpu.reg(kEsp), sp);
+}
+
+TEST(X86V86, IoplSensitiveInstructionsAreGpBelowIopl3) {
+  const std::vector<std::vector<uint8_t>> sensitive = {{0xFA},       {0xFB}, {0x9C},      {0x9D},
+                                                       {0xCD, 0x21}, {0xCF}, {0x66, 0x9C}};
+  for (const std::vector<uint8_t>& code : sensitive) {
+    System s;
+    EnterV86(s, 2 | flag::kIF, code);
+    s.cpu.set_deliver_interrupts(false);
+    EXPECT_EQ(s.cpu.Run(1), 0u) << int{code[0]};
+    ASSERT_TRUE(s.Pending().pending);
+    EXPECT_EQ(s.Pending().vector, kVecGeneralProtection) << int{code[0]};
+    EXPECT_EQ(s.Pending().error_code, 0u);
+    EXPECT_EQ(s.cpu.eip(), 0u);
+    EXPECT_EQ(s.cpu.reg(kEsp), 0x1000u);
+    EXPECT_EQ(s.cpu.eflags(), 2 | flag::kIF | flag::kVM);
+  }
+  // INT3 is not IOPL-sensitive: it goes to the IDT (pending here, delivery off).
+  System s;
+  EnterV86(s, 2, {0xCC});
+  s.cpu.set_deliver_interrupts(false);
+  EXPECT_EQ(s.cpu.Run(1), 1u);
+  EXPECT_EQ(s.Pending().vector, kVecBreakpoint);
+  // With IOPL 3 they run: CLI; PUSHF; POPF of an image with IOPL 0 and IF set: IOPL stays.
+  System t;
+  EnterV86(t, 2 | kIopl3 | flag::kIF, {0xFA, 0x9C, 0x68, 0x02, 0x02, 0x9D});
+  ASSERT_EQ(t.cpu.Run(4), 4u);
+  EXPECT_EQ(t.Word(0x7000 + 0x1000 - 2), 2 | kIopl3);  // PUSHF after CLI
+  EXPECT_EQ(t.cpu.eflags(), 2 | kIopl3 | flag::kIF | flag::kVM);
+}
+
+TEST(X86V86, An8086IretWithIopl3KeepsIoplAndVm) {
+  System s;
+  EnterV86(s, 2 | kIopl3, {0xCF});
+  s.Word(0x8000 - 6, 0x0010);  // IP, CS, FLAGS (IOPL 0, CF) at 0700:0FFA
+  s.Word(0x8000 - 4, 0x0800);
+  s.Word(0x8000 - 2, 0x0003);
+  s.cpu.set_reg(kEsp, 0x1000 - 6);
+  ASSERT_EQ(s.cpu.Run(1), 1u);
+  EXPECT_EQ(s.cpu.eip(), 0x10u);
+  EXPECT_EQ(s.cpu.reg(kEsp), 0x1000u);
+  EXPECT_EQ(s.cpu.eflags(), 3 | kIopl3 | flag::kVM);
+}
+
+TEST(X86V86, InterruptsGoToRing0WithTheV86SegmentsOnTheTssStack) {
+  System s;
+  s.Idt(0x21, System::kCode0, System::kHandler, 0xEF);  // a 32-bit trap gate, DPL 3
+  EnterV86(s, 2 | kIopl3 | flag::kIF, {0xCD, 0x21});
+  ASSERT_EQ(s.cpu.Run(1), 1u);
+  EXPECT_FALSE(s.cpu.v86());
+  EXPECT_EQ(s.cpu.cpl(), 0);
+  EXPECT_EQ(s.cpu.eip(), System::kHandler);
+  EXPECT_EQ(s.cpu.segment(kCs).selector, System::kCode0);
+  EXPECT_EQ(s.cpu.segment(kSs).selector, System::kData0);  // SS0:ESP0 of the TSS
+  EXPECT_EQ(s.cpu.reg(kEsp), System::kStack0 - 36);
+  const uint32_t frame[9] = {
+      2, 0x0800, 2 | kIopl3 | flag::kIF | flag::kVM, 0x1000, 0x0700, 0x0900, 0x0900, 0, 0};
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(s.Long(System::kStack0 - 36 + 4 * i), frame[i]) << i;
+  for (int seg : {kEs, kDs, kFs, kGs}) {
+    EXPECT_EQ(s.cpu.segment(seg).selector, 0) << seg;
+    EXPECT_EQ(s.cpu.segment(seg).access, 0) << seg;  // null
+  }
+  EXPECT_EQ(s.cpu.eflags(), 2 | kIopl3 | flag::kIF);  // VM clear; a trap gate keeps IF
+  // An exception pushes its error code too; a 16-bit gate pushes words.
+  System e;
+  e.Idt(kVecGeneralProtection, System::kCode0, 0x6000, 0x86);  // a 16-bit interrupt gate
+  EnterV86(e, 2, {0xFA});                                      // CLI with IOPL 0
+  e.cpu.Run(1);
+  EXPECT_EQ(e.cpu.eip(), 0x6000u);
+  EXPECT_EQ(e.cpu.reg(kEsp), System::kStack0 - 20);
+  const uint16_t words[10] = {0, 0, 0x0800, 2 | 0, 0x1000, 0x0700, 0x0900, 0x0900, 0, 0};
+  for (int i = 0; i < 10; ++i) {
+    const uint32_t expected = i == 3 ? 2 : words[i];  // FLAGS: VM is in the upper half
+    EXPECT_EQ(e.Word(System::kStack0 - 20 + 2 * i), expected) << i;
+  }
+}
+
+TEST(X86V86, AnInterruptFromV86ModeNeedsANonConformingRing0Handler) {
+  for (uint16_t code : {System::kCode3, System::kConforming, System::kCode1}) {
+    System s;
+    s.Gate(System::kIdt + 8 * 0x21, code, System::kHandler, 0xEE);
+    s.Idt(kVecGeneralProtection, System::kCode0, System::kHandler + 0x100);
+    EnterV86(s, 2 | kIopl3, {0xCD, 0x21});
+    s.cpu.Run(1);
+    EXPECT_EQ(s.cpu.eip(), System::kHandler + 0x100) << code;     // #GP, from V86 mode
+    EXPECT_EQ(s.Long(System::kStack0 - 40), code & ~3u) << code;  // its error code
+    EXPECT_EQ(s.Long(System::kStack0 - 36), 0u) << code;          // at the INT
+  }
+}
+
+TEST(X86V86, PortsGoThroughTheIoBitmapWhateverIopl) {
+  for (uint32_t iopl : {0u, kIopl3}) {
+    System s;
+    EnterV86(s, 2 | iopl, {0xE6, 0x80, 0xE6, 0x81});  // OUT 80h, AL; OUT 81h, AL
+    s.cpu.set_deliver_interrupts(false);
+    EXPECT_EQ(s.cpu.Run(2), 1u) << iopl;
+    EXPECT_EQ(s.Pending().vector, kVecGeneralProtection);
+    EXPECT_EQ(s.cpu.eip(), 2u);
+    int writes = 0;
+    for (const cat::OwnedRecord& r : s.bus.log()) {
+      if (r.kind == cat::RecordKind::kPortWrite) {
+        ++writes;
+        EXPECT_EQ(r.address, 0x80u);
+      }
+    }
+    EXPECT_EQ(writes, 1);
+  }
+}
+
+TEST(X86V86, WhatV86ModeDoesNotRun) {
+  const std::vector<std::vector<uint8_t>>
+      undefined = {{0x0F, 0x02, 0xC0}, {0x0F, 0x03, 0xC0}, {0x0F, 0x00, 0xE0}, {0x0F, 0x00, 0xE8},
+                   {0x63, 0xC0},       {0x0F, 0x00, 0xC0}, {0x0F, 0x00, 0xC8}, {0x0F, 0x00, 0xD0},
+                   {0x0F, 0x00, 0xD8}};  // LAR LSL VERR VERW ARPL SLDT STR LLDT LTR
+  const std::vector<std::vector<uint8_t>> privileged = {
+      {0x0F, 0x20, 0xC0},
+      {0x0F, 0x22, 0xC0},
+      {0x0F, 0x21, 0xF8},
+      {0x0F, 0x23, 0xF8},
+      {0xF4},
+      {0x0F, 0x01, 0x16, 0x00, 0x00},
+      {0x0F, 0x06},
+      {0x0F, 0x08}};  // MOV from/to CR0, from/to DR7, HLT, LGDT, CLTS, INVD
+  for (bool ud : {true, false}) {
+    for (const std::vector<uint8_t>& code : ud ? undefined : privileged) {
+      System s;
+      EnterV86(s, 2 | kIopl3, code);
+      s.cpu.set_deliver_interrupts(false);
+      EXPECT_EQ(s.cpu.Run(1), 0u);
+      EXPECT_EQ(s.Pending().vector, ud ? kVecInvalidOpcode : kVecGeneralProtection) << int{code[1]};
+      EXPECT_EQ(s.Pending().error_code, 0u);
+    }
+  }
+  // SMSW and SGDT run.
+  System s;
+  EnterV86(s, 2, {0x0F, 0x01, 0xE0, 0x0F, 0x01, 0x06, 0x00, 0x00});
+  EXPECT_EQ(s.cpu.Run(2), 2u);
+  EXPECT_EQ(s.cpu.reg(kEax) & 0xFFFF, s.cpu.cr0() & 0xFFFF);
+  EXPECT_EQ(s.Word(0x9000), 64u * 8 - 1);  // the GDT's limit at DS:0
+}
+
+TEST(X86V86, AnIretAboveCpl0IgnoresTheVmBitOfItsImage) {
+  System s;
+  // To ring 3 by IRET, then at ring 3 an IRET whose EFLAGS image has VM set.
+  const uint32_t to_ring3[5] = {System::kCode + 1, System::kCode3, 2, 0x60000, System::kData3};
+  for (int i = 0; i < 5; ++i) s.Long(System::kStack0 - 20 + 4 * i, to_ring3[i]);
+  s.cpu.set_reg(kEsp, System::kStack0 - 20);
+  const uint32_t image[3] = {System::kCode + 2, System::kCode3, 2 | flag::kVM | flag::kCF};
+  for (int i = 0; i < 3; ++i) s.Long(0x60000 + 4 * i, image[i]);
+  ASSERT_EQ(s.Run({0xCF, 0xCF, 0x90}, 2), 2u);
+  EXPECT_FALSE(s.cpu.v86());
+  EXPECT_EQ(s.cpu.cpl(), 3);
+  EXPECT_EQ(s.cpu.eip(), System::kCode + 2);
+  EXPECT_EQ(s.cpu.eflags(), 2 | flag::kCF);
+  EXPECT_EQ(s.cpu.segment(kCs).base, 0u);
+}
+
+TEST(X86V86, ATaskSwitchToATssWithVmStartsAV86Task) {
+  System s;
+  System::Task b;
+  b.eip = 0x0010;
+  b.eflags = 2 | kIopl3 | flag::kVM;
+  b.gpr[kEsp] = 0x0800;
+  for (int seg = 0; seg < 6; ++seg) b.seg[seg] = static_cast<uint16_t>(0x0100 * (seg + 1));
+  b.ldt = System::kLdt;
+  s.Tss(System::kB, b);
+  ASSERT_EQ(s.Run(Far(kJmpFar, System::kTssB), 1), 1u);
+  EXPECT_TRUE(s.cpu.v86());
+  EXPECT_EQ(s.cpu.cpl(), 3);
+  EXPECT_EQ(s.cpu.eip(), 0x10u);
+  for (int seg = 0; seg < 6; ++seg) {
+    EXPECT_EQ(s.cpu.segment(seg).base, 0x1000u * (seg + 1)) << seg;
+  }
+  EXPECT_EQ(s.cpu.ldtr().selector, System::kLdt);
+  // Back to A through a task gate: the V86 task's state is saved with VM.
+  s.Idt(0x40, System::kTssA, 0, 0xE5);
+  s.Long(System::kA + 0x20, System::kCode + 7);  // A's saved image, as the JMP left it
+  s.Code(0x2010, {0xCD, 0x40});                  // INT 40h at 0200:0010
+  ASSERT_EQ(s.cpu.Run(1), 1u);
+  EXPECT_FALSE(s.cpu.v86());
+  EXPECT_EQ(s.cpu.tr().selector, System::kTssA);
+  EXPECT_EQ(s.Long(System::kB + 0x24), 2 | kIopl3 | flag::kVM);
+  EXPECT_EQ(s.Word(System::kB + 0x4C), 0x0200u);
+}
+
+// ---- DR7.GD ----
+
+TEST(X86Debug, GeneralDetectIsAFaultBeforeAnyMovWithADebugRegister) {
+  System s;
+  s.Idt(kVecDebug, System::kCode0, System::kHandler);
+  s.Code(System::kHandler, {0x0F, 0x21, 0xF1, 0xCF});  // MOV ECX, DR6; IRET
+  // MOV EAX, 2000h; MOV DR7, EAX; MOV EBX, DR0
+  const std::vector<uint8_t> code = {0xB8, 0x00, 0x20, 0x00, 0x00, 0x0F,
+                                     0x23, 0xF8, 0x0F, 0x21, 0xC3};
+  s.cpu.set_reg(kEbx, 0x55);
+  EXPECT_EQ(s.Run(code, 3, false), 2u);
+  ASSERT_TRUE(s.Pending().pending);
+  EXPECT_EQ(s.Pending().vector, kVecDebug);
+  EXPECT_FALSE(s.Pending().trap);
+  EXPECT_EQ(s.Pending().eip, System::kCode + 8);
+  EXPECT_EQ(s.cpu.reg(kEbx), 0x55u);
+  EXPECT_TRUE(s.cpu.dr6() & kDr6Bd);
+  // Delivered: the handler finds GD clear and may use the debug registers; back at the MOV.
+  System t;
+  t.Idt(kVecDebug, System::kCode0, System::kHandler);
+  t.Code(System::kHandler, {0x0F, 0x21, 0xF1, 0xCF});
+  EXPECT_EQ(t.Run(code, 3), 2u);
+  EXPECT_EQ(t.cpu.eip(), System::kHandler);
+  EXPECT_EQ(t.cpu.dr7(), 0x400u);
+  EXPECT_EQ(t.Long(System::kStack0 - 12), System::kCode + 8);
+  EXPECT_EQ(t.cpu.Run(3), 3u);  // MOV ECX, DR6; IRET; MOV EBX, DR0
+  EXPECT_TRUE(t.cpu.reg(kEcx) & kDr6Bd);
+  EXPECT_EQ(t.cpu.reg(kEbx), 0u);
+  EXPECT_EQ(t.cpu.eip(), System::kCode + 11);
+}
+
+TEST(X86Debug, EveryDebugExceptionClearsGd) {
+  System s;
+  s.Idt(kVecDebug, System::kCode0, System::kHandler);
+  // MOV EAX, 2000h; MOV DR7, EAX; NOP with TF set: the single-step trap's entry clears GD.
+  s.Code(System::kCode, {0xB8, 0x00, 0x20, 0x00, 0x00, 0x0F, 0x23, 0xF8, 0x90});
+  ASSERT_EQ(s.cpu.Run(2), 2u);
+  EXPECT_EQ(s.cpu.dr7(), 0x2400u);
+  s.cpu.set_eflags(2 | flag::kTF);
+  ASSERT_EQ(s.cpu.Run(1), 1u);
+  EXPECT_EQ(s.cpu.eip(), System::kHandler);
+  EXPECT_EQ(s.cpu.dr7(), 0x400u);
+  EXPECT_TRUE(s.cpu.dr6() & kDr6Bs);
+}
+
+TEST(X86Debug, GeneralDetectAppliesInRealModeAndComesAfterTheCplCheck) {
+  Real r({0x66, 0xB8, 0x00, 0x20, 0x00, 0x00, 0x0F, 0x23, 0xF8, 0x0F, 0x21, 0xC0});
+  EXPECT_EQ(r.cpu.Run(3), 2u);
+  EXPECT_EQ(r.cpu.exception().vector, kVecDebug);
+  EXPECT_EQ(r.cpu.exception().eip, 0x1009u);
+  // At CPL 3 a MOV with a debug register is #GP(0), GD or not.
+  PcBus bus;
+  bus.Poke(0x1000, {0xB8, 0x00, 0x20, 0x00, 0x00, 0x0F, 0x23, 0xF8, 0x0F, 0x21, 0xC0});
+  Cpu cpu(bus);
+  cpu.SetFlat32(0);
+  cpu.set_eip(0x1000);
+  ASSERT_EQ(cpu.Run(2), 2u);
+  cpu.SetFlat32(3);
+  EXPECT_EQ(cpu.Run(1), 0u);
+  EXPECT_EQ(cpu.exception().vector, kVecGeneralProtection);
+  EXPECT_EQ(cpu.exception().error_code, 0u);
 }
 
 #ifdef CITCAT_X86_ROMS
@@ -374,6 +1328,7 @@ struct Rom {
       for (const machine::ElfSegment& s : elf->segments) {
         bus.Poke(static_cast<uint32_t>(s.vaddr), s.data);
       }
+      for (const machine::ElfSymbol& s : elf->symbols) symbols[s.name] = s.value;
     }
     cpu.set_deliver_interrupts(true);
     cpu.Run(100000);
@@ -391,8 +1346,16 @@ struct Rom {
   uint16_t Word(uint32_t a) {
     return static_cast<uint16_t>(bus.ByteAt(a) | bus.ByteAt(a + 1) << 8);
   }
+  uint32_t Long(uint32_t a) { return Word(a) | uint32_t{Word(a + 2)} << 16; }
+  // The address of a label of the ROM.
+  uint32_t Symbol(const std::string& name) const {
+    const auto it = symbols.find(name);
+    EXPECT_NE(it, symbols.end()) << name;
+    return it == symbols.end() ? 0 : static_cast<uint32_t>(it->second);
+  }
   PcBus bus;
   Cpu cpu;
+  std::map<std::string, uint64_t> symbols;
 };
 
 // Real mode to protected mode, paging, a page fault repaired by its handler, INT 0x80 through an
@@ -482,6 +1445,121 @@ TEST(X86Cpu, FastPathsKeepTheReplacementOrderUnderConflicts) {
     ASSERT_EQ(r->cpu.Run(40 * 6), 40u * 6);
   }
   ExpectSameBusTrace(fast.bus, full.bus);
+}
+
+// Task switches by JMP, CALL (to a TSS and through a task gate), INT n, an exception and IRET, in
+// 32- and 16-bit TSSs; faults in the old task and in the new one (tasks.S says what each does).
+TEST(X86Cpu, TaskSwitchRomFromResetToHlt) {
+  Rom rom("tasks");
+  const Cpu& cpu = rom.cpu;
+  ASSERT_TRUE(cpu.halted()) << rom.State();
+  constexpr uint32_t kResults = 0xA000;
+  const auto result = [&](uint32_t offset) { return rom.Long(kResults + offset); };
+  // B, entered by a far JMP to its TSS.
+  EXPECT_EQ(result(0x00), 0x30u);            // TR
+  EXPECT_EQ(result(0x04) & kCr0Ts, kCr0Ts);  // the switch set CR0.TS
+  EXPECT_EQ(result(0x08), 0x1DA7A001u);      // DS from its LDT (base 120000h)
+  EXPECT_EQ(result(0x0C), 0xBBBB0001u);      // 100000h through B's page directory
+  EXPECT_EQ(result(0x10), 0xB4u);            // EBX from B's TSS
+  EXPECT_EQ(result(0x20), 0xA1u);            // A's EAX came back from its TSS
+  EXPECT_EQ(result(0x24), 0xA7u);            // and EDI
+  // B, called through the task gate: nested.
+  EXPECT_EQ(result(0x14) & flag::kNT, flag::kNT);
+  EXPECT_EQ(result(0x18) & 0xFFFF, 0x28u);  // B's back link: A
+  // The 16-bit task C, run by INT 50h and by a CALL to its TSS.
+  EXPECT_EQ(rom.Word(kResults + 0x40), 2);
+  EXPECT_EQ(rom.Word(kResults + 0x42), 0xE000);  // SP from C's TSS
+  EXPECT_EQ(rom.Word(kResults + 0x44) & flag::kNT, flag::kNT);
+  EXPECT_EQ(rom.Word(kResults + 0x46), 0);  // FS: null
+  // Task D, the #GP handler: two error codes on its own stack.
+  EXPECT_EQ(result(0x60), 2u);
+  EXPECT_EQ(result(0x64), 0x1230u);  // a selector beyond the GDT
+  EXPECT_EQ(result(0x68), 0x28u);    // a JMP to A's own busy TSS
+  EXPECT_EQ(result(0x90), 0x78u);    // #TS: TSS F's limit is too small
+  // Task E: the #NP for its DS came in task E, at its first instruction.
+  EXPECT_EQ(result(0x84), 0x70u);
+  EXPECT_EQ(result(0x88), rom.Symbol("task_e"));
+  EXPECT_EQ(result(0x80), 0x10u);
+  // Back in A: TR, CR0.TS; the busy bits in the GDT (copied to 3000h): only A's.
+  EXPECT_EQ(result(0x2C), 0x28u);
+  EXPECT_EQ(result(0x28) & kCr0Ts, kCr0Ts);
+  EXPECT_EQ(rom.bus.ByteAt(0x3000 + 0x28 + 5), 0x8B);  // A: busy
+  EXPECT_EQ(rom.bus.ByteAt(0x3000 + 0x30 + 5), 0x89);  // B: available again
+  EXPECT_EQ(rom.bus.ByteAt(0x3000 + 0x38 + 5), 0x81);  // C
+  EXPECT_EQ(rom.bus.ByteAt(0x3000 + 0x50 + 5), 0x89);  // D
+  EXPECT_EQ(rom.bus.ByteAt(0x3000 + 0x68 + 5), 0x89);  // E
+  // B's image, saved by its IRET: NT cleared in it.
+  EXPECT_EQ(rom.Long(0x2100 + 0x24) & flag::kNT, 0u);
+  EXPECT_EQ(cpu.eflags() & flag::kNT, 0u);
+}
+
+// V86 mode entered by IRET and by a task switch; IOPL-sensitive instructions, the I/O bitmap,
+// interrupts to ring 0 and the frames they push, what is #UD there (v86.S says what each does).
+TEST(X86Cpu, Virtual8086RomFromResetToHlt) {
+  Rom rom("v86");
+  const Cpu& cpu = rom.cpu;
+  ASSERT_TRUE(cpu.halted()) << rom.State();
+  constexpr uint32_t kResults = 0x6000, kData = 0x9000;  // ring 0's records, the 8086 data
+  const auto result = [&](uint32_t offset) { return rom.Long(kResults + offset); };
+  const uint32_t v86_code = rom.Symbol("v86_code");
+  // #GP(0) for CLI, STI, PUSHF, POPF, INT 21h, IRET, two denied ports, HLT, MOV from CR0 and
+  // INT 7Fh with IOPL 0; with IOPL 3 a denied port still, then gates to ring 3 and conforming
+  // code (error code: the code segment's selector).
+  ASSERT_EQ(result(0x80), 14u);
+  for (uint32_t i = 0; i < 12; ++i) EXPECT_EQ(result(0x84 + 4 * i), 0u) << i;
+  EXPECT_EQ(result(0x84 + 4 * 12), 0x18u);
+  EXPECT_EQ(result(0x84 + 4 * 13), 0x38u);
+  EXPECT_EQ(result(0x30), 3u);  // #UD: LAR, ARPL, SLDT
+  // INT3 went to its handler whatever IOPL; the IP after it.
+  EXPECT_EQ(result(0x20), rom.Symbol("after_int3") - v86_code);
+  // INT 21h with IOPL 3: the V86 DS on the ring 0 stack, EFLAGS with VM and IOPL 3, ES null,
+  // and the nine doublewords (and the handler's EAX) on the TSS's ring 0 stack.
+  EXPECT_EQ(result(0x10), 0x0900u);
+  EXPECT_EQ(result(0x14) & (flag::kVM | flag::kIOPL), flag::kVM | flag::kIOPL);
+  EXPECT_EQ(result(0x18), 0u);
+  EXPECT_EQ(result(0x1C), 0x90000u - 10 * 4);
+  // The 8086 program's own records.
+  EXPECT_EQ(rom.Word(kData + 0), 0x1234);
+  EXPECT_EQ(rom.Word(kData + 2) & 0x3200, 0x3200);  // PUSHF: IOPL 3, IF
+  EXPECT_EQ(rom.Word(kData + 4) & 0x3200, 0x3000);  // POPF changed IF, not IOPL
+  EXPECT_EQ(rom.Long(kData + 6) & (flag::kVM | flag::kIOPL | flag::kIF),
+            flag::kIOPL | flag::kIF);       // PUSHFD: VM reads as 0
+  EXPECT_EQ(rom.Word(kData + 14), 0x5678);  // the far procedure ran
+  EXPECT_EQ(rom.Word(kData + 10), 0x0700);  // SS after the 8086 IRET
+  EXPECT_EQ(rom.Word(kData + 12), 2);       // the V86 task ran twice
+  // INT 22h through a 16-bit gate: a frame of words, SP 18 bytes below the TSS's ESP0.
+  const uint16_t frame[9] = {static_cast<uint16_t>(rom.Symbol("v86_far") - v86_code),
+                             0x0800,
+                             0,
+                             0x1000,
+                             0x0700,
+                             0x0900,
+                             0x0900,
+                             0,
+                             0};
+  for (int i = 0; i < 9; ++i) {
+    if (i == 2) {
+      EXPECT_EQ(rom.Word(kResults + 0x44) & 0x3000, 0x3000);  // FLAGS: IOPL 3 (no VM bit)
+    } else {
+      EXPECT_EQ(rom.Word(kResults + 0x40 + 2 * i), frame[i]) << i;
+    }
+  }
+  EXPECT_EQ(result(0x54), 0x90000u - 18);
+  // The V86 task: its TSS's EFLAGS has VM; it came back through the task gate, nested.
+  EXPECT_EQ(result(0x60) & flag::kNT, flag::kNT);
+  EXPECT_EQ(result(0x64) & (flag::kVM | flag::kIOPL), flag::kVM | flag::kIOPL);
+  EXPECT_EQ(result(0x68), 0x0800u);
+  EXPECT_EQ(result(0x6C), 0x30u);
+  EXPECT_FALSE(cpu.v86());
+  EXPECT_EQ(cpu.cpl(), 0);
+  // Two writes to port 80h (allowed by the bitmap), none to E9h (denied).
+  int port80 = 0;
+  for (const cat::OwnedRecord& r : rom.bus.log()) {
+    if (r.kind != cat::RecordKind::kPortWrite || r.address == 0xF4) continue;
+    EXPECT_EQ(r.address, 0x80u);
+    ++port80;
+  }
+  EXPECT_EQ(port80, 2);
 }
 #endif
 

@@ -3,15 +3,17 @@
 // state before each instruction it runs (-d cpu with -singlestep and -icount for a deterministic
 // run), and the core, run one step at a time from RESET on the same ROM, must show the same EIP,
 // general registers, flags (those the last instruction left undefined aside), CPL, segment
-// selectors and bases, CR0, CR2 and CR3. This reaches what Unicorn cannot: mode switches, paging,
-// page faults, gates, privilege changes and their stacks. See ../shared/ORACLES.md for the
-// command and what QEMU's log shows.
+// selectors and bases, the LDTR and TR selectors and bases, CR0, CR2, CR3, DR6 and DR7. This
+// reaches what Unicorn cannot: mode switches, paging, page faults, gates, privilege changes and
+// their stacks, task switches, V86 mode. See ../shared/ORACLES.md for the command and what QEMU's
+// log shows.
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,10 +34,10 @@ namespace {
 // One record of QEMU's -d cpu log: the state before an instruction.
 struct QemuState {
   uint32_t gpr[8] = {};
-  uint32_t eip = 0, eflags = 0, cr0 = 0, cr2 = 0, cr3 = 0;
+  uint32_t eip = 0, eflags = 0, cr0 = 0, cr2 = 0, cr3 = 0, dr6 = 0, dr7 = 0;
   int cpl = 0;
-  uint16_t selector[6] = {};
-  uint32_t base[6] = {};
+  uint16_t selector[8] = {};  // ES, CS, SS, DS, FS, GS, LDTR, TR
+  uint32_t base[8] = {};
 };
 
 uint32_t Hex(absl::string_view s) {
@@ -47,10 +49,11 @@ uint32_t Hex(absl::string_view s) {
 // "NAME=value" fields of a line.
 void Fields(absl::string_view line, QemuState& s) {
   static constexpr const char* kGpr[8] = {"EAX", "ECX", "EDX", "EBX", "ESP", "EBP", "ESI", "EDI"};
-  static constexpr const char* kSeg[6] = {"ES", "CS", "SS", "DS", "FS", "GS"};
-  for (int i = 0; i < 6; ++i) {
+  static constexpr const char* kSeg[8] = {
+      "ES =", "CS =", "SS =", "DS =", "FS =", "GS =", "LDT=", "TR ="};
+  for (int i = 0; i < 8; ++i) {
     // "CS =f000 ffff0000 0000ffff 00009b00"
-    if (absl::StartsWith(line, absl::StrCat(kSeg[i], " ="))) {
+    if (absl::StartsWith(line, kSeg[i])) {
       std::vector<absl::string_view> parts = absl::StrSplit(line.substr(4), ' ');
       if (parts.size() >= 2) {
         s.selector[i] = static_cast<uint16_t>(Hex(parts[0]));
@@ -72,6 +75,8 @@ void Fields(absl::string_view line, QemuState& s) {
     if (name == "CR0") s.cr0 = Hex(value);
     if (name == "CR2") s.cr2 = Hex(value);
     if (name == "CR3") s.cr3 = Hex(value);
+    if (name == "DR6") s.dr6 = Hex(value);
+    if (name == "DR7") s.dr7 = Hex(value);
   }
 }
 
@@ -110,16 +115,36 @@ std::vector<QemuState> RunQemu(const std::string& rom) {
 
 using testing::PcBus;
 
-// The first difference between the core and QEMU over the whole run of `name`, or "".
-std::string Compare(const std::string& name, size_t* compared) {
+// The core against QEMU over the whole run of a ROM, up to the first difference.
+struct Lockstep {
+  std::string error;       // the run could not be compared: QEMU ran nothing, the core stopped
+  size_t compared = 0;     // instructions before which both agreed
+  std::string difference;  // "EIP is 0x..., QEMU 0x..." before the first one they do not; or ""
+  size_t index = 0;        // that instruction's place in QEMU's log
+  uint32_t eip = 0;        // and QEMU's CS:EIP before it
+  uint16_t cs = 0;
+  std::map<std::string, uint32_t> symbols;  // the ROM's labels
+};
+
+Lockstep RunLockstep(const std::string& name) {
+  Lockstep run;
   const std::string base = std::string(CITCAT_X86_ROMS) + "/" + name;
   const std::vector<QemuState> qemu = RunQemu(base + ".bin");
-  if (qemu.size() < 10) return absl::StrCat("QEMU ran ", qemu.size(), " instructions");
+  if (qemu.size() < 10) {
+    run.error = absl::StrCat("QEMU ran ", qemu.size(), " instructions");
+    return run;
+  }
   absl::StatusOr<machine::ElfImage> elf = machine::LoadElfFile(base + ".elf");
-  if (!elf.ok()) return std::string(elf.status().message());
+  if (!elf.ok()) {
+    run.error = std::string(elf.status().message());
+    return run;
+  }
   PcBus bus;
   for (const machine::ElfSegment& s : elf->segments) {
     bus.Poke(static_cast<uint32_t>(s.vaddr), s.data);
+  }
+  for (const machine::ElfSymbol& s : elf->symbols) {
+    run.symbols[s.name] = static_cast<uint32_t>(s.value);
   }
   Cpu cpu(bus);
   cpu.set_deliver_interrupts(true);
@@ -145,26 +170,63 @@ std::string Compare(const std::string& name, size_t* compared) {
       check(absl::StrCat(kSeg[s], " selector").c_str(), cpu.segment(s).selector, q.selector[s]);
       check(absl::StrCat(kSeg[s], " base").c_str(), cpu.segment(s).base, q.base[s]);
     }
+    check("LDTR selector", cpu.ldtr().selector, q.selector[6]);
+    check("LDTR base", cpu.ldtr().base, q.base[6]);
+    check("TR selector", cpu.tr().selector, q.selector[7]);
+    check("TR base", cpu.tr().base, q.base[7]);
     check("CR0", cpu.cr0(), q.cr0);
     check("CR2", cpu.cr2(), q.cr2);
     check("CR3", cpu.cr3(), q.cr3);
+    check("DR6", cpu.dr6(), q.dr6);
+    check("DR7", cpu.dr7(), q.dr7);
     if (!diff.empty()) {
-      return absl::StrFormat("%s: before instruction %d at %04x:%08x: %s", name, i, q.selector[kCs],
-                             q.eip, diff);
+      run.difference = diff;
+      run.index = i;
+      run.eip = q.eip;
+      run.cs = q.selector[kCs];
+      return run;
     }
-    ++*compared;
+    ++run.compared;
     if (i + 1 == qemu.size()) break;
     const uint32_t linear = cpu.segment(kCs).base + cpu.eip();
     const Instruction in = Decode(bus.Bytes(linear), kMaxInstructionLength, cpu.segment(kCs).big);
     undefined = (undefined & ~(FlagsWritten(in) & ~FlagsUndefined(in))) | FlagsUndefined(in);
     cpu.Run(1);
     if (cpu.exception().pending) {
-      return absl::StrFormat("%s: instruction %d at %08x stopped the core (vector %d%s)", name, i,
-                             q.eip, cpu.exception().vector,
-                             cpu.exception().unmodelled ? ", unmodelled" : "");
+      run.error =
+          absl::StrFormat("instruction %d at %08x stopped the core (vector %d%s)", i, q.eip,
+                          cpu.exception().vector, cpu.exception().unmodelled ? ", unmodelled" : "");
+      return run;
     }
   }
-  return "";
+  return run;
+}
+
+// The first difference between the core and QEMU over the whole run of `name`, or "".
+std::string Compare(const std::string& name, size_t* compared) {
+  const Lockstep run = RunLockstep(name);
+  *compared = run.compared;
+  if (!run.error.empty()) return absl::StrCat(name, ": ", run.error);
+  if (run.difference.empty()) return "";
+  return absl::StrFormat("%s: before instruction %d at %04x:%08x: %s", name, run.index, run.cs,
+                         run.eip, run.difference);
+}
+
+// A quirk ROM shows one way QEMU is not an i486: the core and QEMU agree up to an instruction
+// after which register `what` holds `ours` on the core and `theirs` under QEMU, and that is the
+// first difference. The values are labels of the ROM or numbers ("0x...").
+void ExpectFirstDifference(const std::string& name, const std::string& what,
+                           const std::string& ours, const std::string& theirs) {
+  const Lockstep run = RunLockstep(name);
+  ASSERT_EQ(run.error, "");
+  const auto value = [&](const std::string& v) -> uint32_t {
+    if (absl::StartsWith(v, "0x")) return Hex(v.substr(2));
+    EXPECT_TRUE(run.symbols.count(v)) << v;
+    return run.symbols.count(v) ? run.symbols.at(v) : 0;
+  };
+  EXPECT_EQ(run.difference,
+            absl::StrFormat("%s is %#x, QEMU %#x", what, value(ours), value(theirs)));
+  EXPECT_GT(run.compared, 20u);
 }
 
 TEST(X86QemuLockstep, ProtectedModePagingAndAPageFault) {
@@ -179,6 +241,54 @@ TEST(X86QemuLockstep, RingsTheTssStackAndAGeneralProtectionFault) {
   EXPECT_EQ(Compare("rings", &compared), "");
   EXPECT_GT(compared, 30u);
   std::printf("COMPARED QEMU-system ROM rings: %zu instructions (from RESET)\n", compared);
+}
+
+TEST(X86QemuLockstep, TaskSwitches) {
+  size_t compared = 0;
+  EXPECT_EQ(Compare("tasks", &compared), "");
+  EXPECT_GT(compared, 1000u);
+  std::printf("%zu instructions compared\n", compared);
+}
+
+TEST(X86QemuLockstep, Virtual8086Mode) {
+  size_t compared = 0;
+  EXPECT_EQ(Compare("v86", &compared), "");
+  EXPECT_GT(compared, 300u);
+  std::printf("%zu instructions compared\n", compared);
+}
+
+// Where QEMU 7.2 is not an i486, each shown by a ROM whose first difference is that one.
+
+TEST(X86QemuLockstep, QemuIgnoresDr7GeneralDetect) {
+  ExpectFirstDifference("quirk_gd", "EIP", "db_handler", "qemu_ran_it");
+}
+
+TEST(X86QemuLockstep, QemuIgnoresTheTssTrapBit) {
+  ExpectFirstDifference("quirk_tss_trap", "EIP", "db_handler", "task_b");
+}
+
+TEST(X86QemuLockstep, QemuReportsAFaultInTheNewTaskAtTheJmp) {
+  ExpectFirstDifference("quirk_task_fault_eip", "EBX", "task_b", "jmp_to_b");
+}
+
+TEST(X86QemuLockstep, QemuRaisesNpNotSsForTheNewTasksStack) {
+  ExpectFirstDifference("quirk_task_ss_np", "EIP", "task_s", "task_n");
+}
+
+TEST(X86QemuLockstep, QemuRejectsAConformingCsBelowTheNewCpl) {
+  ExpectFirstDifference("quirk_task_conforming_cs", "EIP", "task_b", "task_t");
+}
+
+TEST(X86QemuLockstep, QemuEntersANonZeroRingFromV86Mode) {
+  ExpectFirstDifference("quirk_v86_ring1", "EIP", "gp_handler", "ring1_handler");
+}
+
+TEST(X86QemuLockstep, QemuEntersV86ModeByIretAtCpl3) {
+  ExpectFirstDifference("quirk_iret_vm_cpl3", "EIP", "back", "back_in_v86");
+}
+
+TEST(X86QemuLockstep, QemuTruncatesTheEipOfAnIretToV86Mode) {
+  ExpectFirstDifference("quirk_v86_iret_eip", "EIP", "gp_handler", "0x5");
 }
 
 }  // namespace

@@ -45,28 +45,5 @@ TEST(Systems, AnImsOfNoSupportedMachineIsRefusedByReplay) {
   EXPECT_FALSE(CatHeaderFor(ims).ok());
 }
 
-TEST(Systems, ACatOfAnUnsupportedMachineIsRefusedByExtractAndVerify) {
-  bool unsupported = true;
-  for (const System& s : All()) unsupported &= s.cat_machine != cat::Machine::kI486;
-  if (!unsupported) GTEST_SKIP() << "every machine of the CAT format is supported";
-  cat::CatHeader header;
-  header.machine = cat::Machine::kI486;
-  header.byte_order = cat::ByteOrder::kLittle;
-  header.memory_bytes = 1 << 20;
-  const std::string path = cat::testing::TempPath("i486.cat");
-  std::vector<uint8_t> bytes = cat::testing::EncodeCat(header, {});
-  FILE* f = std::fopen(path.c_str(), "wb");
-  ASSERT_NE(f, nullptr);
-  std::fwrite(bytes.data(), 1, bytes.size(), f);
-  std::fclose(f);
-  auto reader = cat::CatReader::Open(path);
-  ASSERT_TRUE(reader.ok()) << reader.status();
-  absl::StatusOr<extract::Extraction> x = Extract(**reader);
-  EXPECT_TRUE(absl::IsUnimplemented(x.status()));
-  EXPECT_EQ(x.status().message(), path + ": the i486 is not supported yet");
-  absl::StatusOr<replay::VerifyResult> v = CompareCats(path, path);
-  EXPECT_EQ(v.status().message(), path + ": the i486 is not supported yet");
-}
-
 }  // namespace
 }  // namespace citcat::systems

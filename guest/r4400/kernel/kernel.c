@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sdk/citcat_sdk.h"
+#include "citcat_sdk.h"
 #include "layout.h"
 
 #define MAX_TASKS 16

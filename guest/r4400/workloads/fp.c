@@ -1,6 +1,7 @@
-/* fp: double precision (the task runs with CU1 = 1, FR = 0: o32's sixteen even/odd register
-   pairs): a matrix product, an N-body integration with square roots and divisions, and a
-   reduction. Only +, -, *, / and sqrt, which IEEE 754 rounds identically everywhere. */
+/* fp: double precision (on the R4400 the task runs with CU1 = 1, FR = 0: o32's sixteen even/odd
+   register pairs; on the i486 the x87 with precision control at 53 bits): a matrix product, an
+   N-body integration with square roots and divisions, and a reduction. Only +, -, *, / and
+   sqrt, which IEEE 754 rounds identically everywhere. */
 #include "workload.h"
 
 #define MAT_N 28

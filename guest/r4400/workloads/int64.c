@@ -1,8 +1,10 @@
-/* int64: 64-bit integer arithmetic in 64-bit registers (DADDU, DMULT/DMULTU, DDIV, DSLL32,
-   DSRA32, LD/SD). The task runs with UX = 1; the guest path is o32 C around assembly blocks that
-   keep 64-bit values in registers for a whole pass over the arrays, so timer preemption inside
-   them checks that the kernel saves and restores full 64-bit registers. The host computes the
-   same function in C (tools/known_answers.c). */
+/* int64: 64-bit integer arithmetic. On the R4400 in 64-bit registers (DADDU, DMULT/DMULTU,
+   DDIV, DSLL32, DSRA32, LD/SD): the task runs with UX = 1; the guest path is o32 C around
+   assembly blocks that keep 64-bit values in registers for a whole pass over the arrays, so
+   timer preemption inside them checks that the kernel saves and restores full 64-bit registers.
+   On a 32-bit guest without 64-bit registers (the i486) the pass is plain C: the high halves of
+   the 64 x 64-bit products from 32-bit pieces, the divisions by the 64-bit helpers. The host
+   computes the same function in C with 128-bit products (tools/known_answers.c). */
 #include "workload.h"
 
 #define INT64_N 256
@@ -22,6 +24,39 @@ static void int64_pass(const uint64_t *a, const uint64_t *b, uint32_t n, uint64_
     acc1 ^= (uint64_t)(pu >> 64);
     __int128 ps = (__int128)(int64_t)x * (__int128)(int64_t)y;
     acc0 += (uint64_t)(ps >> 64);
+    int64_t d = (int64_t)((y >> 1) | 1);
+    acc2 = acc2 - (uint64_t)((int64_t)x / d) + (uint64_t)((int64_t)x % d);
+    uint64_t t = ((x << 39) ^ (y >> 35)) + (uint64_t)((int64_t)x >> 33);
+    acc3 = ((acc3 << 13) | (acc3 >> 51)) + t;
+  }
+  acc4[0] = acc0;
+  acc4[1] = acc1;
+  acc4[2] = acc2;
+  acc4[3] = acc3;
+}
+#elif !defined(__mips)
+/* The high 64 bits of x * y, unsigned and signed, from four 32 x 32-bit products. */
+static uint64_t mul_high_u(uint64_t x, uint64_t y) {
+  uint64_t xl = (uint32_t)x, xh = x >> 32, yl = (uint32_t)y, yh = y >> 32;
+  uint64_t ll = xl * yl, lh = xl * yh, hl = xh * yl, hh = xh * yh;
+  uint64_t mid = (ll >> 32) + (uint32_t)lh + (uint32_t)hl;
+  return hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+static uint64_t mul_high_s(uint64_t x, uint64_t y) {
+  uint64_t h = mul_high_u(x, y);
+  if ((int64_t)x < 0) h -= y;
+  if ((int64_t)y < 0) h -= x;
+  return h;
+}
+
+static void int64_pass(const uint64_t *a, const uint64_t *b, uint32_t n, uint64_t *acc4) {
+  uint64_t acc0 = acc4[0], acc1 = acc4[1], acc2 = acc4[2], acc3 = acc4[3];
+  for (uint32_t i = 0; i < n; ++i) {
+    uint64_t x = a[i], y = b[i];
+    acc0 ^= x + y;
+    acc1 += x * y;
+    acc1 ^= mul_high_u(x, y);
+    acc0 += mul_high_s(x, y);
     int64_t d = (int64_t)((y >> 1) | 1);
     acc2 = acc2 - (uint64_t)((int64_t)x / d) + (uint64_t)((int64_t)x % d);
     uint64_t t = ((x << 39) ^ (y >> 35)) + (uint64_t)((int64_t)x >> 33);

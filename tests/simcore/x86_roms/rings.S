@@ -85,15 +85,6 @@ user:
         outb    %al, $0xE9              /* IOPL 0, no bitmap: #GP(0) */
         jmp     .
 
-/* EAX = handler, DX = type and attributes, EDI = the gate; selector 8. */
-set_gate:
-        movw    %ax, (%edi)
-        movw    $8, 2(%edi)
-        movw    %dx, 4(%edi)
-        shrl    $16, %eax
-        movw    %ax, 6(%edi)
-        ret
-
 sys_handler:
         movw    %cs, %bx                /* BX = 8: ring 0 */
         movl    %esp, %ebp              /* EBP: the ring 0 stack after the entry */
@@ -109,6 +100,8 @@ gp_handler:
         movl    4(%esp), %esi           /* the CS of the interrupted code */
         outb    %al, $0xF4              /* isa-debug-exit: ends a run under full-system QEMU */
         hlt
+
+        .include "lib.inc"
 
         .p2align 3
 gdt:    .quad   0

@@ -1,5 +1,6 @@
 /* The system calls newlib is built to call (write read open close lseek fstat isatty sbrk kill
-   getpid _exit gettimeofday times unlink link), mapped onto the CITCAT R4400 guest kernel:
+   getpid _exit gettimeofday times unlink link), mapped onto the CITCAT guest kernels (R4400,
+   i486):
    fds 0..2 are the console (reads see end of file), files on the disk image open read-only
    through its directory (SYS_FILE) and are read block by block (SYS_READ, disk DMA), the heap is
    a bss array (heap.c), exit codes go to SYS_EXIT. Errors set errno as POSIX says. */

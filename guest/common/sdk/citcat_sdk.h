@@ -1,9 +1,10 @@
-/* The CITCAT R4400 guest SDK: the kernel's own services (clock, entropy, raw disk blocks, known
-   answers), and with -DCITCAT_SDK_NEWLIB the standard C library (newlib, runtime/README.md);
-   without it, the tiny freestanding libc (libc.c) the kernel and the workloads use.
+/* The CITCAT guest SDK, shared by the R4400 and the i486 guests: the kernel's own services
+   (clock, entropy, raw disk blocks, known answers), and with -DCITCAT_SDK_NEWLIB the standard C
+   library (newlib, runtime/); without it, the tiny freestanding libc (libc.c) the kernels and
+   the workloads use.
    Returning from main exits the task with main's value. */
-#ifndef CITCAT_GUEST_R4400_SDK_CITCAT_SDK_H_
-#define CITCAT_GUEST_R4400_SDK_CITCAT_SDK_H_
+#ifndef CITCAT_GUEST_COMMON_SDK_CITCAT_SDK_H_
+#define CITCAT_GUEST_COMMON_SDK_CITCAT_SDK_H_
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -77,4 +78,4 @@ long syscall4(long nr, long a0, long a1, long a2, long a3);
 }
 #endif
 
-#endif /* CITCAT_GUEST_R4400_SDK_CITCAT_SDK_H_ */
+#endif /* CITCAT_GUEST_COMMON_SDK_CITCAT_SDK_H_ */

@@ -1,19 +1,15 @@
-/* The compiler helpers GCC calls for o32 code on an R4000, written for MIPS III: Debian's libgcc
-   for mips-linux-gnu is MIPS32r2 (CLZ, three-operand MUL, MTHC1), which ld will not mix with
-   R4000 objects and the R4400 does not run. Built with -fno-builtin so that no helper is
-   compiled into a call to itself; tests/guest/r4400_isa_test.cc checks what ends up linked. */
+/* The compiler helpers GCC calls for 32-bit code, in plain C: for o32 code on an R4000 (Debian's
+   libgcc for mips-linux-gnu is MIPS32r2: CLZ, three-operand MUL, MTHC1, which ld will not mix
+   with R4000 objects and the R4400 does not run) and for i386 code on an i486 (Debian's libgcc
+   for i686-linux-gnu may use CMOV and other i686 instructions). Built with -fno-builtin so that
+   no helper is compiled into a call to itself; tests/guest/r4400_isa_test.cc checks what ends
+   up linked on the R4400. */
 #include <stdint.h>
 
 #include "citcat_sdk.h"
 
 #include "../div64.inc"
 
-int64_t __divmoddi4(int64_t n, int64_t d, int64_t *rem);
-int64_t __divmoddi4(int64_t n, int64_t d, int64_t *rem) {
-  int64_t q = __divdi3(n, d);
-  if (rem) *rem = n - q * d;
-  return q;
-}
 
 /* ---- bits ---- */
 int __clzsi2(uint32_t x);
