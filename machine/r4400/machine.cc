@@ -479,8 +479,8 @@ absl::Status R4400Machine::LoadBareMetal(const ElfImage& elf) {
     return absl::FailedPreconditionError("the machine has no ROM (not from reset)");
   const uint64_t entry = Widen(elf, elf.entry);
   if (!InKseg01(entry)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the entry point 0x", absl::Hex(entry), " is not in kseg0 or kseg1"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the entry point 0x", absl::Hex(entry), " is not in kseg0 or kseg1"));
   }
   bool at_reset_vector = false;  // a segment holds the reset vector's first 16 bytes
   for (const ElfSegment& s : elf.segments) {
