@@ -126,6 +126,7 @@ absl::StatusOr<Stats> ComputeStats(const ims::InitialMachineState& ims,
 
   if (absl::StatusOr<const systems::System*> system = systems::ForIms(ims); system.ok()) {
     s.hook_instructions = (*system)->hook_instructions(aes);
+    s.from_reset = ims.start().from_reset();
     absl::StatusOr<cat::CatHeader> header = systems::CatHeaderFor(ims);
     s.guest_halted = s.records > 0 && header.ok() && (*system)->powers_off &&
                      (*system)->powers_off(*header, last_record);
@@ -159,7 +160,9 @@ std::string FormatStats(const Stats& s, const std::string& source) {
     absl::StrAppendFormat(&out, "  %-20s %10d %14d %14d %12.1f\n", p.part, p.count, p.raw, p.zstd,
                           s.instructions ? p.zstd * 1e6 / s.instructions : 0.0);
   }
-  if (s.hook_instructions > 0 && s.instructions > 0) {
+  if (s.from_reset) {
+    absl::StrAppend(&out, "\nperturbation: none (traced from reset: no kernel, no hooks)\n");
+  } else if (s.hook_instructions > 0 && s.instructions > 0) {
     absl::StrAppendFormat(&out,
                           "\nperturbation: about %d hook instructions of the guest kernel's "
                           "CITCAT hooks, %.3f%% of the instructions\n",

@@ -39,6 +39,7 @@ struct Stats {
   std::vector<std::pair<std::string, uint64_t>> register_reads;
   std::vector<PartSize> sizes;     // register echoes, DMA, interrupts, device I/O, AES, IMS, total
   uint64_t hook_instructions = 0;  // of the project's guest kernel, estimated from the events
+  bool from_reset = false;         // a bare-metal program traced from reset: no hooks at all
   bool guest_halted = false;       // the run ends with the guest powering the machine off
   std::vector<CurvePoint> curve;   // at most about max_points, first and last record included
 };

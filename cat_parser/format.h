@@ -19,6 +19,8 @@ inline constexpr uint16_t kMajorVersion = 1;
 inline constexpr uint16_t kMinorVersion = 0;
 // The minor version a writer puts in a file that uses the memory-hole field, added in 1.1.
 inline constexpr uint16_t kMinorVersionHoles = 1;
+// The minor version of a file with a ROM or from-reset field, added in 1.2.
+inline constexpr uint16_t kMinorVersionRom = 2;
 inline constexpr uint32_t kMaxHeaderBody = 1 << 20;
 inline constexpr size_t kFileHeaderPrefix = 16;  // magic, versions, body length
 
@@ -40,6 +42,10 @@ enum Tag : uint16_t {
   kTagMagic = 0x0007,
   kTagProducer = 0x0008,
   kTagMemoryHole = 0x0009,  // 1.1; required on purpose: a reader skipping it would take it for RAM
+  // 1.2, both required on purpose: a reader skipping the ROM would take its fetches for device
+  // reads, one skipping from-reset would look for a begin marker.
+  kTagRom = 0x000A,
+  kTagFromReset = 0x000B,
   kFirstOptionalTag = 0x8000,
 };
 inline constexpr size_t kMaxWindowName = 64;

@@ -1,5 +1,7 @@
 #include "cat_parser/header_codec.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "cat_parser/format.h"
 
@@ -29,6 +31,44 @@ absl::Status ValidateWindow(const AddressWindow& w, absl::string_view what) {
   }
   if (w.size == 0)
     return absl::InvalidArgumentError(absl::StrCat(what, " '", w.name, "' is empty"));
+  return absl::OkStatus();
+}
+
+// Whether [a, a + n) and [b, b + m) share a byte; the ranges do not wrap.
+bool Overlap(uint64_t a, uint64_t n, uint64_t b, uint64_t m) { return a < b + m && b < a + n; }
+
+// ROM lies outside RAM (wholly in a hole if below the memory size), in address order, apart from
+// other ROM and from memory-mapped device windows and reserved areas.
+absl::Status ValidateRoms(const CatHeader& h) {
+  uint64_t roms_end = 0;
+  for (const RomWindow& rom : h.roms) {
+    std::string where =
+        absl::StrCat("ROM at 0x", absl::Hex(rom.base), " of 0x", absl::Hex(rom.size), " bytes");
+    if (rom.size == 0) return absl::InvalidArgumentError(absl::StrCat(where, " is empty"));
+    if (rom.size > UINT64_MAX - rom.base) {
+      return absl::InvalidArgumentError(absl::StrCat(where, " runs past the address space"));
+    }
+    if (rom.base < h.memory_bytes &&
+        std::none_of(h.holes.begin(), h.holes.end(), [&](const MemoryHole& hole) {
+          return rom.base >= hole.base && rom.base + rom.size <= hole.base + hole.size;
+        })) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " overlaps main memory outside its holes"));
+    }
+    if (rom.base < roms_end) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " overlaps the one before or comes out of address order"));
+    }
+    roms_end = rom.base + rom.size;
+    for (const std::vector<AddressWindow>* list : {&h.devices, &h.magic}) {
+      for (const AddressWindow& w : *list) {
+        if (w.kind == WindowKind::kMemoryMapped && w.size <= UINT64_MAX - w.base &&
+            Overlap(rom.base, rom.size, w.base, w.size)) {
+          return absl::InvalidArgumentError(absl::StrCat(where, " overlaps '", w.name, "'"));
+        }
+      }
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -92,7 +132,7 @@ absl::Status ValidateHeader(const CatHeader& h) {
   for (const AddressWindow& w : h.magic) {
     if (absl::Status s = ValidateWindow(w, "reserved area"); !s.ok()) return s;
   }
-  return absl::OkStatus();
+  return ValidateRoms(h);
 }
 
 std::vector<uint8_t> EncodeHeaderBody(const CatHeader& h) {
@@ -110,6 +150,13 @@ std::vector<uint8_t> EncodeHeaderBody(const CatHeader& h) {
     Store64(v + 8, hole.size);
     PutField(out, kTagMemoryHole, v);
   }
+  for (const RomWindow& rom : h.roms) {
+    uint8_t v[16];
+    Store64(v, rom.base);
+    Store64(v + 8, rom.size);
+    PutField(out, kTagRom, v);
+  }
+  if (h.from_reset) PutField(out, kTagFromReset, {});
   Store32(b, h.side_band);
   PutField(out, kTagSideBand, {b, 4});
   for (const CacheGeometry& c : h.caches) {
@@ -214,6 +261,13 @@ absl::StatusOr<CatHeader> DecodeHeaderBody(std::span<const uint8_t> body, absl::
       case kTagMemoryHole:
         if (length != 16) return error(pos, "memory hole field has the wrong length");
         h.holes.push_back({Load64(v), Load64(v + 8)});
+        break;
+      case kTagRom:
+        if (length != 16) return error(pos, "ROM field has the wrong length");
+        h.roms.push_back({Load64(v), Load64(v + 8)});
+        break;
+      case kTagFromReset:
+        s = want(0, h.from_reset);
         break;
       case kTagProducer:
         if (seen_producer) return error(pos, "producer field repeated");

@@ -67,6 +67,14 @@ bool CatHeader::IsMemory(uint64_t address, uint64_t size) const {
   return true;
 }
 
+const RomWindow* CatHeader::RomAt(uint64_t address, uint64_t size) const {
+  if (size == 0) size = 1;
+  for (const RomWindow& w : roms) {
+    if (address - w.base < w.size && size <= w.size - (address - w.base)) return &w;
+  }
+  return nullptr;
+}
+
 absl::string_view MachineName(Machine machine) {
   switch (machine) {
     case Machine::kR4400:

@@ -121,11 +121,23 @@ struct MemoryHole {
   bool operator==(const MemoryHole&) const = default;
 };
 
+// Read-only memory [base, base + size) outside RAM (above main memory or inside a hole), such as
+// a boot ROM: reads of it (line fills, uncached reads) are memory, writes to it are lost.
+struct RomWindow {
+  uint64_t base = 0;
+  uint64_t size = 0;
+  bool operator==(const RomWindow&) const = default;
+};
+
 struct CatHeader {
   Machine machine = Machine::kR4400;
   ByteOrder byte_order = ByteOrder::kBig;
   uint64_t memory_bytes = 0;
   std::vector<MemoryHole> holes;  // ascending, apart, inside [0, memory_bytes); none on the R4400
+  std::vector<RomWindow> roms;    // ascending, apart, outside RAM
+  // The trace starts at power-on: its first record is the first bus transaction after reset, with
+  // no begin marker and no state dump before it.
+  bool from_reset = false;
   uint32_t side_band = kSideBandBranchCount;
   std::vector<CacheGeometry> caches;
   std::vector<AddressWindow> devices;  // bus master N (N >= 1) is devices[N - 1]
@@ -146,8 +158,12 @@ struct CatHeader {
                                WindowKind kind = WindowKind::kMemoryMapped) const;
   // Whether the access of `size` bytes at `address` (a zero-size access: the byte at `address`)
   // is RAM: inside main memory and touching no hole, no memory-mapped device window and no
-  // memory-mapped reserved area. Port windows are another address space and never count.
+  // memory-mapped reserved area. Port windows are another address space and never count. ROM is
+  // not RAM (RomAt): it is memory that reads like RAM, but keeps nothing written to it.
   bool IsMemory(uint64_t address, uint64_t size) const;
+  // The ROM window that holds the access of `size` bytes at `address` wholly (a zero-size access:
+  // the byte at `address`); nullptr if none does.
+  const RomWindow* RomAt(uint64_t address, uint64_t size) const;
   bool operator==(const CatHeader&) const = default;
 };
 

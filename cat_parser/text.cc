@@ -279,6 +279,16 @@ absl::StatusOr<CatHeader> ParseHeader(TextParser& parser) {
       s = f.RequireNumber("base", hole.base, UINT64_MAX);
       if (s.ok()) s = f.RequireNumber("size", hole.size, UINT64_MAX);
       if (s.ok()) s = f.CheckNoOthers();
+    } else if (line.keyword == "rom") {
+      Fields f(parser, line);
+      RomWindow& rom = h.roms.emplace_back();
+      s = f.RequireNumber("base", rom.base, UINT64_MAX);
+      if (s.ok()) s = f.RequireNumber("size", rom.size, UINT64_MAX);
+      if (s.ok()) s = f.CheckNoOthers();
+    } else if (line.keyword == "from-reset") {
+      if (!line.rest.empty()) return parser.Error(line, "'from-reset' takes no value");
+      if (h.from_reset) return parser.Error(line, "'from-reset' repeated");
+      h.from_reset = true;
     } else if (line.keyword == "side-band") {
       for (const auto& [name, unused] : line.fields) {
         if (name != "branch-count") {
@@ -360,6 +370,10 @@ std::string HeaderToText(const CatHeader& h) {
   for (const MemoryHole& hole : h.holes) {
     absl::StrAppend(&out, "hole base=", Hex(hole.base), " size=", Hex(hole.size), "\n");
   }
+  for (const RomWindow& rom : h.roms) {
+    absl::StrAppend(&out, "rom base=", Hex(rom.base), " size=", Hex(rom.size), "\n");
+  }
+  if (h.from_reset) out += "from-reset\n";
   if (h.side_band & kSideBandBranchCount) out += "side-band branch-count\n";
   for (const CacheGeometry& c : h.caches) {
     absl::StrAppend(&out, "cache level=", c.level, " type=", NameOf(kCacheTypes, c.type),

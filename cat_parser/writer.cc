@@ -9,6 +9,17 @@ namespace citcat::cat {
 
 using namespace format;  // NOLINT
 
+namespace {
+
+// The oldest minor version that has every field the header uses (docs/cat-format.md, "Versions").
+uint16_t MinorVersionFor(const CatHeader& header) {
+  if (!header.roms.empty() || header.from_reset) return kMinorVersionRom;
+  if (!header.holes.empty()) return kMinorVersionHoles;
+  return kMinorVersion;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<CatWriter>> CatWriter::Create(const std::string& path,
                                                              const CatHeader& header) {
   absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(path);
@@ -25,7 +36,7 @@ absl::StatusOr<std::unique_ptr<CatWriter>> CatWriter::Create(std::unique_ptr<io:
   std::vector<uint8_t> head(kMagic.begin(), kMagic.end());
   head.resize(kFileHeaderPrefix);
   Store16(&head[8], kMajorVersion);
-  Store16(&head[10], header.holes.empty() ? kMinorVersion : kMinorVersionHoles);
+  Store16(&head[10], MinorVersionFor(header));
   Store32(&head[12], static_cast<uint32_t>(body.size()));
   head.insert(head.end(), body.begin(), body.end());
   uint8_t crc[4];

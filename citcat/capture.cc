@@ -4,8 +4,10 @@
 #include <cstdio>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "citcat/command.h"
 #include "citcat/progress.h"
 #include "systems/system.h"
@@ -25,16 +27,72 @@ ABSL_FLAG(std::string, elf, "",
           "(guest/<machine>/sdk), or C files (--elf a.c b.c ...), which are built with it first");
 ABSL_FLAG(std::string, cflags, "", "more compiler options for the C files of --elf");
 ABSL_FLAG(bool, list_workloads, false, "list the workloads and exit");
+ABSL_FLAG(std::string, rom, "",
+          "a bare-metal program to trace from reset instead of the guest kernel: a raw ROM image "
+          "placed at the reset vector, or an ELF (loaded at its addresses, entered from the reset "
+          "vector); see docs/machines/<machine>-system.md, \"Traces from reset\"");
+ABSL_FLAG(std::string, rom_address, "",
+          "where in the ROM a raw --rom image goes (a physical or kseg0/kseg1 address on the "
+          "R4400, hex with 0x; default: the reset vector)");
 ABSL_FLAG(
     std::string, disk, "",
     "the disk image holding the workloads (default: the one this build made for the machine)");
 
 namespace citcat::cli {
+namespace {
+
+// --rom and --rom-address into the request; --rom runs no kernel, so the kernel's options clash.
+absl::Status RomRequest(systems::CaptureRequest& request) {
+  request.rom = absl::GetFlag(FLAGS_rom);
+  const std::string address = absl::GetFlag(FLAGS_rom_address);
+  if (request.rom.empty()) {
+    if (!address.empty()) return absl::InvalidArgumentError("--rom-address needs --rom");
+    return absl::OkStatus();
+  }
+  if (!absl::GetFlag(FLAGS_workload).empty() || !absl::GetFlag(FLAGS_elf).empty() ||
+      !absl::GetFlag(FLAGS_cflags).empty() || !absl::GetFlag(FLAGS_kernel).empty() ||
+      !absl::GetFlag(FLAGS_disk).empty()) {
+    return absl::InvalidArgumentError(
+        "--rom runs a bare-metal program without the guest kernel: --workload, --elf, --cflags, "
+        "--kernel and --disk do not go with it");
+  }
+  if (!address.empty()) {
+    uint64_t value = 0;
+    absl::string_view digits = address;
+    const bool hex = absl::ConsumePrefix(&digits, "0x") || absl::ConsumePrefix(&digits, "0X");
+    if (!(hex ? absl::SimpleHexAtoi(digits, &value) : absl::SimpleAtoi(digits, &value))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--rom-address '", address, "' is not a number (0x... or decimal)"));
+    }
+    request.rom_address = value;
+  }
+  return absl::OkStatus();
+}
+
+void PrintFromResetSummary(const std::string& output, const systems::CaptureReport& r) {
+  std::printf("%s", r.console.c_str());
+  std::printf(
+      "\ncitcat capture: %s (traced from reset)\n"
+      "  instructions     %llu%s\n"
+      "  bus records      %llu, %llu data bytes (%.3f bytes per instruction)\n"
+      "  DMA transfers    %llu\n"
+      "  device reads     %llu\n"
+      "  perturbation     none: no kernel, no hooks\n",
+      output.c_str(), static_cast<unsigned long long>(r.traced_instructions),
+      r.halted ? ", the program powered off" : ", cut short by --instructions",
+      static_cast<unsigned long long>(r.bus_records), static_cast<unsigned long long>(r.bus_bytes),
+      r.traced_instructions ? static_cast<double>(r.bus_bytes) / r.traced_instructions : 0.0,
+      static_cast<unsigned long long>(r.dma_transfers),
+      static_cast<unsigned long long>(r.device_reads));
+}
+
+}  // namespace
 
 absl::Status RunCapture(const std::vector<std::string>& args) {
   // Positional arguments are the further source files of `--elf a.c b.c ...`.
   if (!args.empty() && absl::GetFlag(FLAGS_elf).empty()) {
-    return UsageError("capture", "--machine M [--workload W | --elf PROG] -o CAPTURE.cat");
+    return UsageError("capture",
+                      "--machine M [--workload W | --elf PROG | --rom IMAGE] -o CAPTURE.cat");
   }
   if (absl::GetFlag(FLAGS_list_machines)) {
     for (const systems::System& s : systems::All()) std::printf("%-8s %s\n", s.name, s.description);
@@ -56,14 +114,21 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
   }
   std::string output;
   if (absl::Status s = RequireOutput("capture", output); !s.ok()) return s;
-  if (absl::Status s = CheckOutputs(
-          {absl::GetFlag(FLAGS_elf), absl::GetFlag(FLAGS_kernel), absl::GetFlag(FLAGS_disk)},
-          {output});
+  if (absl::Status s = CheckOutputs({absl::GetFlag(FLAGS_elf), absl::GetFlag(FLAGS_kernel),
+                                     absl::GetFlag(FLAGS_disk), absl::GetFlag(FLAGS_rom)},
+                                    {output});
       !s.ok()) {
     return s;
   }
 
   systems::CaptureRequest request;
+  if (absl::Status s = RomRequest(request); !s.ok()) return s;
+  // A machine that can be traced from reset says what its reset state is; one that cannot, yet,
+  // would boot its kernel and ignore the image.
+  if (!request.rom.empty() && !machine.replay.reset_state) {
+    return absl::UnimplementedError(
+        absl::StrCat("the ", machine.name, " cannot be traced from reset yet (--rom)"));
+  }
   request.workloads = absl::GetFlag(FLAGS_workload);
   if (std::string elf = absl::GetFlag(FLAGS_elf); !elf.empty()) {
     request.program.push_back(elf);
@@ -88,7 +153,9 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
                  "finished\n",
                  static_cast<unsigned long long>(request.max_traced));
   }
-  if (!absl::GetFlag(FLAGS_quiet)) {
+  if (!absl::GetFlag(FLAGS_quiet) && r.from_reset) {
+    PrintFromResetSummary(output, r);
+  } else if (!absl::GetFlag(FLAGS_quiet)) {
     std::printf("%s", r.console.c_str());
     std::printf(
         "\ncitcat capture: %s\n"

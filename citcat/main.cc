@@ -38,11 +38,17 @@ constexpr Command kCommands[] = {
     {"capture", "run a workload on a traced machine and record its CAT",
      "citcat capture [--machine M] [--workload NAME[,NAME...] | --elf PROG.elf |\n"
      "               --elf A.c [B.c ...] [--cflags \"...\"]] [--seed N] [--instructions N]\n"
-     "               -o CAPTURE.cat\n\n"
+     "               -o CAPTURE.cat\n"
+     "       citcat capture [--machine M] --rom IMAGE [--rom-address A] [--seed N]\n"
+     "                      [--instructions N] -o CAPTURE.cat\n\n"
      "Boots the guest kernel on the reference machine, runs the workloads (or your program,\n"
      "built with the machine's guest SDK first if you give C files) to the end, or for at most\n"
      "N instructions, and writes what the bus monitor sees from the begin of the trace on; see\n"
-     "docs/machines/ and guest/<machine>/sdk/README.md.",
+     "docs/machines/ and guest/<machine>/sdk/README.md.\n"
+     "With --rom it runs a bare-metal program instead, with no kernel: a raw ROM image at the\n"
+     "reset vector (or at A), or an ELF (told by its magic number) loaded at its addresses,\n"
+     "from power-on, and records the bus from the first instruction fetch until the program\n"
+     "powers the machine off; see examples/README.md.",
      "citcat/capture.cc", RunCapture, "citcat/kernel_flag.cc"},
     {"extract", "extract the initial machine state and event schedule from a CAT",
      "citcat extract CAPTURE.cat -o DIR\n\n"

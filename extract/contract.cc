@@ -24,6 +24,11 @@ absl::Status SystemContract::InterruptAck(uint64_t, const cat::BusRecord&, aes::
       absl::StrCat("an interrupt acknowledge the ", name(), " contract does not expect"));
 }
 
+absl::Status SystemContract::ResetState(ims::InitialMachineState&) const {
+  return absl::UnimplementedError(
+      absl::StrCat("a trace from reset, which the ", name(), " contract does not know"));
+}
+
 absl::Status SystemContract::Finish(aes::EventSchedule&) { return absl::OkStatus(); }
 
 }  // namespace citcat::extract

@@ -59,6 +59,13 @@ class SystemContract {
   // i486's); a record of another kind is an error.
   virtual bool Carries(cat::RecordKind kind) const = 0;
 
+  // A trace from reset (the header's from-reset field) has no begin marker and no state dump: its
+  // IMS holds the processor as it is at power-on, which this fills in (the registers of the
+  // `cpu` oneof), as the architecture defines it and the machine's core chooses where the
+  // architecture leaves a register undefined. Called after Start. The default refuses: a system
+  // that cannot be traced from reset says so.
+  virtual absl::Status ResetState(ims::InitialMachineState& ims) const;
+
   // Whether the first record of the trace is the begin-of-trace marker.
   virtual bool IsBeginMarker(const cat::BusRecord& record) const = 0;
 
@@ -68,7 +75,8 @@ class SystemContract {
   virtual absl::StatusOr<bool> DumpStore(const ReservedStore& store, const ReservedMemory& dump,
                                          ims::InitialMachineState& ims) = 0;
 
-  // After the dump: a hook report (interrupt report, register echo), into the AES.
+  // After the dump: a hook report (interrupt report, register echo), into the AES. Not called in
+  // a trace from reset, which has no kernel and so no hooks.
   virtual absl::Status HookStore(const ReservedStore& store, aes::EventSchedule& aes) = 0;
 
   // Interrupt evidence the bus shows itself: an interrupt-acknowledge record carrying the

@@ -34,6 +34,17 @@ absl::StatusOr<std::unique_ptr<Extractor>> Extractor::Create(const cat::CatHeade
   if (absl::Status s = contract.Start(e->header_); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(e->path_, ": ", s.message()));
   }
+  if (e->header_.from_reset) {
+    // No begin marker, no dump: the processor at power-on, the first record replayed.
+    if (absl::Status s = contract.ResetState(e->out_.ims); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(e->path_, ": ", s.message()));
+    }
+    ims::StartPoint& start = *e->out_.ims.mutable_start();
+    start.set_from_reset(true);
+    start.set_branch_count(0);
+    start.set_cat_record(0);
+    e->phase_ = Phase::kReplayed;
+  }
   return e;
 }
 
@@ -110,6 +121,14 @@ absl::Status Extractor::AddDma(uint64_t index, const cat::BusRecord& r) {
   return absl::OkStatus();
 }
 
+// ROM holds its bytes whatever the CPU writes: a read is known memory, a write is lost.
+void Extractor::AddRom(const cat::BusRecord& r) {
+  const bool write = r.kind == cat::RecordKind::kWriteBack ||
+                     r.kind == cat::RecordKind::kWriteThrough ||
+                     r.kind == cat::RecordKind::kUncachedWrite;
+  if (!write) memory_.Read(r.address, r.data);
+}
+
 absl::Status Extractor::AddReplayed(uint64_t index, const cat::BusRecord& r) {
   ++replayed_records_;
   last_branch_count_ = r.branch_count;
@@ -126,6 +145,10 @@ absl::Status Extractor::AddReplayed(uint64_t index, const cat::BusRecord& r) {
     case RecordKind::kFill:
     case RecordKind::kWriteBack:
     case RecordKind::kWriteThrough:
+      if (header_.RomAt(r.address, r.data.size()) != nullptr) {
+        AddRom(r);
+        return absl::OkStatus();
+      }
       if (!header_.IsMemory(r.address, r.data.size())) {
         return Error(index, "a cache line outside main memory");
       }
@@ -152,6 +175,10 @@ absl::Status Extractor::AddReplayed(uint64_t index, const cat::BusRecord& r) {
   }
 
   const bool port = IsPort(r.kind);
+  if (!port && header_.RomAt(r.address, r.data.size()) != nullptr) {
+    AddRom(r);
+    return absl::OkStatus();
+  }
   if (!port && header_.IsMemory(r.address, r.data.size())) {
     if (write) {
       memory_.Write(r.address, r.data.size());
@@ -164,6 +191,9 @@ absl::Status Extractor::AddReplayed(uint64_t index, const cat::BusRecord& r) {
     // Reads of a reserved area give back what was stored: nothing from the outside world.
     if (ReservedAt(r) != nullptr) return absl::OkStatus();
   } else if (const cat::AddressWindow* area = StoreReserved(r)) {
+    // A program traced from reset has no hooks: what it stores there is its own business, and
+    // replay keeps it as the machine does.
+    if (header_.from_reset) return absl::OkStatus();
     if (absl::Status s = contract_.HookStore({index, r, *area, r.address - area->base}, out_.aes);
         !s.ok()) {
       return Error(index, s.message());
@@ -198,8 +228,13 @@ absl::StatusOr<Extraction> Extractor::Finish() && {
                                                               : ims::BYTE_ORDER_LITTLE);
   d.set_memory_bytes(header_.memory_bytes);
   d.set_producer(header_.producer);
-  for (const cat::AddressWindow& w : header_.devices) {
-    if (w.name == "boot-rom") d.set_rom_bytes(w.size);
+  if (!header_.roms.empty()) {
+    d.set_rom_base(header_.roms.front().base);
+    d.set_rom_bytes(header_.roms.front().size);
+  } else {
+    for (const cat::AddressWindow& w : header_.devices) {
+      if (w.name == "boot-rom") d.set_rom_bytes(w.size);
+    }
   }
   for (const cat::CacheGeometry& g : header_.caches) {
     ims::Cache* c = d.add_caches();

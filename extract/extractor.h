@@ -48,6 +48,7 @@ class Extractor {
   absl::Status AddStateDump(uint64_t index, const cat::BusRecord& r);
   absl::Status AddReplayed(uint64_t index, const cat::BusRecord& r);
   absl::Status AddDma(uint64_t index, const cat::BusRecord& r);
+  void AddRom(const cat::BusRecord& r);
   // The reserved area a CPU store falls in wholly, its bytes updated; nullptr if none.
   const cat::AddressWindow* StoreReserved(const cat::BusRecord& r);
   const cat::AddressWindow* ReservedAt(const cat::BusRecord& r) const;

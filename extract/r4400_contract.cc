@@ -1,7 +1,11 @@
 #include "extract/r4400_contract.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "machine/r4400/contract.h"
+#include "simcore/bus.h"
+#include "simcore/mips/cpu.h"
 
 namespace citcat::extract {
 namespace {
@@ -9,6 +13,33 @@ namespace {
 using r4400::LoadBE;
 
 constexpr uint32_t kCp0Random = 1, kCp0Wired = 6;
+
+// The bus of a core that is only built to be looked at: it never runs.
+class NoBus final : public simcore::Bus {
+ public:
+  void Read(const cat::BusRecord&, std::span<uint8_t> data) override {
+    std::fill(data.begin(), data.end(), 0);
+  }
+  void Write(const cat::BusRecord&) override {}
+};
+
+// The core's configuration in a system with this header: what sets Config at reset.
+absl::StatusOr<mips::CpuConfig> CpuConfigFor(const cat::CatHeader& header) {
+  mips::CpuConfig c;
+  c.big_endian = header.byte_order == cat::ByteOrder::kBig;
+  for (const cat::CacheGeometry& g : header.caches) {
+    if (g.level != 1 || g.ways != 1 || g.policy != cat::WritePolicy::kWriteBack ||
+        g.type == cat::CacheType::kUnified) {
+      return absl::InvalidArgumentError("the header has a cache the R4400 core does not model");
+    }
+    (g.type == cat::CacheType::kInstruction ? c.icache_bytes : c.dcache_bytes) = g.size_bytes;
+    (g.type == cat::CacheType::kInstruction ? c.icache_line : c.dcache_line) = g.line_bytes;
+  }
+  if (absl::Status s = mips::ValidateCpuConfig(c); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("the header's caches: ", s.message()));
+  }
+  return c;
+}
 
 }  // namespace
 
@@ -26,6 +57,7 @@ absl::Status R4400Contract::Start(const cat::CatHeader& header) {
                                                      " bytes, the R4400 system's ", a.size));
     }
   }
+  header_ = &header;
   begin_ = header.FindMagic("trace-begin");
   state_ = header.FindMagic("cpu-state");
   tlb_ = header.FindMagic("tlb");
@@ -33,6 +65,64 @@ absl::Status R4400Contract::Start(const cat::CatHeader& header) {
   exception_ = header.FindMagic("exception");
   cause_ = header.FindMagic("cause");
   count_ = header.FindMagic("count");
+  return absl::OkStatus();
+}
+
+absl::Status R4400Contract::ResetState(ims::InitialMachineState& ims) const {
+  return ResetStateFor(*header_, ims);
+}
+
+absl::Status R4400Contract::ResetStateFor(const cat::CatHeader& header,
+                                          ims::InitialMachineState& ims) {
+  absl::StatusOr<mips::CpuConfig> config = CpuConfigFor(header);
+  if (!config.ok()) return config.status();
+  NoBus bus;
+  mips::Cpu cpu(bus, *config);  // a new core is a core after its cold reset
+  ims::MipsState& s = *ims.mutable_mips();
+  s.Clear();
+  for (int i = 0; i < 32; ++i) s.add_gpr(cpu.gpr(i));
+  s.set_hi(cpu.hi());
+  s.set_lo(cpu.lo());
+  s.set_pc(cpu.pc());
+  s.set_ll_bit(cpu.ll_bit());
+  const mips::Cpu::Cp0State c0 = cpu.SaveCp0();
+  ims::MipsCp0& c = *s.mutable_cp0();
+  c.set_index(c0.index);
+  c.set_random(c0.random);
+  c.set_entry_lo0(c0.entry_lo0);
+  c.set_entry_lo1(c0.entry_lo1);
+  c.set_context(c0.context);
+  c.set_page_mask(c0.page_mask);
+  c.set_wired(c0.wired);
+  c.set_bad_vaddr(c0.bad_vaddr);
+  c.set_count(c0.count);
+  c.set_entry_hi(c0.entry_hi);
+  c.set_compare(c0.compare);
+  c.set_status(c0.status);
+  c.set_cause(c0.cause);
+  c.set_epc(c0.epc);
+  c.set_prid(c0.prid);
+  c.set_config(c0.config);
+  c.set_ll_addr(c0.lladdr);
+  c.set_watch_lo(c0.watch_lo);
+  c.set_watch_hi(c0.watch_hi);
+  c.set_xcontext(c0.xcontext);
+  c.set_ecc(c0.ecc);
+  c.set_cache_err(c0.cache_err);
+  c.set_tag_lo(c0.tag_lo);
+  c.set_tag_hi(c0.tag_hi);
+  c.set_error_epc(c0.error_epc);
+  for (int i = 0; i < 32; ++i) s.add_fgr(cpu.fpu().raw_fgr(i));
+  s.set_fcr31(cpu.fpu().fcsr());
+  for (int i = 0; i < mips::Tlb::kEntries; ++i) {
+    // As TLBR would read the entry: G in both EntryLo registers.
+    const mips::TlbEntry& t = cpu.tlb().entry(i);
+    ims::MipsTlbEntry* e = s.add_tlb();
+    e->set_page_mask(t.page_mask);
+    e->set_entry_hi(t.entry_hi);
+    e->set_entry_lo0(t.entry_lo[0] | (t.global ? 1 : 0));
+    e->set_entry_lo1(t.entry_lo[1] | (t.global ? 1 : 0));
+  }
   return absl::OkStatus();
 }
 

@@ -16,6 +16,7 @@ class R4400Contract : public SystemContract {
   ims::Machine machine() const override { return ims::MACHINE_R4400; }
   absl::string_view name() const override { return "R4400"; }
   absl::Status Start(const cat::CatHeader& header) override;
+  absl::Status ResetState(ims::InitialMachineState& ims) const override;
   bool Carries(cat::RecordKind kind) const override;
   bool IsBeginMarker(const cat::BusRecord& record) const override;
   absl::StatusOr<bool> DumpStore(const ReservedStore& store, const ReservedMemory& dump,
@@ -31,10 +32,16 @@ class R4400Contract : public SystemContract {
   // the dump cannot express (LL set) is an InvalidArgument error.
   static absl::StatusOr<std::vector<cat::OwnedRecord>> StateDump(
       const cat::CatHeader& header, const ims::InitialMachineState& ims);
+  // The R4400's state at power-on in a system with `header` (its caches and byte order set
+  // Config), into `ims.mips`: the core's cold reset (docs/machines/r4400-system.md, "Traces from
+  // reset"). Extraction fills the IMS of a trace from reset with it, and replay refuses such an
+  // IMS whose registers differ from it.
+  static absl::Status ResetStateFor(const cat::CatHeader& header, ims::InitialMachineState& ims);
 
  private:
   void DecodeState(const ReservedMemory& dump, ims::MipsState& s) const;
 
+  const cat::CatHeader* header_ = nullptr;
   const cat::AddressWindow *begin_ = nullptr, *state_ = nullptr, *tlb_ = nullptr, *done_ = nullptr,
                            *exception_ = nullptr, *cause_ = nullptr, *count_ = nullptr;
   uint32_t last_cause_ = 0;

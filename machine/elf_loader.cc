@@ -98,6 +98,10 @@ std::string ElfImage::Describe() const {
                       big_endian ? "big-endian" : "little-endian");
 }
 
+bool IsElf(std::span<const uint8_t> file) {
+  return file.size() >= 4 && file[0] == 0x7F && file[1] == 'E' && file[2] == 'L' && file[3] == 'F';
+}
+
 absl::StatusOr<ElfImage> ParseElf(std::span<const uint8_t> file) {
   if (file.size() < 52 || std::memcmp(file.data(),
                                       "\x7F"

@@ -60,6 +60,8 @@ struct ElfImage {
 // any header, segment or symbol that points outside the file or past the address space; each error
 // is one line starting "ELF: ".
 absl::StatusOr<ElfImage> ParseElf(std::span<const uint8_t> file);
+// Whether `file` starts with the ELF magic number (\x7F "ELF"): an image to parse, not raw bytes.
+bool IsElf(std::span<const uint8_t> file);
 absl::StatusOr<ElfImage> LoadElfFile(const std::string& path);
 
 }  // namespace citcat::machine

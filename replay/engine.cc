@@ -11,12 +11,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "aes/aes_util.h"
+#include "cat_parser/header_codec.h"
 #include "replay/divergence.h"
 
 namespace citcat::replay {
 namespace {
 
 constexpr uint64_t kSlice = uint64_t{1} << 24;  // steps per core call (the core stops itself)
+// A bound on each ROM window, so that an edited IMS cannot ask for gigabytes.
+constexpr uint64_t kMaxRomBytes = uint64_t{16} << 20;
 
 std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
 
@@ -73,31 +76,19 @@ absl::Status Engine::Load(const CoreAdapterFactory& make_core) {
   if (memory < (1 << 20) || memory > (uint64_t{1} << 30) || memory % 4096 != 0) {
     return InvalidReplayInput(absl::StrCat("memory size ", memory));
   }
-  for (const ims::MemoryExtent& e : ims_.memory()) {
-    if (e.address() >= memory || e.data().size() > memory - e.address()) {
-      return InvalidReplayInput(
-          absl::StrCat("memory extent at ", Hex(e.address()), " outside main memory"));
-    }
-  }
   if (header_.memory_bytes != memory) {
     return InvalidReplayInput(absl::StrCat("the system's memory map has ", header_.memory_bytes,
                                            " bytes of memory, the IMS ", memory));
+  }
+  // The map comes from the IMS (its ROM, say): the same rules as a CAT header's.
+  if (absl::Status s = cat::ValidateHeader(header_); !s.ok()) {
+    return InvalidReplayInput(absl::StrCat("the system's memory map: ", s.message()));
   }
   if (ram_ == nullptr) {
     return absl::ResourceExhaustedError(
         absl::StrCat("cannot allocate ", ram_size_, " bytes for the replayed memory"));
   }
-  plain_ram_ = memory;
-  for (const cat::MemoryHole& h : header_.holes) plain_ram_ = std::min(plain_ram_, h.base);
-  for (const std::vector<cat::AddressWindow>* list : {&header_.devices, &header_.magic}) {
-    for (const cat::AddressWindow& w : *list) plain_ram_ = std::min(plain_ram_, w.base);
-  }
-  for (const cat::AddressWindow& w : header_.magic) {
-    reserved_.push_back({w.base, std::vector<uint8_t>(w.size)});
-  }
-  for (const ims::MemoryExtent& e : ims_.memory()) {
-    std::memcpy(&ram_[e.address()], e.data().data(), e.data().size());
-  }
+  if (absl::Status s = LoadMemory(); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<CoreAdapter>> core = make_core(ims_, *this, observe_);
   if (!core.ok()) return core.status();
   core_ = std::move(*core);
@@ -108,6 +99,68 @@ absl::Status Engine::Load(const CoreAdapterFactory& make_core) {
   if (end_known_ && end.cpu_transactions() == 0) ended_ = true;
   last_record_bc_ = ims_.start().branch_count();
   return absl::OkStatus();
+}
+
+absl::Status Engine::LoadMemory() {
+  const uint64_t memory = ram_size_;
+  plain_ram_ = memory;
+  for (const cat::MemoryHole& h : header_.holes) plain_ram_ = std::min(plain_ram_, h.base);
+  for (const std::vector<cat::AddressWindow>* list : {&header_.devices, &header_.magic}) {
+    for (const cat::AddressWindow& w : *list) plain_ram_ = std::min(plain_ram_, w.base);
+  }
+  for (const cat::AddressWindow& w : header_.magic) {
+    reserved_.push_back({w.base, std::vector<uint8_t>(w.size)});
+  }
+  for (const cat::RomWindow& w : header_.roms) {
+    if (w.size > kMaxRomBytes) {
+      return InvalidReplayInput(absl::StrCat("a ROM of ", w.size, " bytes, more than ",
+                                             kMaxRomBytes, " (the IMS's machine description)"));
+    }
+    roms_.push_back({w.base, std::vector<uint8_t>(w.size)});
+  }
+  for (const ims::MemoryExtent& e : ims_.memory()) {
+    if (absl::Status s = PlaceExtent(e); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+// An extent's bytes go to RAM or to ROM, whichever holds each address (one extent may run from
+// one into the other: a ROM inside a hole just below RAM); a byte in neither is an error.
+absl::Status Engine::PlaceExtent(const ims::MemoryExtent& e) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(e.data().data());
+  const uint64_t size = e.data().size();
+  if (size > UINT64_MAX - e.address()) {
+    return InvalidReplayInput(absl::StrCat("memory extent at ", Hex(e.address()), " wraps"));
+  }
+  for (uint64_t done = 0; done < size;) {
+    const uint64_t a = e.address() + done;
+    uint64_t n = size - done;
+    if (Rom* rom = RomArea(a, 1)) {
+      n = std::min(n, rom->base + rom->bytes.size() - a);
+      std::memcpy(&rom->bytes[a - rom->base], bytes + done, n);
+    } else if (a < ram_size_) {
+      n = std::min(n, ram_size_ - a);
+      for (const Rom& rom : roms_) {
+        if (rom.base > a) n = std::min(n, rom.base - a);
+      }
+      std::memcpy(&ram_[a], bytes + done, n);
+    } else {
+      return InvalidReplayInput(
+          absl::StrCat("memory extent at ", Hex(e.address()), " outside main memory and ROM"));
+    }
+    done += n;
+  }
+  return absl::OkStatus();
+}
+
+Engine::Rom* Engine::RomArea(uint64_t a, uint64_t n) {
+  const cat::RomWindow* w = header_.RomAt(a, n);
+  return w == nullptr ? nullptr : &roms_[w - header_.roms.data()];
+}
+
+const Engine::Rom* Engine::RomArea(uint64_t a, uint64_t n) const {
+  const cat::RomWindow* w = header_.RomAt(a, n);
+  return w == nullptr ? nullptr : &roms_[w - header_.roms.data()];
 }
 
 Engine::Reserved* Engine::ReservedArea(uint64_t a, uint64_t n) {
@@ -392,6 +445,8 @@ void Engine::Read(const cat::BusRecord& r, std::span<uint8_t> data) {
     DeviceRead(r, data);
   } else if (InRam(a, data.size())) {
     std::memcpy(data.data(), &ram_[a], data.size());
+  } else if (const Rom* rom = RomArea(a, data.size())) {
+    std::memcpy(data.data(), &rom->bytes[a - rom->base], data.size());
   } else if (Reserved* w = ReservedArea(a, data.size())) {
     std::memcpy(data.data(), &w->bytes[a - w->base], data.size());
   } else if (r.kind != cat::RecordKind::kUncachedRead) {
@@ -409,6 +464,8 @@ void Engine::Write(const cat::BusRecord& r) {
     DeviceWrite(r);
   } else if (InRam(a, r.data.size())) {
     std::memcpy(&ram_[a], r.data.data(), r.data.size());
+  } else if (RomArea(a, r.data.size()) != nullptr) {
+    // Lost, as on the traced machine: ROM keeps its bytes.
   } else if (Reserved* w = ReservedArea(a, r.data.size())) {
     std::memcpy(&w->bytes[a - w->base], r.data.data(), r.data.size());
   } else if (r.kind != cat::RecordKind::kUncachedWrite) {
@@ -420,8 +477,13 @@ void Engine::Write(const cat::BusRecord& r) {
 }
 
 bool Engine::Peek(uint64_t address, std::span<uint8_t> data) const {
-  if (!InRam(address, data.size())) return false;
-  std::memcpy(data.data(), &ram_[address], data.size());
+  if (InRam(address, data.size())) {
+    std::memcpy(data.data(), &ram_[address], data.size());
+  } else if (const Rom* rom = RomArea(address, data.size())) {
+    std::memcpy(data.data(), &rom->bytes[address - rom->base], data.size());
+  } else {
+    return false;
+  }
   return true;
 }
 

@@ -74,6 +74,10 @@ class Engine final : public simcore::Bus {
     uint64_t base;
     std::vector<uint8_t> bytes;  // the last value stored to each byte
   };
+  struct Rom {
+    uint64_t base;
+    std::vector<uint8_t> bytes;  // the first-touch image's bytes, zero where it has none
+  };
   struct Executed {
     uint64_t index, pc;
     uint8_t size;
@@ -90,6 +94,11 @@ class Engine final : public simcore::Bus {
     return (a < plain_ram_ && n <= plain_ram_ - a) || header_.IsMemory(a, n);
   }
   Reserved* ReservedArea(uint64_t a, uint64_t n);
+  // The header's ROM window holding the access wholly, or nullptr.
+  Rom* RomArea(uint64_t a, uint64_t n);
+  const Rom* RomArea(uint64_t a, uint64_t n) const;
+  absl::Status LoadMemory();
+  absl::Status PlaceExtent(const ims::MemoryExtent& e);
   uint64_t CurrentRecord() const { return ims_.start().cat_record() + records_; }
   void Diverge(uint64_t cat_record, const std::string& what);
   absl::Status DivergenceStatus() const;
@@ -115,6 +124,7 @@ class Engine final : public simcore::Bus {
   uint64_t plain_ram_ = 0;
   std::unique_ptr<uint8_t[], Free> ram_;
   std::vector<Reserved> reserved_;  // one per header_.magic entry
+  std::vector<Rom> roms_;           // one per header_.roms entry
   std::unique_ptr<CoreAdapter> core_;
 
   bool end_known_ = false;

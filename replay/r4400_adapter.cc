@@ -150,6 +150,9 @@ class R4400Adapter final : public CoreAdapter,
   const bool observe_;
   const bool big_endian_;
   mips::Cpu cpu_;
+  // A trace from reset: no kernel echoes Cause, and the only interrupts the program may take
+  // are its own software interrupts (the capture refuses device interrupts).
+  bool from_reset_ = false;
   bool injecting_ = false;
   // An interrupt was entered from the schedule with Cause.IP entered_ip_, and the handler has
   // not read Cause yet.
@@ -161,6 +164,14 @@ class R4400Adapter final : public CoreAdapter,
 
 absl::Status R4400Adapter::Load(const ims::InitialMachineState& ims) {
   const ims::MipsState& s = ims.mips();
+  const aes::EventSchedule& aes = engine_.schedule();
+  if (ims.start().from_reset() && (aes.interrupts_size() != 0 || aes.register_reads_size() != 0)) {
+    // Nothing on the bus of a bare-metal program could have given them (no interrupt reports,
+    // no echoes), and an interrupt whose handler stays in the caches would pass unseen.
+    return InvalidReplayInput(
+        "an R4400 trace from reset has no interrupts and no Count or Cause values in its "
+        "schedule");
+  }
   for (int i = 1; i < 32; ++i) cpu_.set_gpr(i, s.gpr(i));
   cpu_.set_hi(s.hi());
   cpu_.set_lo(s.lo());
@@ -205,6 +216,7 @@ absl::Status R4400Adapter::Load(const ims::InitialMachineState& ims) {
   cpu_.FlushTranslations();
   cpu_.set_branch_count(ims.start().branch_count());
   cpu_.SetPc(s.pc());
+  from_reset_ = ims.start().from_reset();
   cpu_.set_cp0_hooks(this);
   cpu_.set_exception_observer(this);
   return absl::OkStatus();
@@ -280,6 +292,9 @@ void R4400Adapter::OnException(mips::Cpu& cpu, mips::ExcCode code, uint64_t faul
                                     code == mips::kExcInt && injecting_ ? ", from the AES" : ""));
   }
   if (code != mips::kExcInt) return;
+  // Without the AES replay raises no device line, so this is a software interrupt (Cause.IP1..0),
+  // the program's own doing: nothing in the schedule keys it.
+  if (from_reset_ && !injecting_) return;
   aes::Interrupt key;
   key.set_branch_count(cpu.branch_count() - 1);  // exception entry counts as a control transfer
   key.set_pc(cpu.epc());
@@ -321,6 +336,9 @@ uint32_t R4400Adapter::ReadCount(mips::Cpu&) {
 }
 
 uint32_t R4400Adapter::ReadCause(mips::Cpu&, uint32_t cause) {
+  // From reset no device line was pending at a read of Cause (the capture refuses it), so the
+  // core's own Cause is the one the program read.
+  if (from_reset_) return cause;
   const aes::RegisterRead* r =
       engine_.TakeRegisterRead(aes::RegisterRead::REGISTER_MIPS_CAUSE, "Cause", EchoRaceHint());
   if (r == nullptr) return cause;
@@ -363,6 +381,8 @@ cat::CatHeader R4400Header(const ims::InitialMachineState& ims) {
   cat::CatHeader h = machine::R4400SystemHeader(d.memory_bytes(), std::move(caches), d.producer());
   h.byte_order =
       d.byte_order() == ims::BYTE_ORDER_BIG ? cat::ByteOrder::kBig : cat::ByteOrder::kLittle;
+  if (d.rom_bytes() != 0) h.roms = {{d.rom_base(), d.rom_bytes()}};
+  h.from_reset = ims.start().from_reset();
   return h;
 }
 

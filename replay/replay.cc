@@ -3,11 +3,52 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "aes/aes_util.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "ims/ims_util.h"
 #include "replay/engine.h"
 
 namespace citcat::replay {
+namespace {
+
+// A trace from reset starts at the first record with the machine's reset state: the CAT shows no
+// dump to compare registers with, so replay compares them here.
+absl::Status CheckResetState(const ReplayMachine& machine, const cat::CatHeader& header,
+                             const ims::InitialMachineState& ims) {
+  const std::string name(ims::MachineName(machine.machine));
+  if (!machine.reset_state) {
+    return InvalidReplayInput(
+        absl::StrCat("the IMS is of a trace from reset, which the ", name, " does not have"));
+  }
+  if (ims.start().branch_count() != 0 || ims.start().cat_record() != 0) {
+    return InvalidReplayInput(
+        absl::StrCat("a trace from reset starts at branch count 0 and CAT record 0; the IMS says ",
+                     ims.start().branch_count(), " and ", ims.start().cat_record()));
+  }
+  ims::InitialMachineState expected;
+  if (absl::Status s = machine.reset_state(header, expected); !s.ok()) {
+    return InvalidReplayInput(s.message());
+  }
+  // The processor only: description, start point and memory are checked elsewhere.
+  ims::InitialMachineState registers = ims;
+  registers.clear_format_version();
+  registers.clear_description();
+  registers.clear_start();
+  registers.clear_memory();
+  std::string differences;
+  google::protobuf::util::MessageDifferencer differ;
+  differ.ReportDifferencesToString(&differences);
+  if (differ.Compare(expected, registers)) return absl::OkStatus();
+  const std::vector<absl::string_view> lines =
+      absl::StrSplit(differences, '\n', absl::SkipWhitespace());
+  return InvalidReplayInput(absl::StrCat(
+      "the IMS of a trace from reset must hold the ", name,
+      "'s reset state; it differs: ", lines.empty() ? absl::string_view("?") : lines.front()));
+}
+
+}  // namespace
+
 absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
                                      const ims::InitialMachineState& ims,
                                      const aes::EventSchedule& aes, const ReplayOptions& options) {
@@ -31,7 +72,9 @@ absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
                                            ims::MachineName(machine.machine)));
   }
   const cat::CatHeader header = machine.header(ims);
-  if (machine.state_dump) {
+  if (ims.start().from_reset()) {
+    if (absl::Status s = CheckResetState(machine, header, ims); !s.ok()) return s;
+  } else if (machine.state_dump) {
     absl::StatusOr<std::vector<cat::OwnedRecord>> dump = machine.state_dump(header, ims);
     if (!dump.ok()) return InvalidReplayInput(dump.status().message());
     if (options.regenerated != nullptr) {

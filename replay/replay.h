@@ -77,6 +77,12 @@ struct ReplayMachine {
   std::function<absl::StatusOr<std::vector<cat::OwnedRecord>>(const cat::CatHeader& header,
                                                               const ims::InitialMachineState& ims)>
       state_dump;
+  // The processor at power-on in a system with `header`, into the `cpu` oneof of `ims`: an IMS
+  // of a trace from reset (start.from_reset) must hold exactly these registers, or replay refuses
+  // it, since no state dump in the CAT could show the difference. Empty: the machine cannot be
+  // traced from reset.
+  std::function<absl::Status(const cat::CatHeader& header, ims::InitialMachineState& ims)>
+      reset_state = nullptr;
 };
 
 // Replays a trace of `machine`. A divergence is returned as an Aborted status whose message is

@@ -32,6 +32,8 @@ void AddDumpStore(const cat::CatHeader& header, const cat::BusRecord& r, StateDu
 
 absl::StatusOr<StateDump> ReadStateDump(const ReplayMachine& machine, cat::CatReader& cat) {
   StateDump dump;
+  // A trace from reset has none: replay starts at its first record.
+  if (cat.header().from_reset) return dump;
   cat::BusRecord r;
   while (true) {
     absl::StatusOr<bool> more = cat.Next(r);
@@ -181,7 +183,7 @@ absl::StatusOr<VerifyResult> ReplayAgainst(const ReplayMachine& machine,
                                                       ims.start().cat_record()));
   }
   const cat::CatHeader& header = original.header();
-  if (machine.state_dump) {
+  if (machine.state_dump && !ims.start().from_reset()) {
     absl::StatusOr<std::vector<cat::OwnedRecord>> records = machine.state_dump(header, ims);
     if (!records.ok()) return InvalidReplayInput(records.status().message());
     StateDump implied;

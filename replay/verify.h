@@ -23,7 +23,8 @@ struct StateDump {
 };
 
 // Reads `cat` up to and including the record that ends its state dump; the next Next() returns
-// the first record replay regenerates.
+// the first record replay regenerates. A trace from reset has no dump: nothing is read, and the
+// dump is empty with `end` 0.
 absl::StatusOr<StateDump> ReadStateDump(const ReplayMachine& machine, cat::CatReader& cat);
 
 // Why a regenerated dump differs from the original's ("" if it does not): every byte the

@@ -43,7 +43,50 @@ constexpr Sdk kSdk = {"r4400",
                       CITCAT_R4400_SDK_BUILD,
                       CITCAT_R4400_SDK_LIBS};
 
+// What a machine run did, in every system's terms; the hooks' part is the caller's.
+CaptureReport Report(const machine::CaptureResult& run) {
+  const machine::RunSummary& r = run.summary;
+  CaptureReport report;
+  report.console = run.console;
+  report.instructions = r.instructions;
+  report.traced_instructions = r.traced_instructions;
+  report.bus_records = r.bus_records;
+  report.bus_bytes = r.bus_bytes;
+  report.interrupts = r.interrupts;
+  report.dma_transfers = r.dma_transfers;
+  report.device_reads = r.device_reads;
+  report.register_reads = r.count_reads;
+  report.register_name = "Count";
+  report.halted = r.halted;
+  report.cut_short = !r.halted;
+  return report;
+}
+
+// A bare-metal program from reset: no kernel, no disk, no hooks.
+absl::StatusOr<CaptureReport> CaptureFromReset(const CaptureRequest& request,
+                                               const std::string& output) {
+  machine::ResetCaptureSettings settings;
+  settings.image_name = request.rom;
+  // Enough for any ELF with its symbols; a raw image's bound is the ROM's, which the machine says.
+  absl::StatusOr<std::string> image = io::ReadWholeFile(request.rom, 64ull << 20);
+  if (!image.ok()) return image.status();
+  settings.image.assign(image->begin(), image->end());
+  settings.rom_address = request.rom_address;
+  settings.seed = request.seed;
+  settings.memory_bytes = request.memory_bytes;
+  settings.max_instructions =
+      request.max_traced ? request.max_traced : std::numeric_limits<uint64_t>::max() / 2;
+  absl::StatusOr<machine::CaptureResult> run =
+      machine::CaptureR4400FromReset(settings, output, request.progress);
+  if (!run.ok()) return run.status();
+  CaptureReport report = Report(*run);
+  report.from_reset = true;
+  report.hooks = "none: a trace from reset";
+  return report;
+}
+
 absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::string& output) {
+  if (!request.rom.empty()) return CaptureFromReset(request, output);
   machine::CaptureSettings settings;
   settings.kernel_path = request.kernel.empty() ? KernelElf() : request.kernel;
   absl::StatusOr<std::string> disk = io::ReadWholeFile(
@@ -84,24 +127,12 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
   if (!run.ok()) return run.status();
 
   const machine::RunSummary& r = run->summary;
-  CaptureReport report;
-  report.console = run->console;
-  report.instructions = r.instructions;
-  report.traced_instructions = r.traced_instructions;
-  report.bus_records = r.bus_records;
-  report.bus_bytes = r.bus_bytes;
-  report.interrupts = r.interrupts;
-  report.dma_transfers = r.dma_transfers;
-  report.device_reads = r.device_reads;
-  report.register_reads = r.count_reads;
-  report.register_name = "Count";
+  CaptureReport report = Report(*run);
   report.hook_instructions =
       guest::HookInstructions(r.interrupt_reports, r.cause_echoes, r.count_echoes);
   report.hooks = absl::StrCat(r.interrupt_reports, " interrupt reports, ", r.cause_echoes,
                               " Cause and ", r.count_echoes, " Count echoes");
   report.driver_instructions = r.driver_instructions;
-  report.halted = r.halted;
-  report.cut_short = !r.halted;
   return report;
 }
 
@@ -149,7 +180,8 @@ System R4400() {
                  .make_core = replay::MakeR4400Adapter,
                  .header = replay::R4400Header,
                  .starts_after = extract::R4400Contract::EndsStateDump,
-                 .state_dump = extract::R4400Contract::StateDump},
+                 .state_dump = extract::R4400Contract::StateDump,
+                 .reset_state = extract::R4400Contract::ResetStateFor},
       .make_contract = [] { return std::make_unique<extract::R4400Contract>(); },
       .capture = Capture,
       .workloads = Workloads(),

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,9 +30,13 @@ struct CaptureRequest {
   std::string workloads;  // comma-separated workload names; empty: the default mix
   // A program to run instead: an ELF, or C (and assembly) files built with the SDK, in link order.
   std::vector<std::string> program;
-  std::string cflags;       // more compiler options for those files (shell words)
-  std::string kernel;       // the guest kernel ELF; empty: the one this build made
-  std::string disk;         // the disk image with the workloads; empty: the one this build made
+  std::string cflags;  // more compiler options for those files (shell words)
+  std::string kernel;  // the guest kernel ELF; empty: the one this build made
+  std::string disk;    // the disk image with the workloads; empty: the one this build made
+  // A bare-metal program traced from reset instead of the guest kernel: a raw ROM image or an
+  // ELF (docs/adding-a-machine.md, "Traces from reset"); where in the ROM a raw image goes.
+  std::string rom;
+  std::optional<uint64_t> rom_address;
   uint64_t seed = 1;        // of the outside world
   uint64_t max_traced = 0;  // instructions after the begin of the trace; 0: until the guest halts
   uint64_t memory_bytes = 32ull << 20;
@@ -50,6 +55,7 @@ struct CaptureReport {
   uint64_t hook_instructions = 0;    // of the kernel's CITCAT hooks after the state dump
   std::string hooks;                 // what the hooks did, for the perturbation line
   uint64_t driver_instructions = 0;  // of the begin-of-trace driver
+  bool from_reset = false;           // a bare-metal program traced from power-on: no hooks
   bool halted = false;               // the guest powered the machine off
   bool cut_short = false;            // max_traced ended the run before the guest halted
 };

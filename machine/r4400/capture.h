@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "machine/r4400/machine.h"
@@ -32,6 +34,22 @@ struct CaptureResult {
 absl::StatusOr<CaptureResult> CaptureR4400(const CaptureSettings& settings,
                                            const std::string& output,
                                            const std::function<void(uint64_t)>& progress = {});
+
+// A bare-metal program traced from reset (docs/machines/r4400-system.md, "Traces from reset").
+struct ResetCaptureSettings {
+  std::string image_name;      // the file the image came from, for messages and the producer
+  std::vector<uint8_t> image;  // a raw ROM image, or a bare-metal ELF (told by its magic number)
+  // Where a raw image goes: a physical address in the ROM window, or its kseg0 or kseg1 address;
+  // default the reset vector. An ELF is loaded at its own addresses.
+  std::optional<uint64_t> rom_address;
+  uint64_t seed = 1;
+  uint64_t memory_bytes = 32ull << 20;
+  uint64_t max_instructions = 20'000'000;
+};
+
+absl::StatusOr<CaptureResult> CaptureR4400FromReset(
+    const ResetCaptureSettings& settings, const std::string& output,
+    const std::function<void(uint64_t)>& progress = {});
 
 }  // namespace citcat::machine
 

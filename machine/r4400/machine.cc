@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "machine/r4400/contract.h"
 #include "machine/disk.h"
+#include "machine/r4400/contract.h"
 #include "machine/world.h"
 
 namespace citcat::machine {
@@ -30,6 +31,7 @@ enum DiskStatus : uint32_t { kDiskIdle = 0, kDiskBusy = 1, kDiskDone = 2, kDiskE
 constexpr uint32_t kDiskMaxBlocks = 128;
 constexpr int kDiskLine = 3;
 constexpr int kTimerLine = 7;
+constexpr uint32_t kDeviceLines = 0xFC00;  // Cause and Status bits of IP7..IP2
 
 constexpr uint64_t kMaxSlice = 20000;  // instructions between looks at the outside world
 
@@ -51,11 +53,14 @@ struct R4400Machine::Impl : public simcore::Bus,
       : options(o),
         ram(o.memory_bytes, 0),
         magic(kMagicSize, 0),
+        rom(o.from_reset ? kRomSize : 0, 0),
         disk(std::move(options.disk)),  // the machine keeps one copy
         world(o.seed, kR4400CountRate),
         cpu(*this, CpuConfig(o)) {
     cpu.set_cp0_hooks(this);
     cpu.set_exception_observer(this);
+    // From power-on, the monitor sees everything: the CPU's state is its reset state.
+    began = o.from_reset;
   }
 
   static mips::CpuConfig CpuConfig(const R4400Options& o) {
@@ -71,6 +76,8 @@ struct R4400Machine::Impl : public simcore::Bus,
     std::fill(data.begin(), data.end(), 0);
     if (a + data.size() <= ram.size()) {
       std::memcpy(data.data(), &ram[a], data.size());
+    } else if (InRom(a, data.size())) {
+      std::memcpy(data.data(), &rom[a - kRomBase], data.size());
     } else if (a >= kMagicBase && a + data.size() <= kMagicBase + kMagicSize) {
       std::memcpy(data.data(), &magic[a - kMagicBase], data.size());
     } else if (data.size() == 4) {
@@ -84,6 +91,8 @@ struct R4400Machine::Impl : public simcore::Bus,
     std::span<const uint8_t> d = record.data;
     if (a + d.size() <= ram.size()) {
       std::memcpy(&ram[a], d.data(), d.size());
+    } else if (InRom(a, d.size())) {
+      // ROM keeps its bytes: the write is lost.
     } else if (a >= kMagicBase && a + d.size() <= kMagicBase + kMagicSize) {
       std::memcpy(&magic[a - kMagicBase], d.data(), d.size());
       CountHookStore(a - kMagicBase);
@@ -100,14 +109,31 @@ struct R4400Machine::Impl : public simcore::Bus,
   }
 
   bool Peek(uint64_t address, std::span<uint8_t> data) const override {
+    if (InRom(address, data.size())) {
+      std::memcpy(data.data(), &rom[address - kRomBase], data.size());
+      return true;
+    }
     if (address + data.size() > ram.size()) return false;
     std::memcpy(data.data(), &ram[address], data.size());
     return true;
   }
 
+  bool InRom(uint64_t a, uint64_t n) const {
+    return a - kRomBase < rom.size() && n <= rom.size() - (a - kRomBase);
+  }
+
+  // What a trace from reset cannot show stops the run (the first reason is kept).
+  void Refuse(uint64_t pc, const std::string& what) {
+    if (!refusal.ok()) return;
+    refusal = absl::FailedPreconditionError(
+        absl::StrCat("after ", cpu.retired(), " instructions, at 0x", absl::Hex(pc),
+                     ": the program ", what, " (docs/replay.md, \"Traces from reset\")"));
+    cpu.RequestStop();
+  }
+
   // The hook stores of docs/machines/r4400-system.md, counted for the perturbation figures.
   void CountHookStore(uint64_t offset) {
-    if (!began) return;
+    if (!began || options.from_reset) return;
     switch (offset) {
       case CITCAT_R4400_STATE_DONE:
         summary.driver_instructions = cpu.retired() - began_at_retired;
@@ -200,6 +226,11 @@ struct R4400Machine::Impl : public simcore::Bus,
   // ---- mips::Cp0Hooks: Count and Compare follow the outside world's clock ----
   uint32_t ReadCount(mips::Cpu&) override {
     if (began) ++summary.count_reads;
+    if (options.from_reset) {
+      Refuse(cpu.pc(),
+             "read Count, which follows the outside world's clock: a trace from reset cannot "
+             "show its value");
+    }
     return static_cast<uint32_t>(world.Ticks(cpu.retired()));
   }
   void WriteCount(mips::Cpu&, uint32_t value) override {
@@ -210,6 +241,14 @@ struct R4400Machine::Impl : public simcore::Bus,
     compare = value;
     cpu.SetInterruptLine(kTimerLine, false);
     PlanTimer();
+  }
+  uint32_t ReadCause(mips::Cpu&, uint32_t cause) override {
+    if (options.from_reset && (cause & kDeviceLines) != 0) {
+      Refuse(cpu.pc(), absl::StrCat("read Cause with a device interrupt line pending (Cause.IP 0x",
+                                    absl::Hex((cause >> 8) & 0xFF),
+                                    "): a trace from reset cannot show device lines"));
+    }
+    return cause;
   }
   // The 64-bit count at which the 32-bit Count next equals Compare.
   void PlanTimer() {
@@ -222,6 +261,15 @@ struct R4400Machine::Impl : public simcore::Bus,
   // ---- mips::ExceptionObserver ----
   void OnException(mips::Cpu&, mips::ExcCode code, uint64_t) override {
     if (began && code == mips::kExcInt) ++summary.interrupts;
+    // A software interrupt (IP1..IP0) is the program's own doing; a device's is not on the bus.
+    if (options.from_reset && code == mips::kExcInt &&
+        (cpu.cause() & cpu.status() & kDeviceLines) != 0) {
+      Refuse(cpu.epc(),
+             absl::StrCat("took an interrupt from a device line (Cause.IP 0x",
+                          absl::Hex((cpu.cause() >> 8) & 0xFF),
+                          "): a trace from reset cannot place it, since the R4400 acknowledges "
+                          "interrupts on no bus cycle"));
+    }
   }
 
   // ---- the monitor ----
@@ -275,6 +323,7 @@ struct R4400Machine::Impl : public simcore::Bus,
   R4400Options options;
   std::vector<uint8_t> ram;
   std::vector<uint8_t> magic;
+  std::vector<uint8_t> rom;  // the boot ROM at kRomBase, when traced from reset
   Disk disk;
   World world;
   mips::Cpu cpu;
@@ -282,6 +331,7 @@ struct R4400Machine::Impl : public simcore::Bus,
 
   cat::CatWriter* monitor = nullptr;
   absl::Status monitor_status;
+  absl::Status refusal;
   RunSummary summary;
   bool began = false;
   uint64_t began_at_retired = 0;
@@ -370,11 +420,107 @@ absl::Status R4400Machine::LoadKernel(const ElfImage& kernel) {
 
 cat::CatHeader R4400Machine::Header() const {
   const R4400Options& o = impl_->options;
-  return R4400SystemHeader(
+  cat::CatHeader h = R4400SystemHeader(
       o.memory_bytes,
       {{1, cat::CacheType::kInstruction, 1, cat::WritePolicy::kWriteBack, 16384, o.icache_line},
        {1, cat::CacheType::kData, 1, cat::WritePolicy::kWriteBack, 16384, o.dcache_line}},
       o.producer);
+  if (o.from_reset) {
+    h.roms = {{kRomBase, kRomSize}};
+    h.from_reset = true;
+  }
+  return h;
+}
+
+absl::Status R4400Machine::LoadRom(uint64_t address, std::span<const uint8_t> image) {
+  std::vector<uint8_t>& rom = impl_->rom;
+  if (rom.empty()) return absl::FailedPreconditionError("the machine has no ROM (not from reset)");
+  if (image.empty()) return absl::InvalidArgumentError("the ROM image is empty");
+  if (address < kRomBase || address - kRomBase >= kRomSize || address % 4 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the ROM address 0x", absl::Hex(address), " is not a word in the ROM (physical 0x",
+        absl::Hex(kRomBase), " to 0x", absl::Hex(kRomBase + kRomSize - 1), ", kseg1 0x",
+        absl::Hex(kResetVector & 0xFFFFFFFF), " up)"));
+  }
+  const uint64_t room = kRomBase + kRomSize - address;
+  if (image.size() > room) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the image has ", image.size(), " bytes, more than the ", room,
+                     " the ROM holds from physical 0x", absl::Hex(address),
+                     " (the ROM: ", kRomSize >> 20, " MiB from the reset vector)"));
+  }
+  std::copy(image.begin(), image.end(), rom.begin() + (address - kRomBase));
+  return absl::OkStatus();
+}
+
+namespace {
+
+// ELF32 addresses are 32 bits; the CPU's 64-bit addresses hold them sign-extended.
+uint64_t Widen(const ElfImage& elf, uint64_t a) {
+  return elf.is64 ? a : static_cast<uint64_t>(static_cast<int32_t>(a));
+}
+
+bool InKseg01(uint64_t a) { return (a & 0xFFFFFFFFC0000000ull) == 0xFFFFFFFF80000000ull; }
+
+// The physical address a load address names: kseg0 and kseg1 map the low 512 MiB, and a load
+// address below that is physical already.
+std::optional<uint64_t> Physical(uint64_t a) {
+  if (InKseg01(a)) return a & 0x1FFFFFFF;
+  if (a < 0x20000000) return a;
+  return std::nullopt;
+}
+
+}  // namespace
+
+absl::Status R4400Machine::LoadBareMetal(const ElfImage& elf) {
+  if (absl::Status s = CheckR4400Elf(elf); !s.ok()) return s;
+  Impl& m = *impl_;
+  if (m.rom.empty())
+    return absl::FailedPreconditionError("the machine has no ROM (not from reset)");
+  const uint64_t entry = Widen(elf, elf.entry);
+  if (!InKseg01(entry)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the entry point 0x", absl::Hex(entry), " is not in kseg0 or kseg1"));
+  }
+  bool at_reset_vector = false;  // a segment holds the reset vector's first 16 bytes
+  for (const ElfSegment& s : elf.segments) {
+    if (s.memsz == 0) continue;
+    const std::optional<uint64_t> pa = Physical(Widen(elf, s.paddr));
+    const std::string what =
+        absl::StrCat("the segment loaded at 0x", absl::Hex(s.paddr), " (", s.memsz, " bytes)");
+    if (!pa) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " is not at a physical, kseg0 or kseg1 address"));
+    }
+    std::vector<uint8_t>* memory = nullptr;
+    uint64_t offset = 0;
+    if (*pa < m.ram.size() && s.memsz <= m.ram.size() - *pa) {
+      memory = &m.ram;
+      offset = *pa;
+    } else if (m.InRom(*pa, s.memsz)) {
+      memory = &m.rom;
+      offset = *pa - kRomBase;
+      at_reset_vector |= offset < 16;
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " lies neither in RAM (physical 0 to 0x", absl::Hex(m.ram.size() - 1),
+                       ") nor in the ROM (physical 0x", absl::Hex(kRomBase), " to 0x",
+                       absl::Hex(kRomBase + kRomSize - 1), ")"));
+    }
+    std::copy(s.data.begin(), s.data.end(), memory->begin() + offset);
+    std::fill(memory->begin() + offset + s.data.size(), memory->begin() + offset + s.memsz, 0);
+  }
+  if (entry == kResetVector) return absl::OkStatus();
+  if (at_reset_vector) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the ELF puts bytes at the reset vector 0xbfc00000 but its entry point is 0x",
+                     absl::Hex(entry), ": no room for the jump to it"));
+  }
+  // lui k0, %hi; ori k0, k0, %lo; jr k0; nop: the CPU leaves reset for the entry point.
+  const uint32_t stub[] = {0x3C1A0000u | static_cast<uint32_t>((entry >> 16) & 0xFFFF),
+                           0x375A0000u | static_cast<uint32_t>(entry & 0xFFFF), 0x03400008u, 0};
+  for (int i = 0; i < 4; ++i) StoreBE32(&m.rom[4 * i], stub[i]);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<RunSummary> R4400Machine::Run(cat::CatWriter* monitor, uint64_t max_traced,
@@ -383,7 +529,7 @@ absl::StatusOr<RunSummary> R4400Machine::Run(cat::CatWriter* monitor, uint64_t m
   Impl& m = *impl_;
   m.monitor = monitor;
   mips::Cpu& cpu = m.cpu;
-  while (!m.halted && m.monitor_status.ok()) {
+  while (!m.halted && m.monitor_status.ok() && m.refusal.ok()) {
     uint64_t done = cpu.retired();
     if (done >= max_total) break;
     if (m.began && done - m.began_at_retired >= max_traced) break;
@@ -394,6 +540,7 @@ absl::StatusOr<RunSummary> R4400Machine::Run(cat::CatWriter* monitor, uint64_t m
     if (progress) progress(cpu.retired());
   }
   if (!m.monitor_status.ok()) return m.monitor_status;
+  if (!m.refusal.ok()) return m.refusal;
   RunSummary s = m.summary;
   s.instructions = cpu.retired();
   s.traced_instructions = m.began ? cpu.retired() - m.began_at_retired : 0;

@@ -29,6 +29,12 @@ struct R4400Options {
   std::vector<uint8_t> disk;  // the disk image, a multiple of 512 bytes
   std::string boot_args;      // written at kBootArgs for the kernel to read
   std::string producer;       // free text for the CAT header
+  // A bare-metal run traced from power-on (docs/machines/r4400-system.md, "Traces from reset"):
+  // the boot ROM is mapped, the CPU starts in its reset state at the reset vector, and the
+  // monitor records from the first fetch. The run stops with an error when the program does what
+  // such a trace cannot show: a device interrupt taken, Count read, Cause read with a device
+  // line pending.
+  bool from_reset = false;
 };
 
 // One loadable piece of a program: `bytes` at physical address `paddr`, zero-filled to `size`.
@@ -70,6 +76,13 @@ class R4400Machine {
   // Loads a kernel linked to run in kseg0 (or kseg1) from its ELF image (CheckR4400Elf first).
   absl::Status LoadKernel(const ElfImage& kernel);
 
+  // A machine traced from reset: puts a raw image into the boot ROM at physical `address`
+  // (kRomBase and up); the rest of the ROM reads as zero.
+  absl::Status LoadRom(uint64_t address, std::span<const uint8_t> image);
+  // A machine traced from reset: loads a bare-metal ELF's segments at their load addresses, into
+  // RAM or the ROM, and, unless its entry point is the reset vector, puts a jump to it there
+  // (`lui k0; ori k0; jr k0; nop`).
+  absl::Status LoadBareMetal(const ElfImage& elf);
   // The CAT header this machine writes.
   cat::CatHeader Header() const;
 

@@ -20,6 +20,12 @@ inline constexpr uint64_t kDeviceWindow = 0x100;
 inline constexpr uint64_t kClockPowerOff = kClockBase + 0x08;
 inline constexpr uint64_t kMagicBase = r4400::kReservedBase;
 inline constexpr uint64_t kMagicSize = r4400::kReservedSize;
+// The boot ROM of a machine traced from reset: the reset vector 0xBFC00000 (kseg1) is its first
+// byte, and it ends where the reserved area begins.
+inline constexpr uint64_t kRomBase = 0x1FC00000;
+inline constexpr uint64_t kRomSize = 0x200000;
+inline constexpr uint64_t kResetVector = 0xFFFFFFFFBFC00000;
+static_assert(kRomBase + kRomSize == r4400::kReservedBase);
 inline constexpr uint64_t kBootArgs = 0x00000F00;  // NUL-terminated workload list, 256 bytes
 inline constexpr uint64_t kBootArgsSize = 0x100;
 inline constexpr uint32_t kDiskBlock = 512;

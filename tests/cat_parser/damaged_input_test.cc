@@ -168,14 +168,21 @@ TEST(DamagedInputExhaustive, EveryTruncationIsAnError) {
 }
 
 TEST(DamagedInputExhaustive, EveryFlippedByteOfASmallFileIsAnError) {
-  CatHeader header = SyntheticHeader(Machine::kI486);
-  std::vector<OwnedRecord> records = testing::OneOfEachKind(header);
-  records.resize(6);  // keep it small: every byte gets flipped
-  std::vector<uint8_t> bytes = testing::EncodeCat(header, records);
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    std::vector<uint8_t> flipped = bytes;
-    flipped[i] ^= 0x40;
-    EXPECT_FALSE(testing::DecodeCat(flipped).ok()) << "flip at " << i;
+  CatHeader plain = SyntheticHeader(Machine::kI486);
+  // And a 1.2 header: a hole, ROM in it and above memory, traced from reset.
+  CatHeader from_reset = plain;
+  from_reset.holes = {{0xA0000, 0x60000}};
+  from_reset.roms = {{0xE0000, 0x20000}, {0xFFFF0000, 0x10000}};
+  from_reset.from_reset = true;
+  for (const CatHeader& header : {plain, from_reset}) {
+    std::vector<OwnedRecord> records = testing::OneOfEachKind(header);
+    records.resize(6);  // keep it small: every byte gets flipped
+    std::vector<uint8_t> bytes = testing::EncodeCat(header, records);
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      std::vector<uint8_t> flipped = bytes;
+      flipped[i] ^= 0x40;
+      EXPECT_FALSE(testing::DecodeCat(flipped).ok()) << "flip at " << i;
+    }
   }
 }
 

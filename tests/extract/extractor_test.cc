@@ -51,6 +51,7 @@ uint64_t LoadLE(std::span<const uint8_t> b) {
 class ToyContract : public SystemContract {
  public:
   bool carries_ports = true;
+  bool knows_reset = false;  // has a reset state: traces from reset are its own
 
   ims::Machine machine() const override { return ims::MACHINE_I486; }
   absl::string_view name() const override { return "S1"; }
@@ -63,6 +64,11 @@ class ToyContract : public SystemContract {
     dump_ = header.FindMagic("dump");
     done_ = header.FindMagic("done");
     report_ = header.FindMagic("report");
+    return absl::OkStatus();
+  }
+  absl::Status ResetState(ims::InitialMachineState& ims) const override {
+    if (!knows_reset) return SystemContract::ResetState(ims);
+    ims.mutable_x86()->set_eip(0xFFF0);
     return absl::OkStatus();
   }
   bool Carries(RecordKind kind) const override {
@@ -304,6 +310,78 @@ TEST(Extractor, RefusesAHugeReservedArea) {
   auto x = ExtractToy(Prologue(), {}, header);
   ASSERT_FALSE(x.ok());
   EXPECT_THAT(std::string(x.status().message()), HasSubstr("reserved area 'huge' is larger"));
+}
+
+// ---- traces from reset ----
+
+constexpr uint64_t kRomCopy = 0xE0000, kRomTop = 0xFFFF0000;
+
+// The toy system with its ROM at the top of 4 GiB and a copy of its last 128 KiB in the hole,
+// traced from reset.
+cat::CatHeader ResetHeader() {
+  cat::CatHeader h = ToyHeader();
+  h.roms = {{kRomCopy, 0x20000}, {kRomTop, 0x10000}};
+  h.from_reset = true;
+  return h;
+}
+
+std::vector<OwnedRecord> ResetTrace() {
+  return {
+      Rec(RecordKind::kUncachedRead, 0xFFFFFFF0, 0,
+          {0xEA, 0x5B, 0xE0, 0x00}),                                        // 0: the reset vector
+      Rec(RecordKind::kFill, kRomCopy, 1, std::vector<uint8_t>(16, 0x22)),  // 1: ROM, cached
+      Rec(RecordKind::kWriteBack, kRomCopy, 2, std::vector<uint8_t>(16, 0x99)),  // 2: lost
+      Rec(RecordKind::kUncachedWrite, kRomTop + 0x100, 2, {7, 7, 7, 7}),         // 3: lost
+      Rec(RecordKind::kFill, kRomCopy, 3, std::vector<uint8_t>(16, 0x22)),       // 4: ROM again
+      Rec(RecordKind::kPortWrite, kReport, 3, std::vector<uint8_t>(8, 1)),       // 5: no hook
+      Rec(RecordKind::kUncachedWrite, kDump, 3, std::vector<uint8_t>(8, 2)),     // 6: no dump
+      Rec(RecordKind::kUncachedRead, 0xB0000, 4, {5, 0, 0, 0}),                  // 7: the disk
+      Rec(RecordKind::kFill, 0x1000, 5, std::vector<uint8_t>(16, 0x33)),         // 8: RAM
+  };
+}
+
+TEST(ExtractorFromReset, TheResetStateTheRomAndNoHooks) {
+  ToyContract contract;
+  contract.knows_reset = true;
+  auto x = ExtractToy(ResetTrace(), contract, ResetHeader());
+  ASSERT_TRUE(x.ok()) << x.status();
+  const ims::InitialMachineState& ims = x->ims;
+  EXPECT_TRUE(ims.start().from_reset());
+  EXPECT_EQ(ims.start().branch_count(), 0u);
+  EXPECT_EQ(ims.start().cat_record(), 0u);
+  EXPECT_EQ(ims.x86().eip(), 0xFFF0u);
+  EXPECT_EQ(ims.description().rom_base(), kRomCopy);
+  EXPECT_EQ(ims.description().rom_bytes(), 0x20000u);
+  // ROM bytes read are memory; the writes to ROM change nothing.
+  ASSERT_EQ(ims.memory_size(), 3);
+  EXPECT_EQ(ims.memory(0).address(), 0x1000u);
+  EXPECT_EQ(ims.memory(1).address(), kRomCopy);
+  EXPECT_EQ(ims.memory(1).data(), std::string(16, 0x22));
+  EXPECT_EQ(ims.memory(2).address(), 0xFFFFFFF0u);
+  EXPECT_EQ(ims.memory(2).data(), std::string("\xEA\x5B\xE0\x00", 4));
+  // Neither the ROM writes nor the stores to reserved areas are device accesses or reports.
+  ASSERT_EQ(x->aes.device_io_size(), 1);
+  EXPECT_EQ(x->aes.device_io(0).address(), 0xB0000u);
+  EXPECT_EQ(x->aes.interrupts_size(), 0);
+  EXPECT_EQ(x->aes.end().cat_records(), ResetTrace().size());
+  EXPECT_EQ(x->aes.end().cpu_transactions(), ResetTrace().size());
+}
+
+TEST(ExtractorFromReset, AContractWithoutAResetStateRefuses) {
+  auto x = ExtractToy(ResetTrace(), {}, ResetHeader());
+  ASSERT_FALSE(x.ok());
+  EXPECT_THAT(std::string(x.status().message()),
+              HasSubstr("toy.cat: a trace from reset, which the S1 contract does not know"));
+}
+
+TEST(ExtractorFromReset, DmaIntoRomIsRefused) {
+  ToyContract contract;
+  contract.knows_reset = true;
+  std::vector<OwnedRecord> records = ResetTrace();
+  records.push_back(Rec(RecordKind::kDmaWrite, kRomCopy, 6, {1, 2, 3, 4}, kDisk));
+  auto x = ExtractToy(records, contract, ResetHeader());
+  ASSERT_FALSE(x.ok());
+  EXPECT_THAT(std::string(x.status().message()), HasSubstr("record 9: DMA outside main memory"));
 }
 
 }  // namespace

@@ -196,5 +196,91 @@ TEST(R4400Extract, RefusesACatOfAnotherMachine) {
   EXPECT_THAT(std::string(x.status().message()), HasSubstr("a CAT of the i486, not the r4400"));
 }
 
+// ---- traces from reset ----
+
+cat::CatHeader FromResetHeader(uint32_t line = 32) {
+  machine::R4400Options options;
+  options.from_reset = true;
+  options.icache_line = options.dcache_line = line;
+  auto m = machine::R4400Machine::Create(options);
+  return (*m)->Header();
+}
+
+// The values docs/machines/r4400-system.md lists, "Traces from reset".
+TEST(R4400ResetState, IsTheDocumentedColdReset) {
+  for (uint32_t line : {16u, 32u}) {
+    SCOPED_TRACE(line);
+    ims::InitialMachineState ims;
+    ASSERT_TRUE(R4400Contract::ResetStateFor(FromResetHeader(line), ims).ok());
+    const ims::MipsState& s = ims.mips();
+    EXPECT_EQ(s.pc(), 0xFFFFFFFFBFC00000u);
+    ASSERT_EQ(s.gpr_size(), 32);
+    ASSERT_EQ(s.fgr_size(), 32);
+    ASSERT_EQ(s.tlb_size(), 48);
+    for (int i = 0; i < 32; ++i) EXPECT_EQ(s.gpr(i), 0u) << i;
+    for (int i = 0; i < 32; ++i) EXPECT_EQ(s.fgr(i), 0u) << i;
+    EXPECT_EQ(s.hi(), 0u);
+    EXPECT_EQ(s.lo(), 0u);
+    EXPECT_FALSE(s.ll_bit());
+    EXPECT_EQ(s.fcr31(), 0u);
+    const ims::MipsCp0& c = s.cp0();
+    EXPECT_EQ(c.status(), 0x00400004u);  // BEV, ERL
+    EXPECT_EQ(c.random(), 47u);
+    EXPECT_EQ(c.wired(), 0u);
+    EXPECT_EQ(c.prid(), 0x0440u);
+    // SC (no secondary cache), BE, IC = DC = 16 KB, IB/DB from the line size, K0 = 3.
+    EXPECT_EQ(c.config(), line == 32 ? 0x000284B3u : 0x00028483u);
+    ims::MipsCp0 zero = c;
+    zero.clear_status();
+    zero.clear_random();
+    zero.clear_prid();
+    zero.clear_config();
+    EXPECT_EQ(zero.ByteSizeLong(), 0u) << zero.DebugString();  // everything else is 0
+    for (const ims::MipsTlbEntry& e : s.tlb()) EXPECT_EQ(e.ByteSizeLong(), 0u);
+  }
+}
+
+TEST(R4400ResetState, ExtractionOfATraceFromResetStartsThere) {
+  const cat::CatHeader header = FromResetHeader();
+  std::string text = cat::HeaderToText(header) +
+                     "uncached-read  addr=0x1fc00000 bc=0 flags=code data=3c08bf00\n"
+                     "uncached-write addr=0x1fc00010 bc=0 data=00000001\n"
+                     "uncached-write addr=0x1fe04000 bc=0 data=ffffffff80020040\n"
+                     "uncached-read  addr=0x1fc00010 bc=0 flags=code data=00000000\n";
+  auto in = io::InputFile::FromMemory("t.txt",
+                                      {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  const std::string path = ::testing::TempDir() + "/extract-test-from-reset.cat";
+  ASSERT_TRUE(cat::AssembleText(*in, path).ok());
+  auto reader = cat::CatReader::Open(path);
+  ASSERT_TRUE(reader.ok());
+  R4400Contract contract;
+  auto x = Extract(**reader, contract);
+  ASSERT_TRUE(x.ok()) << x.status();
+  ims::InitialMachineState reset;
+  ASSERT_TRUE(R4400Contract::ResetStateFor(header, reset).ok());
+  EXPECT_EQ(x->ims.mips().SerializeAsString(), reset.mips().SerializeAsString());
+  EXPECT_TRUE(x->ims.start().from_reset());
+  // The ROM's bytes are memory; the write to the ROM is lost, so the word read after it is one
+  // the ROM held from the start. The store to `exception` is no interrupt report (no kernel, no
+  // hooks).
+  ASSERT_EQ(x->ims.memory_size(), 2);
+  EXPECT_EQ(x->ims.memory(0).address(), 0x1FC00000u);
+  EXPECT_EQ(x->ims.memory(0).data(), std::string("\x3c\x08\xbf\x00", 4));
+  EXPECT_EQ(x->ims.memory(1).address(), 0x1FC00010u);
+  EXPECT_EQ(x->ims.memory(1).data(), std::string(4, '\0'));
+  EXPECT_EQ(x->aes.interrupts_size(), 0);
+  EXPECT_EQ(x->aes.device_io_size(), 0);
+  EXPECT_EQ(x->ims.description().rom_base(), 0x1FC00000u);
+  EXPECT_EQ(x->ims.description().rom_bytes(), 0x200000u);
+}
+
+TEST(R4400ResetState, RefusesCachesTheCoreDoesNotModel) {
+  cat::CatHeader header = FromResetHeader();
+  header.caches[0].type = cat::CacheType::kUnified;
+  ims::InitialMachineState ims;
+  EXPECT_THAT(std::string(R4400Contract::ResetStateFor(header, ims).message()),
+              HasSubstr("a cache the R4400 core does not model"));
+}
+
 }  // namespace
 }  // namespace citcat::extract

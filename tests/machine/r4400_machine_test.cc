@@ -205,5 +205,112 @@ TEST(R4400Machine, LoadsOnlyBigEndianMipsKernels) {
             "ELF: i386 (e_machine 3), ELF32 little-endian, not a big-endian MIPS executable");
 }
 
+// ---- traced from reset ----
+
+std::vector<uint8_t> BigEndian(const std::vector<uint32_t>& words) {
+  std::vector<uint8_t> b;
+  for (uint32_t w : words)
+    b.insert(b.end(), {uint8_t(w >> 24), uint8_t(w >> 16), uint8_t(w >> 8), uint8_t(w)});
+  return b;
+}
+
+// At the reset vector: stores over its own ROM word at 0x100 (lost), loads it back uncached and
+// through kseg0 (a line fill from the ROM), prints its low byte, and powers off.
+std::vector<uint32_t> RomProgram() {
+  std::vector<uint32_t> p = {
+      Lui(kT0, 0xBFC0),       // kseg1 ROM
+      Sw(kZero, 0x100, kT0),  // lost
+      Lw(kT1, 0x100, kT0),    // the ROM's word
+      Lui(kT3, 0x9FC0),       // kseg0 ROM
+      Lw(kT2, 0x100, kT3),    // a fill from the ROM
+      Lui(kT3, 0xBF00),
+      Sw(kT1, 0, kT3),
+      Sw(kT2, 0, kT3),
+      Lui(kT3, 0xBF20),
+      Sw(kZero, 8, kT3),  // power off
+      Nop(),
+  };
+  p.resize(0x100 / 4, Nop());
+  p.push_back('R');
+  return p;
+}
+
+std::vector<cat::OwnedRecord> Records(const std::string& path) {
+  auto reader = cat::CatReader::Open(path);
+  EXPECT_TRUE(reader.ok()) << reader.status();
+  std::vector<cat::OwnedRecord> records;
+  cat::BusRecord r;
+  while (*(*reader)->Next(r)) records.emplace_back(r);
+  return records;
+}
+
+TEST(R4400MachineFromReset, RecordsFromTheFirstFetchAndTheRomKeepsItsBytes) {
+  R4400Options options;
+  options.from_reset = true;
+  auto machine = R4400Machine::Create(options);
+  ASSERT_TRUE(machine.ok());
+  ASSERT_TRUE((*machine)->LoadRom(kRomBase, BigEndian(RomProgram())).ok());
+  const cat::CatHeader header = (*machine)->Header();
+  EXPECT_TRUE(header.from_reset);
+  EXPECT_EQ(header.roms, (std::vector<cat::RomWindow>{{0x1FC00000, 0x200000}}));
+  EXPECT_EQ((*machine)->cpu().pc(), kResetVector);
+  EXPECT_EQ((*machine)->cpu().status(), mips::kStatusBev | mips::kStatusErl);
+  const std::string path = ::testing::TempDir() + "/machine-from-reset.cat";
+  auto writer = cat::CatWriter::Create(path, header);
+  ASSERT_TRUE(writer.ok());
+  auto summary = (*machine)->Run(writer->get(), 1000, 1000);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_TRUE((*writer)->Finish().ok());
+  EXPECT_TRUE(summary->halted);
+  EXPECT_EQ((*machine)->console(), "RR");
+  const std::vector<cat::OwnedRecord> records = Records(path);
+  ASSERT_GE(records.size(), 3u);
+  EXPECT_EQ(records[0].kind, cat::RecordKind::kUncachedRead);  // the first fetch
+  EXPECT_EQ(records[0].address, kRomBase);
+  EXPECT_EQ(records[0].flags, cat::kFlagCode);
+  EXPECT_EQ(records[0].branch_count, 0u);
+  EXPECT_EQ(records[2].kind, cat::RecordKind::kUncachedWrite);  // the store the ROM ignores
+  EXPECT_EQ(records[2].address, kRomBase + 0x100);
+  EXPECT_EQ(std::count_if(records.begin(), records.end(),
+                          [](const cat::OwnedRecord& r) {
+                            return r.kind == cat::RecordKind::kFill &&
+                                   r.address == kRomBase + 0x100;
+                          }),
+            1);
+  EXPECT_EQ(summary->traced_instructions, summary->instructions);
+  EXPECT_EQ(summary->bus_records, records.size());
+}
+
+TEST(R4400MachineFromReset, AnElfEntryElsewhereIsReachedByAJumpAtTheResetVector) {
+  R4400Options options;
+  options.from_reset = true;
+  auto machine = R4400Machine::Create(options);
+  ASSERT_TRUE(machine.ok());
+  ElfImage elf;
+  elf.machine = kElfMachineMips;
+  elf.entry = 0x80012344;
+  elf.segments.push_back({0x80012340, 0x80012340, 8, 5, std::vector<uint8_t>(8, 0)});
+  ASSERT_TRUE((*machine)->LoadBareMetal(elf).ok());
+  std::vector<uint8_t> stub(16);
+  ASSERT_TRUE((*machine)->cpu().bus().Peek(kRomBase, stub));
+  EXPECT_EQ(stub, BigEndian({0x3C1A8001, 0x375A2344, 0x03400008, 0}));
+  // The entry at the reset vector itself needs none.
+  auto other = R4400Machine::Create(options);
+  elf.entry = 0xBFC00000;
+  elf.segments = {{0xBFC00000, 0xBFC00000, 4, 5, {1, 2, 3, 4}}};
+  ASSERT_TRUE((*other)->LoadBareMetal(elf).ok());
+  ASSERT_TRUE((*other)->cpu().bus().Peek(kRomBase, stub));
+  EXPECT_EQ(stub, (std::vector<uint8_t>{1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+}
+
+TEST(R4400MachineFromReset, AMachineThatBootsItsKernelHasNoRom) {
+  auto machine = R4400Machine::Create({});
+  ASSERT_TRUE(machine.ok());
+  EXPECT_TRUE((*machine)->Header().roms.empty());
+  EXPECT_FALSE((*machine)->Header().from_reset);
+  EXPECT_THAT(std::string((*machine)->LoadRom(kRomBase, {{1, 2, 3, 4}}).message()),
+              HasSubstr("no ROM"));
+}
+
 }  // namespace
 }  // namespace citcat::machine

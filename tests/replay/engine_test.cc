@@ -262,7 +262,12 @@ class EngineTest : public ::testing::Test {
 
   absl::StatusOr<ReplaySummary> Run(bool observe = false) {
     ReplayMachine machine;
-    machine.header = Header;
+    machine.header = [&](const ims::InitialMachineState& ims) {
+      cat::CatHeader h = Header(ims);
+      h.memory_bytes = ims.description().memory_bytes();
+      h.roms = roms_;
+      return h;
+    };
     machine.make_core = [&](const ims::InitialMachineState&, Engine& engine,
                             bool watch) -> absl::StatusOr<std::unique_ptr<CoreAdapter>> {
       return std::make_unique<ScriptedCore>(engine, watch, script_, reads_);
@@ -291,6 +296,7 @@ class EngineTest : public ::testing::Test {
   std::vector<Step> script_;
   std::vector<std::vector<uint8_t>> reads_;
   std::vector<cat::OwnedRecord> records_;
+  std::vector<cat::RomWindow> roms_;  // of the header
 };
 
 TEST_F(EngineTest, CleanRunRegeneratesTheScheduleInBusOrder) {
@@ -514,6 +520,58 @@ TEST_F(EngineTest, AMemoryExtentOutsideMainMemoryIsRefused) {
   absl::StatusOr<ReplaySummary> result = Run();
   EXPECT_TRUE(absl::IsInvalidArgument(result.status()));
   EXPECT_THAT(result.status().message(), HasSubstr("outside main memory"));
+}
+
+// ROM: a copy in the hole (as a PC's below 1 MiB) and a window above memory. Reads give the IMS's
+// bytes, writes are lost and are no device accesses, and an extent runs from ROM into RAM.
+constexpr uint64_t kRomInHole = kHole + kHoleSize - 0x20000, kRomTop = 0xFFFF0000;
+
+TEST_F(EngineTest, RomReadsLikeMemoryAndKeepsItsBytes) {
+  roms_ = {{kRomInHole, 0x20000}, {kRomTop, 0x10000}};
+  ims_.mutable_description()->set_memory_bytes(2 * kMemory);  // RAM after the hole
+  using K = cat::RecordKind;
+  const uint64_t last = kHole + kHoleSize - 4;  // the ROM copy's last word, RAM after it
+  script_ = {Read(K::kFill, last, 4),
+             Write(K::kWriteBack, last, {9, 9, 9, 9}),
+             Read(K::kUncachedRead, last, 4),
+             Read(K::kUncachedRead, kRomTop + 4, 2),
+             Write(K::kUncachedWrite, kRomTop, {1}),
+             Read(K::kFill, kHole + kHoleSize, 4)};
+  ims_.clear_memory();
+  ims::MemoryExtent* m = ims_.add_memory();
+  m->set_address(last);
+  m->set_data(Bytes({1, 2, 3, 4, 5, 6, 7, 8}));
+  m = ims_.add_memory();
+  m->set_address(kRomTop + 4);
+  m->set_data(Bytes({0xAB, 0xCD}));
+  aes_.mutable_end()->set_branch_count(10);
+  aes_.mutable_end()->set_cat_records(6);
+  aes_.mutable_end()->set_cpu_transactions(6);
+  absl::StatusOr<ReplaySummary> s = Run();
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->records, 6u);
+  EXPECT_EQ(s->device_accesses, 0u);
+  EXPECT_EQ(reads_, (std::vector<std::vector<uint8_t>>{
+                        {1, 2, 3, 4}, {1, 2, 3, 4}, {0xAB, 0xCD}, {5, 6, 7, 8}}));
+}
+
+TEST_F(EngineTest, AnExtentOutsideRamAndRomIsRefused) {
+  roms_ = {{kRomTop, 0x10000}};
+  CleanSchedule();
+  ims::MemoryExtent* m = ims_.add_memory();
+  m->set_address(kRomTop - 2);
+  m->set_data(Bytes({1, 2, 3, 4}));
+  absl::StatusOr<ReplaySummary> s = Run();
+  EXPECT_TRUE(absl::IsInvalidArgument(s.status())) << s.status();
+  EXPECT_THAT(s.status().message(), HasSubstr("outside main memory and ROM"));
+}
+
+TEST_F(EngineTest, AMemoryMapWithBadRomIsRefused) {
+  CleanSchedule();
+  roms_ = {{0x1000, 0x1000}};  // in RAM
+  EXPECT_THAT(Run().status().message(), HasSubstr("overlaps main memory outside its holes"));
+  roms_ = {{uint64_t{1} << 40, uint64_t{1} << 30}};  // a gigabyte
+  EXPECT_THAT(Run().status().message(), HasSubstr("a ROM of 1073741824 bytes, more than"));
 }
 
 }  // namespace

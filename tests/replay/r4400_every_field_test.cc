@@ -1,7 +1,8 @@
-// Every field of the IMS and the AES, edited one at a time in a capture of the real guest kernel:
-// replay must then diverge, refuse its input, or regenerate a CAT that differs from the capture
-// (so verify fails), or else write exactly the instruction traces of the unedited replay. No edit
-// may give a different trace that verify passes (docs/ims-aes.md, "What verify proves").
+// Every field of the IMS and the AES, edited one at a time in a capture of the real guest kernel
+// and in a bare-metal program traced from reset (examples/r4400-bare-metal/selftest.S): replay
+// must then diverge, refuse its input, or regenerate a CAT that differs from the capture (so
+// verify fails), or else write exactly the instruction traces of the unedited replay. No edit may
+// give a different trace that verify passes (docs/ims-aes.md, "What verify proves").
 // The fields are found by reflection, so a field added to a schema is edited too.
 #include <algorithm>
 #include <fstream>
@@ -31,6 +32,17 @@ struct Capture {
   extract::Extraction x;
 };
 
+Capture Extracted(const std::string& cat_path) {
+  Capture c;
+  c.cat_path = cat_path;
+  auto reader = cat::CatReader::Open(c.cat_path);
+  EXPECT_TRUE(reader.ok()) << reader.status();
+  auto x = systems::Extract(**reader);
+  EXPECT_TRUE(x.ok()) << x.status();
+  c.x = *std::move(x);
+  return c;
+}
+
 const Capture& Io() {
   static const Capture* c = [] {
     auto* c = new Capture;
@@ -41,14 +53,28 @@ const Capture& Io() {
     settings.disk.assign(std::istreambuf_iterator<char>(disk), std::istreambuf_iterator<char>());
     settings.workloads = "io";
     settings.seed = 5;
-    c->cat_path = absl::StrCat(::testing::TempDir(), "/every-field-", getpid(), ".cat");
-    auto run = machine::CaptureR4400(settings, c->cat_path);
+    const std::string path = absl::StrCat(::testing::TempDir(), "/every-field-", getpid(), ".cat");
+    auto run = machine::CaptureR4400(settings, path);
     EXPECT_TRUE(run.ok()) << run.status();
-    auto reader = cat::CatReader::Open(c->cat_path);
-    EXPECT_TRUE(reader.ok()) << reader.status();
-    auto x = systems::Extract(**reader);
-    EXPECT_TRUE(x.ok()) << x.status();
-    c->x = *std::move(x);
+    *c = Extracted(path);
+    return c;
+  }();
+  return *c;
+}
+
+// The self-test example from reset: TLB writes, refills, user mode, a software interrupt.
+const Capture& FromReset() {
+  static const Capture* c = [] {
+    auto* c = new Capture;
+    machine::ResetCaptureSettings settings;
+    settings.image_name = CITCAT_R4400_SELFTEST;
+    std::ifstream image(CITCAT_R4400_SELFTEST, std::ios::binary);
+    settings.image.assign(std::istreambuf_iterator<char>(image), std::istreambuf_iterator<char>());
+    const std::string path =
+        absl::StrCat(::testing::TempDir(), "/every-field-reset-", getpid(), ".cat");
+    auto run = machine::CaptureR4400FromReset(settings, path);
+    EXPECT_TRUE(run.ok()) << run.status();
+    *c = Extracted(path);
     return c;
   }();
   return *c;
@@ -66,8 +92,8 @@ struct Outcome {
   std::string trace, detailed;  // the -o text trace and the --format text trace
 };
 
-Outcome Replay(const ims::InitialMachineState& ims, const aes::EventSchedule& aes,
-               bool detailed_trace = true) {
+Outcome Replay(const Capture& capture, const ims::InitialMachineState& ims,
+               const aes::EventSchedule& aes, bool detailed_trace = true) {
   const std::string base = absl::StrCat(::testing::TempDir(), "/every-field-", getpid());
   Outcome o;
   {
@@ -77,7 +103,7 @@ Outcome Replay(const ims::InitialMachineState& ims, const aes::EventSchedule& ae
     ReplayOptions options;
     options.trace = trace->get();
     if (detailed_trace) options.sink = detailed->get();
-    auto v = systems::ReplayAgainst(Io().cat_path, ims, aes, options, nullptr);
+    auto v = systems::ReplayAgainst(capture.cat_path, ims, aes, options, nullptr);
     if (!v.ok() || !v->identical) {
       o.rejected = true;
       o.why = v.ok() ? v->report : std::string(v.status().message());
@@ -188,32 +214,44 @@ void Apply(Message& root, const FieldPath& path, int variant) {
   Edit(*m, path.back().first, path.back().second, variant);
 }
 
-class EveryField : public ::testing::Test {
+// Which capture: the guest kernel's, or the bare-metal program's from reset.
+class EveryField : public ::testing::TestWithParam<bool> {
  protected:
-  static void SetUpTestSuite() { baseline_ = new Outcome(Replay(Io().x.ims, Io().x.aes)); }
+  static const Capture& Traced(bool from_reset) { return from_reset ? FromReset() : Io(); }
+  const Capture& capture() const { return Traced(GetParam()); }
+  const Outcome& baseline() const {
+    static Outcome* outcomes[2] = {nullptr, nullptr};
+    Outcome*& o = outcomes[GetParam()];
+    if (o == nullptr) o = new Outcome(Replay(capture(), capture().x.ims, capture().x.aes));
+    return *o;
+  }
 
   // Replays with the edit; a replay that passes verify must write the unedited traces.
   // `detailed`: compare the --format text trace too (loaded and stored values).
-  static void Check(const std::string& field, const ims::InitialMachineState& ims,
-                    const aes::EventSchedule& aes, bool detailed, int& rejected) {
-    Outcome o = Replay(ims, aes, detailed);
+  void Check(const std::string& field, const ims::InitialMachineState& ims,
+             const aes::EventSchedule& aes, bool detailed, int& rejected) const {
+    Outcome o = Replay(capture(), ims, aes, detailed);
     if (o.rejected) {
       ++rejected;
       return;
     }
-    EXPECT_TRUE(o.trace == baseline_->trace && (!detailed || o.detailed == baseline_->detailed))
+    EXPECT_TRUE(o.trace == baseline().trace && (!detailed || o.detailed == baseline().detailed))
         << "edited " << field << ": replay and verify pass, but the instruction trace differs";
   }
-
-  static inline Outcome* baseline_ = nullptr;
 };
 
-TEST_F(EveryField, AesEditsChangeNoTraceThatVerifyPasses) {
-  ASSERT_FALSE(baseline_->rejected) << baseline_->why;
-  const aes::EventSchedule& aes = Io().x.aes;
-  ASSERT_GT(aes.interrupts_size(), 2);
-  ASSERT_GT(aes.dma_size(), 2);
-  ASSERT_GT(aes.device_io_size(), 2);
+TEST_P(EveryField, AesEditsChangeNoTraceThatVerifyPasses) {
+  ASSERT_FALSE(baseline().rejected) << baseline().why;
+  const aes::EventSchedule& aes = capture().x.aes;
+  if (GetParam()) {
+    // From reset: no interrupts, no register reads; the program's device writes.
+    ASSERT_EQ(aes.interrupts_size(), 0);
+    ASSERT_GT(aes.device_io_size(), 2);
+  } else {
+    ASSERT_GT(aes.interrupts_size(), 2);
+    ASSERT_GT(aes.dma_size(), 2);
+    ASSERT_GT(aes.device_io_size(), 2);
+  }
   std::vector<FieldPath> fields;
   FieldPath at;
   CollectFields(aes, at, fields);
@@ -222,32 +260,37 @@ TEST_F(EveryField, AesEditsChangeNoTraceThatVerifyPasses) {
     for (int variant = 0; variant < kVariants; ++variant) {
       aes::EventSchedule edited = aes;
       Apply(edited, path, variant);
-      Check(absl::StrCat("AES ", Name(path), " (edit ", variant, ")"), Io().x.ims, edited,
+      Check(absl::StrCat("AES ", Name(path), " (edit ", variant, ")"), capture().x.ims, edited,
             /*detailed=*/true, rejected);
     }
   }
   EXPECT_GT(rejected, static_cast<int>(fields.size()));  // most edits are caught
 }
 
-TEST_F(EveryField, ImsEditsChangeNoTraceThatVerifyPasses) {
-  ASSERT_FALSE(baseline_->rejected) << baseline_->why;
-  const ims::InitialMachineState& ims = Io().x.ims;
+TEST_P(EveryField, ImsEditsChangeNoTraceThatVerifyPasses) {
+  ASSERT_FALSE(baseline().rejected) << baseline().why;
+  const ims::InitialMachineState& ims = capture().x.ims;
+  ASSERT_EQ(ims.start().from_reset(), GetParam());
   std::vector<FieldPath> fields;
   FieldPath at;
   CollectFields(ims, at, fields);
   int rejected = 0;
   // The values too (the detailed trace): a register that never reaches the bus within the trace
-  // is still compared, in the state dump replay writes ahead of the regenerated records.
+  // is still compared, in the state dump replay writes ahead of the regenerated records, or
+  // (from reset) with the machine's reset state.
   for (const FieldPath& path : fields) {
     for (int variant = 0; variant < kVariants; ++variant) {
       ims::InitialMachineState edited = ims;
       Apply(edited, path, variant);
-      Check(absl::StrCat("IMS ", Name(path), " (edit ", variant, ")"), edited, Io().x.aes,
+      Check(absl::StrCat("IMS ", Name(path), " (edit ", variant, ")"), edited, capture().x.aes,
             /*detailed=*/true, rejected);
     }
   }
   EXPECT_GT(rejected, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Captures, EveryField, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "FromReset" : "GuestKernel"; });
 
 }  // namespace
 }  // namespace citcat::replay
