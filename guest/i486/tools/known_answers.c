@@ -7,14 +7,14 @@
 uint32_t rep_compute(void);
 uint32_t x87_compute(void);
 uint32_t mode16_compute(void);
-void x87_table(FILE *f);
+void x87_table(FILE* f);
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s expected_i486.h\n", argv[0]);
     return 2;
   }
-  FILE *f = fopen(argv[1], "w");
+  FILE* f = fopen(argv[1], "w");
   if (!f) {
     perror(argv[1]);
     return 1;

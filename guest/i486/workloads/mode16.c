@@ -28,7 +28,7 @@ static uint16_t rol16(uint16_t v, int n) { return (uint16_t)(v << n | v >> (16 -
 static uint32_t rol32(uint32_t v, int n) { return v << n | v >> (32 - n); }
 
 /* What the 16-bit routine below computes. */
-static struct result run16(const uint16_t *p, uint32_t n) {
+static struct result run16(const uint16_t* p, uint32_t n) {
   uint16_t ax = 0, bx = 0x1234;
   uint32_t edi = 0;
   for (uint32_t i = 0; i < n; ++i) {
@@ -58,7 +58,7 @@ __asm__(
     "  rolw  $3, %ax\n"
     "  xorw  %ax, %bx\n"
     "  call  mode16_mix\n" /* pushes a 16-bit IP */
-    "  addl  $2, %esi\n"    /* 66h: a 32-bit operand */
+    "  addl  $2, %esi\n"   /* 66h: a 32-bit operand */
     "  decw  %bp\n"
     "  jnz   1b\n"
     "  popw  %bp\n"
@@ -79,7 +79,7 @@ extern const char mode16_entry[];
 #define CODE16_SELECTOR 0x33 /* GDT entry 6, RPL 3 */
 #define CODE16_BASE 0x40000000u
 
-static struct result run16(const uint16_t *p, uint32_t n) {
+static struct result run16(const uint16_t* p, uint32_t n) {
   const struct {
     uint32_t offset;
     uint16_t selector;

@@ -17,92 +17,92 @@ static uint8_t a[BIG + PAD], b[BIG + PAD];
 
 /* Each helper leaves DF clear, as the ABI wants it. Counts are size_t: ECX on the i486, RCX on
    an x86-64 host. */
-static void movsb(void *d, const void *s, size_t n) {
+static void movsb(void* d, const void* s, size_t n) {
   __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
-static void movsw(void *d, const void *s, size_t n) {
+static void movsw(void* d, const void* s, size_t n) {
   __asm__ volatile("rep movsw" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
-static void movsd(void *d, const void *s, size_t n) {
+static void movsd(void* d, const void* s, size_t n) {
   __asm__ volatile("rep movsl" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
 /* Backwards: d and s point at the last element. */
-static void movsb_down(void *d, const void *s, size_t n) {
+static void movsb_down(void* d, const void* s, size_t n) {
   __asm__ volatile("std\n\trep movsb\n\tcld" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
-static void movsd_down(void *d, const void *s, size_t n) {
+static void movsd_down(void* d, const void* s, size_t n) {
   __asm__ volatile("std\n\trep movsl\n\tcld" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
-static void stosb(void *d, uint32_t v, size_t n) {
+static void stosb(void* d, uint32_t v, size_t n) {
   __asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(v) : "memory");
 }
-static void stosw(void *d, uint32_t v, size_t n) {
+static void stosw(void* d, uint32_t v, size_t n) {
   __asm__ volatile("rep stosw" : "+D"(d), "+c"(n) : "a"(v) : "memory");
 }
-static void stosd(void *d, uint32_t v, size_t n) {
+static void stosd(void* d, uint32_t v, size_t n) {
   __asm__ volatile("rep stosl" : "+D"(d), "+c"(n) : "a"(v) : "memory");
 }
 
 /* REPE CMPSB / CMPSD: what is left of the count, where ESI stopped and ZF. */
-static uint32_t cmpsb(const void *x, const void *y, size_t n) {
-  const uint8_t *x0 = x;
+static uint32_t cmpsb(const void* x, const void* y, size_t n) {
+  const uint8_t* x0 = x;
   uint8_t zf;
   __asm__ volatile("cmp %%eax, %%eax\n\trepe cmpsb"
                    : "+S"(x), "+D"(y), "+c"(n), "=@ccz"(zf)
                    :
                    : "eax", "memory");
-  return (uint32_t)n << 20 ^ (uint32_t)((const uint8_t *)x - x0) << 1 ^ zf;
+  return (uint32_t)n << 20 ^ (uint32_t)((const uint8_t*)x - x0) << 1 ^ zf;
 }
-static uint32_t cmpsd(const void *x, const void *y, size_t n) {
-  const uint8_t *x0 = x;
+static uint32_t cmpsd(const void* x, const void* y, size_t n) {
+  const uint8_t* x0 = x;
   uint8_t zf, cf;
   __asm__ volatile("cmp %%eax, %%eax\n\trepe cmpsl"
                    : "+S"(x), "+D"(y), "+c"(n), "=@ccz"(zf), "=@ccc"(cf)
                    :
                    : "eax", "memory");
-  return (uint32_t)n << 20 ^ (uint32_t)((const uint8_t *)x - x0) << 2 ^ zf << 1 ^ cf;
+  return (uint32_t)n << 20 ^ (uint32_t)((const uint8_t*)x - x0) << 2 ^ zf << 1 ^ cf;
 }
 /* REPNE CMPSW: runs until two words are equal. */
-static uint32_t cmpsw_ne(const void *x, const void *y, size_t n) {
-  const uint8_t *x0 = x;
+static uint32_t cmpsw_ne(const void* x, const void* y, size_t n) {
+  const uint8_t* x0 = x;
   uint8_t zf;
   __asm__ volatile("test %%esp, %%esp\n\trepne cmpsw"
                    : "+S"(x), "+D"(y), "+c"(n), "=@ccz"(zf)
                    :
                    : "memory");
-  return (uint32_t)n << 20 ^ (uint32_t)((const uint8_t *)x - x0) << 1 ^ zf;
+  return (uint32_t)n << 20 ^ (uint32_t)((const uint8_t*)x - x0) << 1 ^ zf;
 }
 /* REPNE SCASB (find a byte) and REPE SCASW / SCASD (skip a run of a value). */
-static uint32_t scasb_ne(const void *p, uint32_t v, size_t n) {
-  const uint8_t *p0 = p;
+static uint32_t scasb_ne(const void* p, uint32_t v, size_t n) {
+  const uint8_t* p0 = p;
   uint8_t zf;
   __asm__ volatile("test %%esp, %%esp\n\trepne scasb"
                    : "+D"(p), "+c"(n), "=@ccz"(zf)
                    : "a"(v)
                    : "memory");
-  return (uint32_t)n << 20 ^ (uint32_t)((const uint8_t *)p - p0) << 1 ^ zf;
+  return (uint32_t)n << 20 ^ (uint32_t)((const uint8_t*)p - p0) << 1 ^ zf;
 }
-static uint32_t scasw_e(const void *p, uint32_t v, size_t n) {
-  const uint8_t *p0 = p;
+static uint32_t scasw_e(const void* p, uint32_t v, size_t n) {
+  const uint8_t* p0 = p;
   uint8_t zf;
   __asm__ volatile("cmp %%eax, %%eax\n\trepe scasw"
                    : "+D"(p), "+c"(n), "=@ccz"(zf)
                    : "a"(v)
                    : "memory");
-  return (uint32_t)n << 20 ^ (uint32_t)((const uint8_t *)p - p0) << 1 ^ zf;
+  return (uint32_t)n << 20 ^ (uint32_t)((const uint8_t*)p - p0) << 1 ^ zf;
 }
-static uint32_t scasd_e(const void *p, uint32_t v, size_t n) {
-  const uint8_t *p0 = p;
+static uint32_t scasd_e(const void* p, uint32_t v, size_t n) {
+  const uint8_t* p0 = p;
   uint8_t zf;
   __asm__ volatile("cmp %%eax, %%eax\n\trepe scasl"
                    : "+D"(p), "+c"(n), "=@ccz"(zf)
                    : "a"(v)
                    : "memory");
-  return (uint32_t)n << 20 ^ (uint32_t)((const uint8_t *)p - p0) << 1 ^ zf;
+  return (uint32_t)n << 20 ^ (uint32_t)((const uint8_t*)p - p0) << 1 ^ zf;
 }
 
 /* A cheap digest of a buffer: every dword at a stride, and the ends. */
-static uint32_t digest(uint32_t h, const uint8_t *p, uint32_t n) {
+static uint32_t digest(uint32_t h, const uint8_t* p, uint32_t n) {
   uint32_t w;
   for (uint32_t i = 0; i + 4 <= n; i += 4 * 13) {
     memcpy(&w, p + i, 4);
@@ -141,7 +141,7 @@ static uint32_t long_strings(uint32_t h) {
 }
 
 /* Short strings, many in a row: sizes 0..~300 at every alignment. */
-static uint32_t short_strings(uint32_t h, uint32_t *s) {
+static uint32_t short_strings(uint32_t h, uint32_t* s) {
   for (uint32_t n = 0; n < 300; n += 1 + n / 24) {
     for (uint32_t sa = 0; sa < 4; ++sa) {
       for (uint32_t da = 0; da < 4; ++da) {

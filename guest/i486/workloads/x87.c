@@ -34,7 +34,7 @@ struct ext {
   uint16_t se;
 };
 
-static uint32_t fold(uint32_t h, const struct ext *e) {
+static uint32_t fold(uint32_t h, const struct ext* e) {
   return wl_mix(wl_mix(wl_mix(h, (uint32_t)e->m), (uint32_t)(e->m >> 32)), e->se);
 }
 
@@ -43,26 +43,26 @@ static uint32_t fold(uint32_t h, const struct ext *e) {
 #define X87_END "\n\tfldcw %[old]"
 
 /* n / d, both integers, rounded as `cw` says. */
-static void divide(uint16_t cw, int32_t n, int32_t d, struct ext *out) {
+static void divide(uint16_t cw, int32_t n, int32_t d, struct ext* out) {
   uint16_t old;
   __asm__ volatile(X87_BEGIN "fildl %[n]\n\tfidivl %[d]\n\tfstpt %[out]" X87_END
                    : [out] "=m"(*out), [old] "=m"(old)
                    : [cw] "m"(cw), [n] "m"(n), [d] "m"(d));
 }
 
-#define UNARY(name, insn)                                                                \
-  static void name(uint16_t cw, const struct ext *x, struct ext *out) {                 \
-    uint16_t old;                                                                        \
-    __asm__ volatile(X87_BEGIN "fldt %[x]\n\t" insn "\n\tfstpt %[out]" X87_END           \
-                     : [out] "=m"(*out), [old] "=m"(old)                                 \
-                     : [cw] "m"(cw), [x] "m"(*x));                                       \
+#define UNARY(name, insn)                                                      \
+  static void name(uint16_t cw, const struct ext* x, struct ext* out) {        \
+    uint16_t old;                                                              \
+    __asm__ volatile(X87_BEGIN "fldt %[x]\n\t" insn "\n\tfstpt %[out]" X87_END \
+                     : [out] "=m"(*out), [old] "=m"(old)                       \
+                     : [cw] "m"(cw), [x] "m"(*x));                             \
   }
-#define BINARY(name, insn)                                                                \
-  static void name(uint16_t cw, const struct ext *y, const struct ext *x, struct ext *out) { \
-    uint16_t old;                                                                         \
-    __asm__ volatile(X87_BEGIN "fldt %[y]\n\tfldt %[x]\n\t" insn "\n\tfstpt %[out]" X87_END \
-                     : [out] "=m"(*out), [old] "=m"(old)                                  \
-                     : [cw] "m"(cw), [y] "m"(*y), [x] "m"(*x));                           \
+#define BINARY(name, insn)                                                                   \
+  static void name(uint16_t cw, const struct ext* y, const struct ext* x, struct ext* out) { \
+    uint16_t old;                                                                            \
+    __asm__ volatile(X87_BEGIN "fldt %[y]\n\tfldt %[x]\n\t" insn "\n\tfstpt %[out]" X87_END  \
+                     : [out] "=m"(*out), [old] "=m"(old)                                     \
+                     : [cw] "m"(cw), [y] "m"(*y), [x] "m"(*x));                              \
   }
 
 UNARY(f_sqrt, "fsqrt")
@@ -71,13 +71,13 @@ UNARY(f_sin, "fsin")
 UNARY(f_cos, "fcos")
 UNARY(f_tan, "fptan\n\tfstp %%st(0)") /* FPTAN pushes 1.0 over the tangent */
 UNARY(f_2xm1, "f2xm1")
-BINARY(f_patan, "fpatan")  /* atan(y / x) */
-BINARY(f_yl2x, "fyl2x")    /* y * log2(x) */
+BINARY(f_patan, "fpatan") /* atan(y / x) */
+BINARY(f_yl2x, "fyl2x")   /* y * log2(x) */
 BINARY(f_mul, "fmulp")
-BINARY(f_sub, "fsubrp")    /* y - x */
+BINARY(f_sub, "fsubrp") /* y - x */
 
 /* FIST m32 as `cw` rounds. */
-static int32_t fist(uint16_t cw, const struct ext *x) {
+static int32_t fist(uint16_t cw, const struct ext* x) {
   uint16_t old;
   int32_t v;
   __asm__ volatile(X87_BEGIN "fldt %[x]\n\tfistpl %[v]" X87_END
@@ -90,9 +90,10 @@ static int32_t fist(uint16_t cw, const struct ext *x) {
    holds: the control, status and tag words (low halves) and, for FSAVE, the eight registers.
    The instruction and operand pointers (bytes 12-27) are where the code and data happen to be,
    and the upper halves of the first three dwords are reserved. */
-static uint32_t fold_image(uint32_t h, const uint8_t *image, uint32_t size) {
+static uint32_t fold_image(uint32_t h, const uint8_t* image, uint32_t size) {
   for (uint32_t i = 0; i < 12; i += 4) h = wl_mix(h, (uint32_t)(image[i] | image[i + 1] << 8));
-  for (uint32_t i = 28; i + 2 <= size; i += 2) h = wl_mix(h, (uint32_t)(image[i] | image[i + 1] << 8));
+  for (uint32_t i = 28; i + 2 <= size; i += 2)
+    h = wl_mix(h, (uint32_t)(image[i] | image[i + 1] << 8));
   return h;
 }
 
@@ -111,11 +112,9 @@ static uint32_t save_restore(uint32_t h, uint16_t cw, const struct ext v[4]) {
                    "fnstcw %[after]\n\t"
                    "fstpt %[o0]\n\tfstpt %[o1]\n\tfstpt %[o2]\n\tfstpt %[o3]\n\t"
                    "fnclex" X87_END
-                   : [image] "=m"(image), [junk] "=m"(junk), [o0] "=m"(out[0]),
-                     [o1] "=m"(out[1]), [o2] "=m"(out[2]), [o3] "=m"(out[3]), [old] "=m"(old),
-                     [after] "=m"(after)
-                   : [cw] "m"(cw), [v0] "m"(v[0]), [v1] "m"(v[1]), [v2] "m"(v[2]),
-                     [v3] "m"(v[3]));
+                   : [image] "=m"(image), [junk] "=m"(junk), [o0] "=m"(out[0]), [o1] "=m"(out[1]),
+                     [o2] "=m"(out[2]), [o3] "=m"(out[3]), [old] "=m"(old), [after] "=m"(after)
+                   : [cw] "m"(cw), [v0] "m"(v[0]), [v1] "m"(v[1]), [v2] "m"(v[2]), [v3] "m"(v[3]));
   h = fold_image(h, image, sizeof image);
   h = wl_mix(h, after);
   h = fold(h, &junk);
@@ -124,7 +123,7 @@ static uint32_t save_restore(uint32_t h, uint16_t cw, const struct ext v[4]) {
 }
 
 /* FNSTENV under one control word, FLDCW of another, FLDENV: the first is back. */
-static uint32_t env_round_trip(uint32_t h, uint16_t cw, uint16_t other, const struct ext *x) {
+static uint32_t env_round_trip(uint32_t h, uint16_t cw, uint16_t other, const struct ext* x) {
   uint8_t env[28];
   uint16_t old, back;
   struct ext out;
@@ -151,8 +150,7 @@ static void make_inputs(void) {
   for (int i = 0; i < X87_INPUTS; ++i) {
     divide(cw, (int32_t)(wl_next(&s) % 2000001u) - 1000000, (int32_t)(wl_next(&s) % 999983u) + 17,
            &in_a[i]);
-    divide(cw, (int32_t)(wl_next(&s) % 1000000u) + 1, (int32_t)(wl_next(&s) % 1000u) + 1,
-           &in_b[i]);
+    divide(cw, (int32_t)(wl_next(&s) % 1000000u) + 1, (int32_t)(wl_next(&s) % 1000u) + 1, &in_b[i]);
   }
 }
 
@@ -209,7 +207,7 @@ uint32_t x87_compute(void) {
 }
 
 /* The host's transcendental results, for the guest to compare with. */
-void x87_table(FILE *f) {
+void x87_table(FILE* f) {
   make_inputs();
   transcendentals(results);
   fprintf(f, "#define X87_TRANSCENDENTALS \\\n");
@@ -225,7 +223,7 @@ static const struct ext host[X87_INPUTS * X87_TRANSCENDENTAL_OPS] = {X87_TRANSCE
 
 /* |a - b| in units of b's last place, when both have the same sign and exponents at most one
    apart; a big number otherwise. */
-static uint64_t ulps(const struct ext *a, const struct ext *b) {
+static uint64_t ulps(const struct ext* a, const struct ext* b) {
   if (a->se == b->se) return a->m > b->m ? a->m - b->m : b->m - a->m;
   if (a->se == b->se + 1) return (a->m << 1) - b->m; /* a's significand at b's scale */
   if (b->se == a->se + 1) return (b->m << 1) - a->m;
@@ -238,12 +236,12 @@ int main(void) {
   transcendentals(results);
   uint32_t close = 0, same = 0;
   for (int i = 0; i < X87_INPUTS * X87_TRANSCENDENTAL_OPS; ++i) {
-    const struct ext *got = &results[i / X87_TRANSCENDENTAL_OPS][i % X87_TRANSCENDENTAL_OPS];
+    const struct ext* got = &results[i / X87_TRANSCENDENTAL_OPS][i % X87_TRANSCENDENTAL_OPS];
     close += ulps(got, &host[i]) <= X87_ULPS;
     same += got->m == host[i].m && got->se == host[i].se;
   }
-  printf("x87: %u of %u transcendental results within %d ulps of the host's, %u identical\n",
-         close, X87_INPUTS * X87_TRANSCENDENTAL_OPS, X87_ULPS, same);
+  printf("x87: %u of %u transcendental results within %d ulps of the host's, %u identical\n", close,
+         X87_INPUTS * X87_TRANSCENDENTAL_OPS, X87_ULPS, same);
   return wl_report("x87", wl_mix(h, close), EXPECT_X87);
 }
 #endif
