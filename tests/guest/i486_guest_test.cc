@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "guest/i486/expected.h"
+#include "guest/i486/expected_i486.h"
 #include "guest/i486/guest_paths.h"
 #include "guest/i486/tools/boot.h"
 #include "guest/i486/tools/guest_info.h"
@@ -46,9 +47,10 @@ constexpr uint32_t kIf = 0x200;
 
 const std::map<std::string, uint32_t>& Expected() {
   static const auto* m = new std::map<std::string, uint32_t>{
-      {"sort", EXPECT_SORT},   {"hash", EXPECT_HASH}, {"compress", EXPECT_COMPRESS},
-      {"int64", EXPECT_INT64}, {"fp", EXPECT_FP},     {"memcpy", EXPECT_MEMCPY},
-      {"chase", EXPECT_CHASE}, {"io", EXPECT_IO}};
+      {"sort", EXPECT_SORT},   {"hash", EXPECT_HASH},    {"compress", EXPECT_COMPRESS},
+      {"int64", EXPECT_INT64}, {"fp", EXPECT_FP},        {"memcpy", EXPECT_MEMCPY},
+      {"chase", EXPECT_CHASE}, {"io", EXPECT_IO},        {"rep", EXPECT_REP},
+      {"x87", EXPECT_X87},     {"mode16", EXPECT_MODE16}};
   return *m;
 }
 
@@ -88,7 +90,8 @@ struct Hooks {
   std::array<uint8_t, CITCAT_I486_CPU_STATE_SIZE> dump{};  // cpu-state as stored
   uint64_t acks = 0, reports = 0;                          // after state-done
   uint64_t reports_from_idle = 0;
-  std::vector<std::string> errors;  // protocol violations after state-done (the first few)
+  uint64_t reports_from_code16 = 0;  // interrupted in the 16-bit code segment (33h)
+  std::vector<std::string> errors;   // protocol violations after state-done (the first few)
 };
 
 class HookMonitor : public machine::BusMonitor {
@@ -200,7 +203,8 @@ class HookMonitor : public machine::BusMonitor {
                             frame_[n - 1 - (next_ - 2)]));
     }
     if (next_ == 2) eip_ = value;
-    if (next_ == 3 && value != 0x1B) {
+    if (next_ == 3 && value == 0x33) ++h.reports_from_code16;
+    if (next_ == 3 && value != 0x1B && value != 0x33) {
       // Ring 0 runs with interrupts on only in the idle loop.
       if (value != 0x08 || eip_ < idle_begin_ || eip_ >= idle_end_) {
         Error(absl::StrFormat("an interrupt at %x:%x", value, eip_));
@@ -306,7 +310,7 @@ void ExpectHooks(const GuestRun& run) {
   }
   const uint32_t gdt = Symbol("gdt");
   EXPECT_EQ(Le32(d + CITCAT_I486_SLOT_GDTR + 2), gdt);
-  EXPECT_EQ(d[CITCAT_I486_SLOT_GDTR] | d[CITCAT_I486_SLOT_GDTR + 1] << 8, 6 * 8 - 1);
+  EXPECT_EQ(d[CITCAT_I486_SLOT_GDTR] | d[CITCAT_I486_SLOT_GDTR + 1] << 8, 7 * 8 - 1);
   const uint64_t code = uint64_t{Le32(d + CITCAT_I486_SLOT_DESCRIPTOR + 8 + 4)} << 32 |
                         Le32(d + CITCAT_I486_SLOT_DESCRIPTOR + 8);
   EXPECT_EQ(code, 0x00CF9B000000FFFFull);
@@ -331,6 +335,14 @@ TEST_P(Workload, RunsToPowerOffWithItsKnownAnswer) {
   if (GetParam() == "io") {
     EXPECT_GT(run.hooks.reports_from_idle, 0u);
   }
+  // Timer interrupts find the task in its 16-bit code and return there.
+  if (GetParam() == "mode16") {
+    EXPECT_GT(run.hooks.reports_from_code16, 10u);
+  }
+  // The core's transcendentals against the host x87's, as the workload counts them.
+  if (GetParam() == "x87") {
+    EXPECT_THAT(run.console, HasSubstr("x87: 960 of 960 transcendental results within 2 ulps"));
+  }
   std::printf(
       "%s: %llu instructions, %llu traced, %llu interrupts (%llu in the idle loop), "
       "hooks %.3f %% of the traced instructions\n",
@@ -342,7 +354,7 @@ TEST_P(Workload, RunsToPowerOffWithItsKnownAnswer) {
 
 INSTANTIATE_TEST_SUITE_P(Guest, Workload,
                          ::testing::Values("sort", "hash", "compress", "int64", "fp", "memcpy",
-                                           "chase", "io"));
+                                           "chase", "io", "rep", "x87", "mode16"));
 
 TEST(I486Guest, TheDefaultMixRunsEveryProgram) {
   GuestRun run = RunGuest("");
@@ -354,11 +366,12 @@ TEST(I486Guest, TheDefaultMixRunsEveryProgram) {
               static_cast<unsigned long long>(run.hooks.reports), HookShare(run));
 }
 
-TEST(I486Guest, AllEightAtOnce) {
+TEST(I486Guest, EveryWorkloadAtOnce) {
   GuestRun run = RunGuest(CITCAT_I486_WORKLOADS, 7);
-  ExpectChecksums(run, {"sort", "hash", "compress", "int64", "fp", "memcpy", "chase", "io"});
+  ExpectChecksums(run, {"sort", "hash", "compress", "int64", "fp", "memcpy", "chase", "io", "rep",
+                        "x87", "mode16"});
   ExpectHooks(run);
-  std::printf("all eight: %llu instructions, %llu interrupts, hooks %.3f %%\n",
+  std::printf("every workload: %llu instructions, %llu interrupts, hooks %.3f %%\n",
               static_cast<unsigned long long>(run.summary.instructions),
               static_cast<unsigned long long>(run.hooks.reports), HookShare(run));
 }
@@ -370,6 +383,22 @@ TEST(I486Guest, FpuContextsSurvivePreemption) {
   ExpectChecksums(run, {"fp", "int64", "fp", "int64"});
   ExpectHooks(run);
   EXPECT_THAT(run.console, Not(HasSubstr(", 0 FPU switches")));
+}
+
+// x87 changes the precision and rounding control and keeps values on the x87 stack across
+// FSAVE/FRSTOR; beside fp (53-bit precision, round to nearest) every switch must carry the
+// control word and the registers over.
+TEST(I486Guest, X87StateSurvivesPreemptionBesideFp) {
+  GuestRun run = RunGuest("x87,fp,x87,fp", 4);
+  ExpectChecksums(run, {"x87", "fp", "x87", "fp"});
+  ExpectHooks(run);
+  const size_t at = run.console.find(" FPU switches");
+  ASSERT_NE(at, std::string::npos);
+  const size_t from = run.console.rfind(", ", at) + 2;
+  const int switches = std::stoi(run.console.substr(from, at - from));
+  EXPECT_GT(switches, 20);
+  std::printf("x87,fp,x87,fp: %d FPU switches, %llu interrupts\n", switches,
+              static_cast<unsigned long long>(run.hooks.reports));
 }
 
 TEST(I486Guest, AFaultingTaskIsKilledAndTheOthersFinish) {

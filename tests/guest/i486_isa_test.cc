@@ -5,6 +5,7 @@
 // decodes it (simcore/x86): an instruction the core would refuse (#UD) is a finding, but UD2,
 // GCC's deliberate trap; in code for ring 3 a privileged instruction is one too.
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -37,8 +38,9 @@ uint16_t Le16(const std::string& b, size_t at) {
 }
 
 // Why ring-3 (or, with `kernel`, ring-0) code cannot run `bytes` on an i486; "" if it can.
-std::string Missing(const uint8_t* bytes, size_t size, bool kernel, int* length) {
-  const x86::Instruction in = x86::Decode(bytes, size, true);
+std::string Missing(const uint8_t* bytes, size_t size, bool kernel, int* length,
+                    bool code32 = true) {
+  const x86::Instruction in = x86::Decode(bytes, size, code32);
   *length = in.ok() ? in.length : 1;
   if (in.fault == x86::Fault::kUD) {
     if (size >= 2 && bytes[0] == 0x0F && bytes[1] == 0x0B) {
@@ -63,9 +65,22 @@ struct Scan {
   std::vector<Finding> findings;
   uint64_t instructions = 0;
   int members = 0;
+  int code16 = 0;  // sections decoded as 16-bit code
 };
 
-// The executable sections of one little-endian ELF32 file (an object or a program).
+// The name of section `index` (from the section name table), "" if there is none.
+std::string SectionName(const std::string& elf, uint32_t shoff, uint16_t shentsize,
+                        uint16_t index) {
+  const uint16_t names = Le16(elf, 50);
+  const size_t table = shoff + size_t{names} * shentsize, sh = shoff + size_t{index} * shentsize;
+  if (table + 40 > elf.size() || sh + 40 > elf.size()) return "";
+  const size_t at = size_t{Le32(elf, table + 16)} + Le32(elf, sh);
+  if (at >= elf.size()) return "";
+  return std::string(elf.c_str() + at, strnlen(elf.c_str() + at, elf.size() - at));
+}
+
+// The executable sections of one little-endian ELF32 file (an object or a program); a section
+// named .text16 holds 16-bit code (workloads/mode16.c) and is decoded as such.
 void ScanElf(const std::string& elf, const std::string& name, bool kernel, Scan& scan) {
   ASSERT_GE(elf.size(), 52u) << name;
   ASSERT_EQ(elf.substr(0, 6), std::string("\177ELF\1\1", 6)) << name << ": not ELF32 LE";
@@ -80,9 +95,11 @@ void ScanElf(const std::string& elf, const std::string& name, bool kernel, Scan&
     if (type != 1 /* SHT_PROGBITS */ || !(flags & 4) /* SHF_EXECINSTR */) continue;
     ASSERT_LE(uint64_t{offset} + size, elf.size()) << name;
     const auto* code = reinterpret_cast<const uint8_t*>(elf.data()) + offset;
+    const bool code32 = SectionName(elf, shoff, shentsize, i) != ".text16";
+    scan.code16 += !code32;
     for (uint32_t at = 0; at < size;) {
       int length = 1;
-      const std::string why = Missing(code + at, size - at, kernel, &length);
+      const std::string why = Missing(code + at, size - at, kernel, &length, code32);
       if (!why.empty()) {
         std::string bytes;
         for (uint32_t k = at; k < size && k < at + 4; ++k)
@@ -176,6 +193,7 @@ TEST(I486Isa, TheKernelTheWorkloadsAndSdkProgramsHoldOnlyI486Instructions) {
     ScanElf(ReadFile(std::string(path)), std::string(path), kernel, scan);
     EXPECT_GT(scan.instructions, 500u) << path;
     EXPECT_TRUE(scan.findings.empty()) << Report(scan.findings);
+    EXPECT_EQ(scan.code16, absl::EndsWith(path, "/mode16.elf") ? 1 : 0) << path;
     ++programs;
   }
   EXPECT_GE(programs, 10);

@@ -12,6 +12,8 @@
 #include "cat_parser/writer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "guest/i486/guest_paths.h"
+#include "machine/elf_loader.h"
 #include "replay/i486_adapter.h"
 #include "replay/replay.h"
 #include "replay/verify.h"
@@ -99,7 +101,46 @@ TEST_P(Workload, EachAloneUnderTwoSeedsIsExact) {
 
 INSTANTIATE_TEST_SUITE_P(I486KernelReplay, Workload,
                          ::testing::Values("sort", "hash", "compress", "int64", "fp", "memcpy",
-                                           "chase", "io"));
+                                           "chase", "io", "rep", "x87", "mode16"));
+
+// Is the instruction at `eip` of `elf` a REP string instruction (prefixes 66h, F2h, F3h, then
+// MOVS, CMPS, STOS or SCAS, with REP)?
+bool IsRepString(const machine::ElfImage& elf, uint64_t eip) {
+  uint8_t bytes[4];
+  if (!elf.Read(eip, bytes, sizeof bytes)) return false;
+  bool rep = false;
+  int i = 0;
+  for (; i < 3 && (bytes[i] == 0x66 || bytes[i] == 0xF2 || bytes[i] == 0xF3); ++i) {
+    rep |= bytes[i] != 0x66;
+  }
+  const uint8_t op = bytes[i];
+  return rep &&
+         ((op >= 0xA4 && op <= 0xA7) || (op >= 0xAA && op <= 0xAF && op != 0xAC && op != 0xAD));
+}
+
+// The timer interrupts REP string instructions (a REP instruction is one instruction time, so
+// the timer takes them at the boundary before the first iteration) and replay resumes them
+// exactly.
+TEST(I486KernelReplay, InterruptsLandOnRepStringInstructions) {
+  auto elf = machine::LoadElfFile(CITCAT_I486_GUEST_DIR "/rep.elf");
+  ASSERT_TRUE(elf.ok()) << elf.status();
+  for (uint64_t seed : {2, 5}) {
+    const Captured c = Capture("rep", seed);
+    int on_rep = 0, with_count = 0;
+    for (const aes::Interrupt& i : c.x.aes.interrupts()) {
+      if (!IsRepString(*elf, i.pc())) continue;
+      ++on_rep;
+      with_count += i.rep_remaining() != 0;
+    }
+    EXPECT_GT(on_rep, 5) << "seed " << seed;
+    EXPECT_GT(with_count, 0) << "seed " << seed;
+    EXPECT_TRUE(Check(c, c.x.ims, c.x.aes).identical) << "seed " << seed;
+    std::printf(
+        "rep seed %llu: %d interrupts, %d on a REP string instruction (%d with a count "
+        "left)\n",
+        static_cast<unsigned long long>(seed), c.x.aes.interrupts_size(), on_rep, with_count);
+  }
+}
 
 TEST(I486KernelReplay, ACaptureCutShortIsExact) {
   const Captured c = Capture("io,chase", 4, 300'000);

@@ -78,7 +78,8 @@ uint8_t kstack[KSTACK_SIZE] __attribute__((aligned(16)));
 __asm__(".globl kstack_top\n.set kstack_top, kstack + " TEXT(KSTACK_SIZE) "\n");
 
 /* The GDT: null, kernel code and data, user code and data (flat, 4 GB, accessed bits preset so
-   that segment loads never write it), the TSS (base filled in at boot). */
+   that segment loads never write it), the TSS (base filled in at boot), and a 16-bit user code
+   segment over the first 64 KB of every program's text (workloads/mode16.c far-calls it). */
 uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(8))) = {
     0,
     0x00CF9B000000FFFFull, /* 08h: code, DPL 0 */
@@ -86,6 +87,7 @@ uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(8))) = {
     0x00CFFB000000FFFFull, /* 18h: code, DPL 3 */
     0x00CFF3000000FFFFull, /* 20h: data, DPL 3 */
     0,                     /* 28h: TSS */
+    0x4000FB000000FFFFull, /* 30h: 16-bit code, DPL 3, base 40000000h, limit FFFFh */
 };
 struct {
   uint16_t limit;

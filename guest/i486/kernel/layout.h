@@ -33,7 +33,8 @@
 #define USER_CS 0x1B /* GDT entry 3, RPL 3 */
 #define USER_DS 0x23 /* GDT entry 4, RPL 3 */
 #define TSS_SEL 0x28
-#define GDT_ENTRIES 6
+#define USER_CS16 0x33 /* GDT entry 6, RPL 3: 16-bit code at 0x40000000, 64 KB */
+#define GDT_ENTRIES 7
 
 /* ---- vectors ---- */
 #define VEC_IRQ0 0x20 /* IRQ 0-7: 20h-27h (master PIC), IRQ 8-15: 28h-2Fh (slave) */

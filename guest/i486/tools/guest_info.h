@@ -23,6 +23,10 @@ inline constexpr WorkloadInfo kWorkloads[] = {
     {"memcpy", "memcpy, memmove, memset and string functions over sizes and alignments"},
     {"chase", "pointer chasing through 512 KB (memory-bound, demand-zero pages, TLB misses)"},
     {"io", "disk reads by bus-master DMA and console output, CRC of the data"},
+    // The i486's own (guest/i486/workloads/).
+    {"rep", "REP MOVS, STOS, CMPS and SCAS: 64 KB strings and many short ones"},
+    {"x87", "x87 precision and rounding control, FSAVE/FLDENV, FSIN, FPTAN, FYL2X..."},
+    {"mode16", "a 16-bit ring-3 code segment: far calls into 16-bit code and back"},
 };
 
 // The programs the kernel runs for an empty boot string.
