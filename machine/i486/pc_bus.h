@@ -68,7 +68,7 @@ class PcBus final : public simcore::Bus, private DmaMemory {
   bool Peek(uint64_t address, std::span<uint8_t> data) const override;
 
   // ---- time ----
-  uint64_t Now() const { return cpu_->retired() + idle_; }
+  uint64_t Now() const { return cpu_->steps() + idle_; }
   // The processor is halted until `time`: the machine skips to it.
   void IdleUntil(uint64_t time) {
     if (time > Now()) idle_ += time - Now();
