@@ -52,8 +52,9 @@ class Engine final : public simcore::Bus {
   void Fail(const absl::Status& status);
 
   // Each instruction the core starts when observing, in order (a faulting one appears again
-  // when re-executed): the ring of last instructions, the text trace, on_instruction.
-  void Instruction(uint64_t pc, std::span<const uint8_t> bytes);
+  // when re-executed): the ring of last instructions, the text trace, on_instruction. `index`:
+  // the instructions retired before it (the core's retired()).
+  void Instruction(uint64_t index, uint64_t pc, std::span<const uint8_t> bytes);
   // A line of the text trace that is not an instruction (an exception, a device read).
   bool tracing_text() const { return options_.trace != nullptr; }
   void TraceEvent(absl::string_view text);
@@ -101,6 +102,7 @@ class Engine final : public simcore::Bus {
   void DeviceWrite(const cat::BusRecord& r);
   void CheckEverythingUsed();
   std::string Key(uint64_t branch_count, uint64_t pc) const;
+  void TraceInstruction(uint64_t index, uint64_t pc, std::span<const uint8_t> bytes);
   void FlushTrace();
 
   static constexpr int kRingSize = 16;
