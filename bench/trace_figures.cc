@@ -12,7 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/status/status.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "bench/unicorn_tracer.h"
 #include "cat_parser/reader.h"
 #include "guest/r4400/guest_paths.h"
@@ -29,8 +32,9 @@ struct Settings {
   std::string workload = "sort";
   uint64_t seed = 1;
   int rounds = 5;
-  std::string only;   // run only the rows whose name contains this
-  bool keep = false;  // leave the last round's files
+  std::vector<std::string> only;  // run only the rows of these names (and the first)
+  bool keep = false;              // leave the last round's files
+  bool null_output = false;  // write every trace to /dev/null (the cost without the file system)
 };
 
 Settings Parse(int argc, char** argv) {
@@ -40,8 +44,9 @@ Settings Parse(int argc, char** argv) {
     if (a.rfind("--workload=", 0) == 0) s.workload = a.substr(11);
     if (a.rfind("--seed=", 0) == 0) s.seed = std::stoull(a.substr(7));
     if (a.rfind("--rounds=", 0) == 0) s.rounds = std::stoi(a.substr(9));
-    if (a.rfind("--only=", 0) == 0) s.only = a.substr(7);
+    if (a.rfind("--only=", 0) == 0) s.only = absl::StrSplit(a.substr(7), ',');
     if (a == "--keep") s.keep = true;
+    if (a == "--null") s.null_output = true;
   }
   return s;
 }
@@ -88,18 +93,21 @@ double ProcessCpuSeconds() {
 }
 
 // Times `run` (wall and CPU), then takes the size of `path` and, unless `keep`, removes it
-// (untimed: deleting a large file costs the file system as much as writing it).
+// (untimed: deleting a large file costs the file system as much as writing it). A `path` that
+// leads to /dev/null stays.
 Measure Time(const std::function<uint64_t()>& run, const std::string& path, bool keep) {
   std::error_code ignored;
-  std::filesystem::remove(path, ignored);
+  const bool null = std::filesystem::is_symlink(path, ignored);
+  if (!null) std::filesystem::remove(path, ignored);
   const double cpu0 = ProcessCpuSeconds();
   const auto t0 = std::chrono::steady_clock::now();
   Measure m;
   m.instructions = run();
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m.cpu_seconds = ProcessCpuSeconds() - cpu0;
-  m.bytes = path.empty() ? 0 : std::filesystem::file_size(path, ignored);
-  if (!path.empty() && !keep) std::filesystem::remove(path, ignored);
+  if (path.empty() || null) return m;
+  m.bytes = std::filesystem::file_size(path, ignored);
+  if (!keep) std::filesystem::remove(path, ignored);
   return m;
 }
 
@@ -150,7 +158,7 @@ std::vector<Row> Rows(const extract::Extraction& x, const std::string& dir,
       {"text .zst", traces::Format::kText, ".zst", 0},
   };
   for (const Output& o : outputs) {
-    const std::string path = dir + "/trace" + o.suffix;
+    const std::string path = dir + "/" + absl::StrReplaceAll(o.name, {{" ", ""}});
     const traces::Format format = o.format;
     rows.push_back({o.name, path,
                     [&x, path, format] {
@@ -227,14 +235,20 @@ void Print(const std::vector<Row>& rows, const Settings& settings,
 int main(int argc, char** argv) {
   const Settings settings = Parse(argc, argv);
   const std::string dir = std::filesystem::temp_directory_path() / "citcat-trace-figures";
+  std::filesystem::remove_all(dir);  // what an earlier run left (its links to /dev/null too)
   std::filesystem::create_directories(dir);
   const extract::Extraction x = CaptureAndExtract(settings, dir);
   bench::UnicornTrace peer_trace;
   std::vector<Row> rows = Rows(x, dir, settings.workload, &peer_trace);
+  for (const Row& row : rows) {
+    if (settings.null_output && !row.path.empty()) {
+      std::filesystem::create_symlink("/dev/null", row.path);
+    }
+  }
   if (!settings.only.empty()) {
     const std::string base = rows[0].name;  // every ratio needs it
     std::erase_if(rows, [&](const Row& r) {
-      return r.name != base && r.name.find(settings.only) == std::string::npos;
+      return r.name != base && !absl::c_linear_search(settings.only, r.name);
     });
   }
   for (int round = 0; round < settings.rounds; ++round) {
