@@ -90,7 +90,7 @@ class XzOutput final : public ByteOutput {
   ~XzOutput() override { lzma_end(&stream_); }
   absl::Status Init(int threads) {
     lzma_mt mt = {};
-    mt.threads = static_cast<uint32_t>(threads);
+    mt.threads = static_cast<uint32_t>(threads > 1 ? threads : 1);
     mt.block_size = kXzBlockBytes;
     mt.preset = kXzPreset;
     mt.check = LZMA_CHECK_CRC64;

@@ -23,11 +23,13 @@ class ByteOutput {
 };
 
 // Compression by suffix: "x.xz" (liblzma, preset 3), "x.zst" (libzstd, level 3), else plain.
-// Compression runs on CompressionThreads() threads of the compressor's own (liblzma's
-// multi-threaded encoder, zstd's workers); the file's bytes do not depend on how many. A plain
-// file is written on a thread of its own.
+// Compression runs on `compression_threads` threads of the compressor's own (liblzma's
+// multi-threaded encoder, zstd's workers); the file's bytes do not depend on how many from 1 up
+// (0: zstd on the calling thread, other bytes; xz takes it as 1). A plain file is written on a
+// thread of its own.
 absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path,
                                                        int compression_threads);
+// The same with CompressionThreads().
 absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path);
 
 // The processors the machine has (at least 1).
