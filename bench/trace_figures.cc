@@ -1,9 +1,18 @@
-// Instruction-trace output speed (docs/trace-formats.md): `citcat replay` of one captured R4400
-// workload writing each trace format to a file, against the same replay with no output, and a
+// Instruction-trace output speed (docs/trace-formats.md): replay of one captured R4400 workload
+// writing each trace format to a file, against the same replay with no output, and against a
 // tracer built on Unicorn writing ChampSim records for the same compiled program
-// (unicorn_tracer.h), all in one run. Each round runs every row once, in turn; a row's figure is
-// its best round (the machine is shared: a round that loses the CPU is noise, not the code).
-//   build/bench/trace_figures [--workload=sort] [--seed=1] [--rounds=5]
+// (unicorn_tracer.h), all in one run. Each row is measured two ways: as the `citcat replay`
+// command a user runs (a process: start, reading IMS and AES, replay, the file complete), and in
+// process (systems::Replay with the writer as its sink, Finish included). Each round runs every
+// row once, in turn; a row's figure is its best round (the machine is shared: a round that loses
+// the CPU is noise, not the code). See bench/README.md.
+//   build/bench/trace_figures [--workload=sort] [--seed=1] [--rounds=5] [--only=ROW,...]
+//                             [--null] [--keep]
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -14,6 +23,7 @@
 
 #include "absl/algorithm/container.h"
 #include "absl/status/status.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "bench/unicorn_tracer.h"
@@ -23,6 +33,8 @@
 #include "machine/r4400/capture.h"
 #include "systems/system.h"
 #include "traces/writers.h"
+
+extern char** environ;
 
 namespace {
 
@@ -35,18 +47,22 @@ struct Settings {
   std::vector<std::string> only;  // run only the rows of these names (and the first)
   bool keep = false;              // leave the last round's files
   bool null_output = false;  // write every trace to /dev/null (the cost without the file system)
+  std::string unicorn_elf, unicorn_out;  // run only the peer, as its command
 };
 
 Settings Parse(int argc, char** argv) {
   Settings s;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a.rfind("--workload=", 0) == 0) s.workload = a.substr(11);
-    if (a.rfind("--seed=", 0) == 0) s.seed = std::stoull(a.substr(7));
-    if (a.rfind("--rounds=", 0) == 0) s.rounds = std::stoi(a.substr(9));
-    if (a.rfind("--only=", 0) == 0) s.only = absl::StrSplit(a.substr(7), ',');
+    auto value = [&](const char* flag) { return a.substr(std::string(flag).size()); };
+    if (a.rfind("--workload=", 0) == 0) s.workload = value("--workload=");
+    if (a.rfind("--seed=", 0) == 0) s.seed = std::stoull(value("--seed="));
+    if (a.rfind("--rounds=", 0) == 0) s.rounds = std::stoi(value("--rounds="));
+    if (a.rfind("--only=", 0) == 0) s.only = absl::StrSplit(value("--only="), ',');
     if (a == "--keep") s.keep = true;
     if (a == "--null") s.null_output = true;
+    if (a.rfind("--unicorn=", 0) == 0) s.unicorn_elf = value("--unicorn=");
+    if (a.rfind("--unicorn-out=", 0) == 0) s.unicorn_out = value("--unicorn-out=");
   }
   return s;
 }
@@ -73,6 +89,20 @@ extract::Extraction CaptureAndExtract(const Settings& settings, const std::strin
   return *std::move(x);
 }
 
+// The IMS and AES as `citcat extract` leaves them, for the command rows.
+void SaveExtraction(const extract::Extraction& x, const std::string& dir) {
+  for (const auto& [name, message] :
+       {std::pair<const char*, const google::protobuf::Message*>{"ims.pb", &x.ims},
+        {"aes.pb", &x.aes}}) {
+    std::string bytes;
+    if (!message->SerializeToString(&bytes)) Die(absl::InternalError("cannot serialize"));
+    auto out = io::OutputFile::Create(dir + "/" + name);
+    if (!out.ok()) Die(out.status());
+    if (absl::Status s = (*out)->Write(bytes); !s.ok()) Die(s);
+    if (absl::Status s = (*out)->Commit(); !s.ok()) Die(s);
+  }
+}
+
 // Records looked at and dropped: the cost of the per-instruction path without a format.
 class DropSink final : public traces::TraceSink {
  public:
@@ -81,7 +111,6 @@ class DropSink final : public traces::TraceSink {
 
 struct Measure {
   uint64_t instructions = 0;
-  uint64_t bytes = 0;      // of the file written
   double seconds = 0;      // wall time
   double cpu_seconds = 0;  // of all the process's threads
 };
@@ -92,22 +121,43 @@ double ProcessCpuSeconds() {
   return static_cast<double>(ts.tv_sec) + ts.tv_nsec * 1e-9;
 }
 
-// Times `run` (wall and CPU), then takes the size of `path` and, unless `keep`, removes it
-// (untimed: deleting a large file costs the file system as much as writing it). A `path` that
-// leads to /dev/null stays.
-Measure Time(const std::function<uint64_t()>& run, const std::string& path, bool keep) {
-  std::error_code ignored;
-  const bool null = std::filesystem::is_symlink(path, ignored);
-  if (!null) std::filesystem::remove(path, ignored);
+double Seconds(const timeval& t) { return t.tv_sec + t.tv_usec * 1e-6; }
+
+// Runs `argv` with its output and errors to /dev/null; wall and CPU time.
+Measure RunCommand(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  pid_t pid;
+  if (posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) != 0) {
+    Die(absl::InternalError("cannot start " + argv[0]));
+  }
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  Measure m;
+  m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.cpu_seconds = Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
+  posix_spawn_file_actions_destroy(&actions);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    Die(absl::InternalError(argv[0] + " failed; run it by hand: " + absl::StrJoin(argv, " ")));
+  }
+  return m;
+}
+
+// Times `run` in process.
+Measure RunInProcess(const std::function<uint64_t()>& run) {
   const double cpu0 = ProcessCpuSeconds();
   const auto t0 = std::chrono::steady_clock::now();
   Measure m;
   m.instructions = run();
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m.cpu_seconds = ProcessCpuSeconds() - cpu0;
-  if (path.empty() || null) return m;
-  m.bytes = std::filesystem::file_size(path, ignored);
-  if (!keep) std::filesystem::remove(path, ignored);
   return m;
 }
 
@@ -123,137 +173,202 @@ uint64_t Replay(const extract::Extraction& x, traces::TraceSink* sink) {
 }
 
 struct Row {
-  Row(std::string name, std::string path, std::function<uint64_t()> run, double target = 0)
-      : name(std::move(name)), path(std::move(path)), run(std::move(run)), target(target) {}
+  Row(std::string name, std::string path, std::function<uint64_t()> run,
+      std::vector<std::string> command, double target = 0)
+      : name(std::move(name)),
+        path(std::move(path)),
+        run(std::move(run)),
+        command(std::move(command)),
+        target(target) {}
   std::string name;
-  std::string path;  // the file it writes, if any
-  std::function<uint64_t()> run;
+  std::string path;                  // the trace it writes, if any
+  std::function<uint64_t()> run;     // in process; returns the instructions traced
+  std::vector<std::string> command;  // the same as a command, if there is one
   double target = 0;  // the least speed wanted, as a fraction of replay without output
-  std::vector<Measure> rounds;
+  std::vector<Measure> in_process, as_command;
+  uint64_t bytes = 0;  // of the trace
 };
 
 std::vector<Row> Rows(const extract::Extraction& x, const std::string& dir,
                       const std::string& workload, bench::UnicornTrace* peer_trace) {
+  const std::vector<std::string> citcat = {CITCAT_BINARY,   "replay", "--ims",
+                                           dir + "/ims.pb", "--aes",  dir + "/aes.pb"};
   std::vector<Row> rows;
-  rows.push_back({"replay, no output", "", [&x] { return Replay(x, nullptr); }});
-  rows.push_back({"replay, records dropped", "", [&x] {
-                    DropSink drop;
-                    return Replay(x, &drop);
-                  }});
+  rows.emplace_back(
+      "replay, no output", "", [&x] { return Replay(x, nullptr); }, citcat);
+  rows.emplace_back(
+      "replay, records dropped", "",
+      [&x] {
+        DropSink drop;
+        return Replay(x, &drop);
+      },
+      std::vector<std::string>{});
   struct Output {
     const char* name;
-    traces::Format format;
-    const char* suffix;
+    const char* format;
+    traces::Format id;
     double target;
   };
   const Output outputs[] = {
-      {"idtrace", traces::Format::kIdtrace, "", 0.25},
-      {"idtrace-exec", traces::Format::kIdtraceExec, "", 0.25},
-      {"din", traces::Format::kDin, "", 0.25},
-      {"champsim", traces::Format::kChampSim, "", 0.25},
-      {"champsim .zst", traces::Format::kChampSim, ".zst", 0},
-      {"champsim .xz", traces::Format::kChampSim, ".xz", 0},
-      {"text", traces::Format::kText, "", 0.10},
-      {"penn", traces::Format::kPenn, "", 0.10},
-      {"text .zst", traces::Format::kText, ".zst", 0},
+      {"idtrace", "idtrace", traces::Format::kIdtrace, 0.25},
+      {"idtrace-exec", "idtrace-exec", traces::Format::kIdtraceExec, 0.25},
+      {"din", "din", traces::Format::kDin, 0.25},
+      {"champsim", "champsim", traces::Format::kChampSim, 0.25},
+      {"champsim .zst", "champsim", traces::Format::kChampSim, 0},
+      {"champsim .xz", "champsim", traces::Format::kChampSim, 0},
+      {"text", "text", traces::Format::kText, 0.10},
+      {"penn", "penn", traces::Format::kPenn, 0.10},
+      {"text .zst", "text", traces::Format::kText, 0},
   };
   for (const Output& o : outputs) {
     const std::string path = dir + "/" + absl::StrReplaceAll(o.name, {{" ", ""}});
-    const traces::Format format = o.format;
-    rows.push_back({o.name, path,
-                    [&x, path, format] {
-                      auto writer = traces::OpenWriter(format, path);
-                      if (!writer.ok()) Die(writer.status());
-                      return Replay(x, writer->get());
-                    },
-                    o.target});
+    std::vector<std::string> command = citcat;
+    for (const char* a : {"--format", o.format, "-o", path.c_str()}) command.push_back(a);
+    const traces::Format format = o.id;
+    rows.emplace_back(
+        o.name, path,
+        [&x, path, format] {
+          auto writer = traces::OpenWriter(format, path);
+          if (!writer.ok()) Die(writer.status());
+          return Replay(x, writer->get());
+        },
+        command, o.target);
   }
-  const std::string peer = dir + "/unicorn.champsim";
   const std::string elf = std::string(CITCAT_R4400_GUEST_DIR) + "/" + workload + ".elf";
-  rows.push_back({"Unicorn peer, champsim", peer, [peer, elf, peer_trace] {
-                    absl::StatusOr<bench::UnicornTrace> t = bench::TraceWithUnicorn(elf, peer);
-                    if (!t.ok()) Die(t.status());
-                    if (t->exit_code != 0) Die(absl::InternalError("the peer's program failed"));
-                    *peer_trace = *t;
-                    return t->records;
-                  }});
+  const std::string peer = dir + "/unicorn.champsim";
+  rows.emplace_back(
+      "Unicorn peer (champsim)", peer,
+      [peer, elf, peer_trace] {
+        absl::StatusOr<bench::UnicornTrace> t = bench::TraceWithUnicorn(elf, peer);
+        if (!t.ok()) Die(t.status());
+        if (t->exit_code != 0) Die(absl::InternalError("the peer's program failed"));
+        *peer_trace = *t;
+        return t->records;
+      },
+      std::vector<std::string>{std::filesystem::read_symlink("/proc/self/exe"), "--unicorn=" + elf,
+                               "--unicorn-out=" + peer});
   return rows;
 }
 
-const Measure& Best(const Row& row) {
-  const Measure* best = &row.rounds[0];
-  for (const Measure& m : row.rounds) {
-    if (m.seconds < best->seconds) best = &m;
+// Removes a row's trace before a run (untimed: deleting a large file costs the file system as
+// much as writing it), unless it leads to /dev/null.
+void Clear(const Row& row) {
+  std::error_code ignored;
+  if (!row.path.empty() && !std::filesystem::is_symlink(row.path, ignored)) {
+    std::filesystem::remove(row.path, ignored);
   }
-  return *best;
+}
+
+void RunRound(Row& row) {
+  Clear(row);
+  row.in_process.push_back(RunInProcess(row.run));
+  std::error_code ignored;
+  if (!row.path.empty()) row.bytes = std::filesystem::file_size(row.path, ignored);
+  if (row.command.empty()) return;
+  Clear(row);
+  Measure m = RunCommand(row.command);
+  m.instructions = row.in_process.back().instructions;
+  row.as_command.push_back(m);
+}
+
+const Measure* Best(const std::vector<Measure>& rounds) {
+  const Measure* best = nullptr;
+  for (const Measure& m : rounds) {
+    if (best == nullptr || m.seconds < best->seconds) best = &m;
+  }
+  return best;
 }
 
 double Speed(const Measure& m) { return m.instructions / m.seconds / 1e6; }
 
+// "| wall s | M instr/s | / no output |" of one way of measuring, or dashes.
+std::string Cells(const Measure* m, const Measure* base) {
+  if (m == nullptr) return " - | - | - |";
+  char cells[96];
+  std::snprintf(cells, sizeof cells, " %.3f | %.1f | %.1f%% |", m->seconds, Speed(*m),
+                100 * Speed(*m) / Speed(*base));
+  return cells;
+}
+
 void Print(const std::vector<Row>& rows, const Settings& settings,
            const bench::UnicornTrace& peer_trace) {
-  const double base = Speed(Best(rows[0]));
+  const Measure* base_command = Best(rows[0].as_command);
+  const Measure* base_process = Best(rows[0].in_process);
   std::printf(
-      "Workload %s, seed %llu: %.2f M instructions replayed; best of %d rounds; "
-      "%u processors.\n\n",
+      "Workload %s, seed %llu: %.2f M instructions replayed; best of %d rounds; %d "
+      "processors; traces written to %s.\n\n",
       settings.workload.c_str(), static_cast<unsigned long long>(settings.seed),
-      Best(rows[0]).instructions / 1e6, settings.rounds,
-      static_cast<unsigned>(traces::CompressionThreads()));
-  std::printf("| output | file MB | wall s | CPU s | M instr/s | / no output | target |\n");
-  std::printf("|---|---|---|---|---|---|---|\n");
+      base_process->instructions / 1e6, settings.rounds, traces::CompressionThreads(),
+      settings.null_output ? "/dev/null" : "files");
+  std::printf(
+      "| output | file MB | command wall s | M instr/s | / no output | in process wall s | "
+      "M instr/s | / no output | in process CPU s | target |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n");
   for (const Row& row : rows) {
-    const Measure& m = Best(row);
-    const double ratio = Speed(m) / base;
-    std::string target = "";
+    const Measure* command = Best(row.as_command);
+    const Measure* process = Best(row.in_process);
+    std::string target;
     if (row.target > 0) {
-      target = (ratio >= row.target ? "met (>= " : "**missed** (>= ") +
-               std::to_string(static_cast<int>(row.target * 100)) + "%)";
+      const bool met = command != nullptr && Speed(*command) / Speed(*base_command) >= row.target;
+      target = std::string(met ? "met" : "**missed**") +
+               " (>= " + std::to_string(static_cast<int>(row.target * 100)) + "% as a command)";
     }
-    std::printf("| %s | %.1f | %.3f | %.3f | %.1f | %.1f%% | %s |\n", row.name.c_str(),
-                m.bytes / 1e6, m.seconds, m.cpu_seconds, Speed(m), 100 * ratio, target.c_str());
+    std::printf("| %s | %.1f |%s%s %.3f | %s |\n", row.name.c_str(), row.bytes / 1e6,
+                Cells(command, base_command).c_str(), Cells(process, base_process).c_str(),
+                process->cpu_seconds, target.c_str());
   }
-  double champsim = 0, peer = 0;
+  const Row *champsim = nullptr, *peer = nullptr;
   for (const Row& row : rows) {
-    if (row.name == "champsim") champsim = Speed(Best(row));
-    if (row.name.rfind("Unicorn", 0) == 0) peer = Speed(Best(row));
+    if (row.name == "champsim") champsim = &row;
+    if (row.name.rfind("Unicorn", 0) == 0) peer = &row;
   }
-  if (peer > 0) {
-    std::printf(
-        "\nThe peer ran the program's %.2f M user instructions (%llu system calls) and "
-        "wrote %.2f M records.\n",
-        peer_trace.instructions / 1e6, static_cast<unsigned long long>(peer_trace.syscalls),
-        peer_trace.records / 1e6);
-  }
-  if (champsim > 0 && peer > 0) {
-    std::printf("\nCITCAT replay to champsim / Unicorn peer to champsim: %.2f (target >= 3)\n",
-                champsim / peer);
-  }
+  if (peer == nullptr) return;
+  std::printf(
+      "\nThe peer ran the program's %.2f M user instructions (%llu system calls) and wrote "
+      "%.2f M records.\n",
+      peer_trace.instructions / 1e6, static_cast<unsigned long long>(peer_trace.syscalls),
+      peer_trace.records / 1e6);
+  if (champsim == nullptr) return;
+  std::printf(
+      "CITCAT replay to champsim / Unicorn peer to champsim: %.2f as commands, %.2f in process "
+      "(target >= 3)\n",
+      Speed(*Best(champsim->as_command)) / Speed(*Best(peer->as_command)),
+      Speed(*Best(champsim->in_process)) / Speed(*Best(peer->in_process)));
+}
+
+// The peer alone, as a command (a row of the table runs this).
+int RunPeer(const Settings& settings) {
+  absl::StatusOr<bench::UnicornTrace> t =
+      bench::TraceWithUnicorn(settings.unicorn_elf, settings.unicorn_out);
+  if (!t.ok()) Die(t.status());
+  return t->exit_code == 0 ? 0 : 1;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const Settings settings = Parse(argc, argv);
+  if (!settings.unicorn_elf.empty()) return RunPeer(settings);
   const std::string dir = std::filesystem::temp_directory_path() / "citcat-trace-figures";
   std::filesystem::remove_all(dir);  // what an earlier run left (its links to /dev/null too)
   std::filesystem::create_directories(dir);
   const extract::Extraction x = CaptureAndExtract(settings, dir);
+  SaveExtraction(x, dir);
   bench::UnicornTrace peer_trace;
   std::vector<Row> rows = Rows(x, dir, settings.workload, &peer_trace);
-  for (const Row& row : rows) {
-    if (settings.null_output && !row.path.empty()) {
-      std::filesystem::create_symlink("/dev/null", row.path);
-    }
-  }
   if (!settings.only.empty()) {
     const std::string base = rows[0].name;  // every ratio needs it
     std::erase_if(rows, [&](const Row& r) {
       return r.name != base && !absl::c_linear_search(settings.only, r.name);
     });
   }
+  for (const Row& row : rows) {
+    if (settings.null_output && !row.path.empty()) {
+      std::filesystem::create_symlink("/dev/null", row.path);
+    }
+  }
   for (int round = 0; round < settings.rounds; ++round) {
-    const bool last = round + 1 == settings.rounds;
-    for (Row& row : rows) row.rounds.push_back(Time(row.run, row.path, settings.keep && last));
+    for (Row& row : rows) RunRound(row);
   }
   Print(rows, settings, peer_trace);
   if (settings.keep) {
