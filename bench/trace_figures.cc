@@ -263,7 +263,9 @@ void RunRound(Row& row) {
   Clear(row);
   row.in_process.push_back(RunInProcess(row.run));
   std::error_code ignored;
-  if (!row.path.empty()) row.bytes = std::filesystem::file_size(row.path, ignored);
+  if (!row.path.empty() && !std::filesystem::is_symlink(row.path, ignored)) {
+    row.bytes = std::filesystem::file_size(row.path, ignored);
+  }
   if (row.command.empty()) return;
   Clear(row);
   Measure m = RunCommand(row.command);
