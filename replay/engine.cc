@@ -48,21 +48,6 @@ std::string Describe(const aes::RegisterRead& e) {
 
 // Copies n <= 15 bytes in fixed-size pieces, by the bits of n: a library call per instruction
 // would cost as much as everything else the ring does.
-template <size_t kPiece>
-void CopyPiece(const uint8_t* from, size_t n, uint8_t* to, size_t& done) {
-  if (n & kPiece) {
-    std::memcpy(to + done, from + done, kPiece);
-    done += kPiece;
-  }
-}
-void CopyInstructionBytes(const uint8_t* from, size_t n, uint8_t* to) {
-  size_t done = 0;
-  CopyPiece<8>(from, n, to, done);
-  CopyPiece<4>(from, n, to, done);
-  CopyPiece<2>(from, n, to, done);
-  CopyPiece<1>(from, n, to, done);
-}
-
 bool IsPort(cat::RecordKind kind) {
   return kind == cat::RecordKind::kPortRead || kind == cat::RecordKind::kPortWrite;
 }
@@ -274,17 +259,6 @@ const aes::RegisterRead* Engine::TakeRegisterRead(aes::RegisterRead::Register re
 
 // ---- the instruction trace ----
 
-void Engine::Instruction(uint64_t index, uint64_t pc, std::span<const uint8_t> bytes) {
-  Executed& e = ring_[ring_count_++ % kRingSize];
-  e.index = index;
-  e.pc = pc;
-  e.size = static_cast<uint8_t>(std::min(bytes.size(), e.bytes.size()));
-  CopyInstructionBytes(bytes.data(), e.size, e.bytes.data());
-  if (options_.on_instruction) options_.on_instruction(pc, bytes);
-  if (options_.trace != nullptr) TraceInstruction(index, pc, bytes);
-}
-
-// Apart from Instruction, which runs for every instruction of every trace format.
 void Engine::TraceInstruction(uint64_t index, uint64_t pc, std::span<const uint8_t> bytes) {
   // "%12d %016x %s  %s\n" by hand: printf-style formatting would cost more than the replay.
   static constexpr char kDigits[] = "0123456789abcdef";

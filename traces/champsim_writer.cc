@@ -100,6 +100,7 @@ std::array<char, champsim::kRecordBytes> Template(const Record& r) {
 void AddOutcome(const Record& r, char* out) {
   constexpr int kIsBranch = 8, kTaken = 9, kStores = 16, kLoads = 32;
   out[kTaken] = static_cast<char>(out[kIsBranch] != 0 && r.taken);
+  if (r.accesses.empty()) return;
   uint64_t loads[champsim::kSources], stores[champsim::kDestinations];
   int nload = 0, nstore = 0;
   for (const MemoryAccess& a : r.accesses) {
