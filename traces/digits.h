@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 
@@ -61,6 +62,28 @@ inline char* Put(char* p, absl::string_view s) {
   std::memcpy(p, s.data(), s.size());
   return p + s.size();
 }
+
+// A piece of a template (a format's fixed text), kept with spare bytes after it so that it is
+// copied in whole 16-byte pieces: a library call per copy would cost more than the copy. Put
+// writes up to 15 bytes past the piece's end, so a writer claims kSlack more than it writes.
+class Piece {
+ public:
+  static constexpr size_t kSlack = 15;
+  Piece() = default;
+  explicit Piece(absl::string_view text) : bytes_(text.size() + kSlack), size_(text.size()) {
+    std::memcpy(bytes_.data(), text.data(), text.size());
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  friend char* Put(char* p, const Piece& piece) {
+    for (size_t i = 0; i < piece.size_; i += 16) std::memcpy(p + i, piece.bytes_.data() + i, 16);
+    return p + piece.size_;
+  }
+
+ private:
+  std::vector<char> bytes_;
+  size_t size_ = 0;
+};
 
 }  // namespace citcat::traces
 

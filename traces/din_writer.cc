@@ -1,8 +1,6 @@
 // Dinero IV's `din` input: one "LABEL ADDRESS" line per memory reference, the label 0 for a data
 // read, 1 for a data write and 2 for an instruction fetch, the address in hexadecimal
 // (docs/trace-formats.md, "din"). Each instruction is its fetch, then its data references.
-#include <string>
-
 #include "traces/form_cache.h"
 #include "traces/writers.h"
 
@@ -10,11 +8,11 @@ namespace citcat::traces {
 namespace {
 
 // The fetch line, the same for every execution of a form.
-std::string FetchLine(const Record& r) {
+Piece FetchLine(const Record& r) {
   char line[32];
   char* p = PutHex(Put(line, "2 "), r.pc);
   *p++ = '\n';
-  return std::string(line, p);
+  return Piece(absl::string_view(line, p - line));
 }
 
 class DinWriter final : public BufferedWriter {
@@ -23,8 +21,8 @@ class DinWriter final : public BufferedWriter {
 
   absl::Status Consume(const Record& r) override {
     constexpr size_t kAccessLine = 2 + 16 + 1;
-    const std::string& fetch = fetch_lines_.Get(r, FetchLine);
-    char* p = Put(Claim(fetch.size() + kAccessLine * r.accesses.size()), fetch);
+    const Piece& fetch = fetch_lines_.Get(r, FetchLine);
+    char* p = Put(Claim(fetch.size() + Piece::kSlack + kAccessLine * r.accesses.size()), fetch);
     for (const MemoryAccess& a : r.accesses) {
       *p++ = a.store ? '1' : '0';
       *p++ = ' ';
@@ -36,7 +34,7 @@ class DinWriter final : public BufferedWriter {
   }
 
  private:
-  FormCache<std::string> fetch_lines_;
+  FormCache<Piece> fetch_lines_;
 };
 
 }  // namespace

@@ -42,10 +42,10 @@ const char* MicroOp(const Record& r) {
 // change: "HEAD" B " " L "IMMEDIATE" ADDRESS "FALLTHROUGH" TARGET "MACRO" MICRO, B the branch
 // outcome, L load or store.
 struct PennTemplate {
-  std::vector<std::string> heads;  // per micro-op: "N PC SRC1 SRC2 DEST FLAGS "
-  std::string immediate;           // " IMMEDIATE "
-  std::string fallthrough;         // " FALLTHROUGH "
-  std::string macro;               // " MACRO "
+  std::vector<Piece> heads;  // per micro-op: "N PC SRC1 SRC2 DEST FLAGS "
+  Piece immediate;           // " IMMEDIATE "
+  Piece fallthrough;         // " FALLTHROUGH "
+  Piece macro;               // " MACRO "
 };
 
 PennTemplate Template(const Record& r) {
@@ -78,12 +78,12 @@ PennTemplate Template(const Record& r) {
   }
   PennTemplate t;
   for (size_t u = 0; u < dst.size(); ++u) {
-    t.heads.push_back(
+    t.heads.emplace_back(
         absl::StrFormat("%d %x %d %d %d %c ", u + 1, r.pc, src[0], src[1], dst[u], flags));
   }
-  t.immediate = absl::StrFormat(" %d ", r.immediate);
-  t.fallthrough = absl::StrFormat(" %x ", r.fallthrough);
-  t.macro = absl::StrCat(" ", absl::AsciiStrToUpper(name), " ");
+  t.immediate = Piece(absl::StrFormat(" %d ", r.immediate));
+  t.fallthrough = Piece(absl::StrFormat(" %x ", r.fallthrough));
+  t.macro = Piece(absl::StrCat(" ", absl::AsciiStrToUpper(name), " "));
   return t;
 }
 
@@ -99,9 +99,9 @@ class PennWriter final : public BufferedWriter {
     const uint64_t address = r.accesses.empty() ? 0 : r.accesses[0].address;
     const uint64_t target = branch ? r.target : 0;
     const absl::string_view micro = MicroOp(r);
-    const size_t tail =
-        4 + t.immediate.size() + 16 + t.fallthrough.size() + 16 + t.macro.size() + micro.size() + 1;
-    for (const std::string& head : t.heads) {
+    const size_t tail = 4 + t.immediate.size() + 16 + t.fallthrough.size() + 16 + t.macro.size() +
+                        micro.size() + 1 + 4 * Piece::kSlack;
+    for (const Piece& head : t.heads) {
       char* p = Put(Claim(head.size() + tail), head);
       *p++ = outcome;
       *p++ = ' ';

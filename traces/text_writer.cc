@@ -14,8 +14,8 @@ namespace {
 // What a line takes from the record's static part: from the PC to the registers written, and
 // the branch kind's label.
 struct TextTemplate {
-  std::string middle;  // "PC BYTES  DISASSEMBLY[  r=REGS][  w=REGS]"
-  std::string branch;  // "  KIND=", or empty for no branch
+  Piece middle;  // "PC BYTES  DISASSEMBLY[  r=REGS][  w=REGS]"
+  Piece branch;  // "  KIND=", or empty for no branch
 };
 
 void AppendRegisters(std::string& out, const char* label, const Record::Registers& regs,
@@ -34,20 +34,23 @@ void AppendRegisters(std::string& out, const char* label, const Record::Register
 }
 
 TextTemplate Template(const Record& r) {
-  TextTemplate t;
+  std::string middle;
   char pc[16];
-  t.middle.append(pc, PutHexFixed(pc, r.pc, 16));
-  t.middle += ' ';
+  middle.append(pc, PutHexFixed(pc, r.pc, 16));
+  middle += ' ';
   for (uint8_t b : r.Bytes()) {
-    t.middle += kHexDigits[b >> 4];
-    t.middle += kHexDigits[b & 15];
+    middle += kHexDigits[b >> 4];
+    middle += kHexDigits[b & 15];
   }
-  t.middle += "  ";
+  middle += "  ";
   const absl::string_view text = r.Disassembly();
-  t.middle.append(text.data(), text.size());
-  AppendRegisters(t.middle, "  r=", r.read, *r.registers);
-  AppendRegisters(t.middle, "  w=", r.written, *r.registers);
-  if (r.branch != BranchKind::kNone) t.branch = absl::StrCat("  ", BranchKindName(r.branch), "=");
+  middle.append(text.data(), text.size());
+  AppendRegisters(middle, "  r=", r.read, *r.registers);
+  AppendRegisters(middle, "  w=", r.written, *r.registers);
+  TextTemplate t;
+  t.middle = Piece(middle);
+  if (r.branch != BranchKind::kNone)
+    t.branch = Piece(absl::StrCat("  ", BranchKindName(r.branch), "="));
   return t;
 }
 
@@ -73,7 +76,8 @@ class TextWriter final : public BufferedWriter {
     if (r.taken_before.present) AppendEvent("taken", r.taken_before);
     const TextTemplate& t = templates_.Get(r, Template);
     // The longest access: "  st" 255 "[" 16 digits "]=" 2 x 255 digits.
-    constexpr size_t kAccess = 4 + 3 + 1 + 16 + 2 + 2 * 255, kFixed = 20 + 3 + 3 + 16 + 1;
+    constexpr size_t kAccess = 4 + 3 + 1 + 16 + 2 + 2 * 255;
+    constexpr size_t kFixed = 20 + 3 + 3 + 16 + 1 + 2 * Piece::kSlack;
     char* p = Claim(kFixed + t.middle.size() + t.branch.size() + kAccess * r.accesses.size());
     p = PutDecimalRight(p, r.index, 12);
     *p++ = ' ';
