@@ -195,9 +195,9 @@ std::vector<Row> Rows(const extract::Extraction& x, const std::string& dir,
                                            dir + "/ims.pb", "--aes",  dir + "/aes.pb"};
   std::vector<Row> rows;
   rows.emplace_back(
-      "replay, no output", "", [&x] { return Replay(x, nullptr); }, citcat);
+      "replay (no output)", "", [&x] { return Replay(x, nullptr); }, citcat);
   rows.emplace_back(
-      "replay, records dropped", "",
+      "replay (records dropped)", "",
       [&x] {
         DropSink drop;
         return Replay(x, &drop);
