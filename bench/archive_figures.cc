@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "systems/system.h"
 #include "absl/strings/str_split.h"
 #include "archive/archive.h"
 #include "archive/stats.h"
@@ -22,6 +21,7 @@
 #include "io/file.h"
 #include "machine/r4400/capture.h"
 #include "replay/replay.h"
+#include "systems/system.h"
 #include "traces/writers.h"
 
 namespace {

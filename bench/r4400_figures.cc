@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <string>
 
-#include "systems/system.h"
 #include "archive/stats.h"
 #include "cat_parser/reader.h"
 #include "guest/r4400/guest_paths.h"
@@ -17,6 +16,7 @@
 #include "io/file.h"
 #include "machine/r4400/capture.h"
 #include "replay/replay.h"
+#include "systems/system.h"
 
 namespace {
 

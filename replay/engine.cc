@@ -49,6 +49,8 @@ std::string Describe(const aes::RegisterRead& e) {
                       e.cat_record(), ")");
 }
 
+// Copies n <= 15 bytes in fixed-size pieces, by the bits of n: a library call per instruction
+// would cost as much as everything else the ring does.
 bool IsPort(cat::RecordKind kind) {
   return kind == cat::RecordKind::kPortRead || kind == cat::RecordKind::kPortWrite;
 }
@@ -310,15 +312,7 @@ const aes::RegisterRead* Engine::TakeRegisterRead(aes::RegisterRead::Register re
 
 // ---- the instruction trace ----
 
-void Engine::Instruction(uint64_t pc, std::span<const uint8_t> bytes) {
-  const uint64_t index = core_->retired();
-  Executed& e = ring_[ring_count_++ % kRingSize];
-  e.index = index;
-  e.pc = pc;
-  e.size = static_cast<uint8_t>(std::min(bytes.size(), e.bytes.size()));
-  std::copy_n(bytes.begin(), e.size, e.bytes.begin());
-  if (options_.on_instruction) options_.on_instruction(pc, bytes);
-  if (options_.trace == nullptr) return;
+void Engine::TraceInstruction(uint64_t index, uint64_t pc, std::span<const uint8_t> bytes) {
   // "%12d %016x %s  %s\n" by hand: printf-style formatting would cost more than the replay.
   static constexpr char kDigits[] = "0123456789abcdef";
   char line[12 + 1 + 16 + 1];

@@ -5,8 +5,10 @@
 #ifndef CITCAT_REPLAY_ENGINE_H_
 #define CITCAT_REPLAY_ENGINE_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <string>
@@ -53,8 +55,18 @@ class Engine final : public simcore::Bus {
   void Fail(const absl::Status& status);
 
   // Each instruction the core starts when observing, in order (a faulting one appears again
-  // when re-executed): the ring of last instructions, the text trace, on_instruction.
-  void Instruction(uint64_t pc, std::span<const uint8_t> bytes);
+  // when re-executed): the ring of last instructions, the text trace, on_instruction. `index`:
+  // the instructions retired before it (the core's retired()).
+  // (Defined here for the adapters to inline: it runs for every instruction of every trace.)
+  void Instruction(uint64_t index, uint64_t pc, std::span<const uint8_t> bytes) {
+    Executed& e = ring_[ring_count_++ % kRingSize];
+    e.index = index;
+    e.pc = pc;
+    e.size = static_cast<uint8_t>(std::min(bytes.size(), e.bytes.size()));
+    CopyBytes(bytes.data(), e.size, e.bytes.data());
+    if (options_.on_instruction) options_.on_instruction(pc, bytes);
+    if (options_.trace != nullptr) TraceInstruction(index, pc, bytes);
+  }
   // A line of the text trace that is not an instruction (an exception, a device read).
   bool tracing_text() const { return options_.trace != nullptr; }
   void TraceEvent(absl::string_view text);
@@ -111,6 +123,23 @@ class Engine final : public simcore::Bus {
   void DeviceWrite(const cat::BusRecord& r);
   void CheckEverythingUsed();
   std::string Key(uint64_t branch_count, uint64_t pc) const;
+  // Copies n <= 15 bytes in fixed-size pieces, by the bits of n: a library call per instruction
+  // would cost as much as everything else the ring does.
+  template <size_t kPiece>
+  static void CopyPiece(const uint8_t* from, size_t n, uint8_t* to, size_t& done) {
+    if (n & kPiece) {
+      std::memcpy(to + done, from + done, kPiece);
+      done += kPiece;
+    }
+  }
+  static void CopyBytes(const uint8_t* from, size_t n, uint8_t* to) {
+    size_t done = 0;
+    CopyPiece<8>(from, n, to, done);
+    CopyPiece<4>(from, n, to, done);
+    CopyPiece<2>(from, n, to, done);
+    CopyPiece<1>(from, n, to, done);
+  }
+  void TraceInstruction(uint64_t index, uint64_t pc, std::span<const uint8_t> bytes);
   void FlushTrace();
 
   static constexpr int kRingSize = 16;

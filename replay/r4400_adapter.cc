@@ -92,10 +92,11 @@ absl::StatusOr<mips::CpuConfig> Config(const ims::InitialMachineState& ims) {
   return c;
 }
 
-class R4400Adapter final : public CoreAdapter,
+// InstructionObserver first: the call per instruction then needs no this-adjusting thunk.
+class R4400Adapter final : public mips::InstructionObserver,
+                           public CoreAdapter,
                            public mips::Cp0Hooks,
-                           public mips::ExceptionObserver,
-                           public mips::InstructionObserver {
+                           public mips::ExceptionObserver {
  public:
   R4400Adapter(Engine& engine, bool observe, const mips::CpuConfig& config)
       : engine_(engine), observe_(observe), big_endian_(config.big_endian), cpu_(engine, config) {
@@ -308,7 +309,7 @@ void R4400Adapter::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
   }
   uint8_t bytes[4];
   mips::WordBytes(word, big_endian_, bytes);
-  engine_.Instruction(pc, bytes);
+  engine_.Instruction(cpu.retired(), pc, bytes);
 }
 
 // ---- CP0 values from the outside world ----

@@ -1,23 +1,40 @@
 // Dinero IV's `din` input: one "LABEL ADDRESS" line per memory reference, the label 0 for a data
 // read, 1 for a data write and 2 for an instruction fetch, the address in hexadecimal
 // (docs/trace-formats.md, "din"). Each instruction is its fetch, then its data references.
-#include "absl/strings/str_format.h"
+#include "traces/form_cache.h"
 #include "traces/writers.h"
 
 namespace citcat::traces {
 namespace {
+
+// The fetch line, the same for every execution of a form.
+Piece FetchLine(const Record& r) {
+  char line[32];
+  char* p = PutHex(Put(line, "2 "), r.pc);
+  *p++ = '\n';
+  return Piece(absl::string_view(line, p - line));
+}
 
 class DinWriter final : public BufferedWriter {
  public:
   using BufferedWriter::BufferedWriter;
 
   absl::Status Consume(const Record& r) override {
-    absl::StrAppendFormat(&buffer_, "2 %x\n", r.pc);
+    constexpr size_t kAccessLine = 2 + 16 + 1;
+    const Piece& fetch = fetch_lines_.Get(r, FetchLine);
+    char* p = Put(Claim(fetch.size() + Piece::kSlack + kAccessLine * r.accesses.size()), fetch);
     for (const MemoryAccess& a : r.accesses) {
-      absl::StrAppendFormat(&buffer_, "%d %x\n", a.store ? 1 : 0, a.address);
+      *p++ = a.store ? '1' : '0';
+      *p++ = ' ';
+      p = PutHex(p, a.address);
+      *p++ = '\n';
     }
-    return MaybeFlush();
+    Commit(p);
+    return status();
   }
+
+ private:
+  FormCache<Piece> fetch_lines_;
 };
 
 }  // namespace

@@ -28,17 +28,29 @@ uint8_t SizeCode(uint8_t bytes) {
   }
 }
 
-// One 5-byte entry: the tag, then the low 32 bits of the address, little-endian.
-void AppendEntry(std::string& out, uint8_t tag, uint64_t address) {
-  const char e[5] = {static_cast<char>(tag), static_cast<char>(address),
-                     static_cast<char>(address >> 8), static_cast<char>(address >> 16),
-                     static_cast<char>(address >> 24)};
-  out.append(e, sizeof e);
-}
-
-class IdtraceWriter final : public BufferedWriter {
+// What both variants share: 5-byte entries, a tag and the low 32 bits of the address,
+// little-endian.
+class EntryWriter : public BufferedWriter {
  public:
   using BufferedWriter::BufferedWriter;
+
+ protected:
+  void Entry(uint8_t tag, uint64_t address) {
+    char* p = Claim(5);
+    p[0] = static_cast<char>(tag);
+    for (int i = 0; i < 4; ++i) p[1 + i] = static_cast<char>(address >> (8 * i));
+    Commit(p + 5);
+  }
+  void DataEntries(const Record& r) {
+    for (const MemoryAccess& a : r.accesses) {
+      Entry((a.store ? kWriteTag : kReadTag) + SizeCode(a.size), a.address);
+    }
+  }
+};
+
+class IdtraceWriter final : public EntryWriter {
+ public:
+  using EntryWriter::EntryWriter;
 
   absl::Status Consume(const Record& r) override {
     // A new line, or a jump back into the same line (a new basic block), is a line access; so
@@ -49,37 +61,31 @@ class IdtraceWriter final : public BufferedWriter {
     last_line_ = (r.pc + (r.size == 0 ? 0 : r.size - 1)) & ~(kLineBytes - 1);
     if (last_line_ != line) Entry(kLineTag, last_line_);
     next_pc_ = r.next_pc;
-    for (const MemoryAccess& a : r.accesses) {
-      Entry((a.store ? kWriteTag : kReadTag) + SizeCode(a.size), a.address);
-    }
-    return MaybeFlush();
+    DataEntries(r);
+    return status();
   }
 
  private:
-  void Entry(uint8_t tag, uint64_t address) { AppendEntry(buffer_, tag, address); }
   bool started_ = false;
   uint64_t last_line_ = 0, next_pc_ = 0;
 };
 
 // The execution-trace variant: basic-block entries, data references and control targets, from
 // which a reader holding the program's code can rebuild the exact instruction stream.
-class IdtraceExecWriter final : public BufferedWriter {
+class IdtraceExecWriter final : public EntryWriter {
  public:
-  using BufferedWriter::BufferedWriter;
+  using EntryWriter::EntryWriter;
 
   absl::Status Consume(const Record& r) override {
     if (!started_ || r.pc != next_pc_) Entry(kBlockTag, r.pc);
     started_ = true;
     next_pc_ = r.next_pc;
-    for (const MemoryAccess& a : r.accesses) {
-      Entry((a.store ? kWriteTag : kReadTag) + SizeCode(a.size), a.address);
-    }
+    DataEntries(r);
     if (r.branch != BranchKind::kNone && r.taken && !r.raised.present) Entry(kTargetTag, r.target);
-    return MaybeFlush();
+    return status();
   }
 
  private:
-  void Entry(uint8_t tag, uint64_t address) { AppendEntry(buffer_, tag, address); }
   bool started_ = false;
   uint64_t next_pc_ = 0;
 };

@@ -14,8 +14,6 @@ uint64_t Mask(uint8_t bytes) {
   return bytes >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * bytes)) - 1;
 }
 
-// Where the instruction word's byte `i` in memory sits in the word, in the core's byte order.
-
 // Status.KSU as it applies: 0 kernel (also while EXL or ERL is set, and for the reserved 3),
 // 1 supervisor, 2 user.
 uint8_t PrivilegeOf(const mips::Cpu& cpu) {
@@ -146,27 +144,135 @@ int64_t Immediate(Op op, uint32_t w) {
 
 }  // namespace
 
-MipsRecorder::MipsRecorder(TraceSink& sink) : sink_(sink) {}
+// One instruction word at one PC: its record with the static fields filled in, and where the
+// dynamic ones come from.
+struct MipsRecorder::Form {
+  uint64_t pc = 0;
+  uint32_t word = 0;
+  bool big_endian = false;
+  bool valid = false;
+  Record record;
+  Op op = Op::kReserved;
+  mips::Flow flow = mips::Flow::kNone;
+  bool access = false;   // a load or store: record.accesses[0]
+  bool fpu = false;      // an FP load or store (the FPU's views of the register)
+  bool partial = false;  // LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR: the whole register is the value
+  uint8_t rs = 0, rt = 0;
+  int32_t offset = 0;
+  int load_gpr = -1;  // the register a load writes
+  int load_fpr = -1;  // the FP register an LWC1/LDC1 writes
+  int sc_gpr = -1;    // SC/SCD: the register that tells whether it stored
+};
+
+namespace {
+
+constexpr size_t kForms = 4096;
+
+// The access's address, and the value for a store (a load's comes when it completed).
+void StartAccess(mips::Cpu& cpu, const MipsRecorder::Form& f, MemoryAccess& a) {
+  a.address = cpu.gpr(f.rs) + static_cast<uint64_t>(int64_t{f.offset});
+  if (f.partial) a.address &= ~uint64_t{a.size - 1u};
+  if (!a.store) {
+    a.value = 0;
+    a.value_known = false;
+    return;
+  }
+  // FP registers through the FPU's own word and doubleword views (FR-mode pairing).
+  a.value = !f.fpu        ? cpu.gpr(f.rt) & (f.partial ? ~uint64_t{0} : Mask(a.size))
+            : a.size == 8 ? cpu.fpu().ReadDouble(f.rt)
+                          : cpu.fpu().ReadWord(f.rt);
+  a.value_known = true;
+}
+
+// The outcome and target where the registers before tell them.
+void SetOutcome(mips::Cpu& cpu, const MipsRecorder::Form& f, Record& r) {
+  switch (f.flow) {
+    case mips::Flow::kBranch:
+      r.taken = Taken(f.op, cpu, f.word);
+      break;
+    case mips::Flow::kJumpRegister:
+      r.target = cpu.gpr(f.rs);
+      break;
+    case mips::Flow::kEret:
+      r.target = (cpu.status() & mips::kStatusErl) ? cpu.error_epc() : cpu.epc();
+      break;
+    default:
+      break;
+  }
+}
+
+// The branch kind, and what of the outcome the encoding already tells.
+void SetBranch(const mips::InstructionInfo& info, uint64_t pc, uint32_t word, Record& r) {
+  switch (info.flow) {
+    case mips::Flow::kBranch:
+      r.branch =
+          info.link ? (info.op == Op::kBgezal && mips::Rs(word) == 0 ? BranchKind::kDirectCall
+                                                                     : BranchKind::kConditionalCall)
+                    : ((info.op == Op::kBeq && mips::Rs(word) == mips::Rt(word))
+                           ? BranchKind::kDirectJump
+                           : BranchKind::kConditional);
+      r.target = info.Target(pc, word);
+      break;
+    case mips::Flow::kJump:
+      r.branch = info.link ? BranchKind::kDirectCall : BranchKind::kDirectJump;
+      r.taken = true;
+      r.target = info.Target(pc, word);
+      break;
+    case mips::Flow::kJumpRegister:
+      r.branch = info.op == Op::kJalr   ? BranchKind::kIndirectCall
+                 : mips::Rs(word) == 31 ? BranchKind::kReturn
+                                        : BranchKind::kIndirectJump;
+      r.taken = true;
+      break;
+    case mips::Flow::kEret:
+      r.branch = BranchKind::kExceptionReturn;
+      r.taken = true;
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+MipsRecorder::MipsRecorder(TraceSink& sink) : sink_(sink), forms_(kForms) {}
+MipsRecorder::~MipsRecorder() = default;
 
 absl::string_view MipsRecorder::Text(const Record& record) {
   if (!disasm_) disasm_ = std::make_unique<mips::Disassembler>();
   return disasm_->Text(record.pc, mips::BytesWord(record.bytes, big_endian_));
 }
 
-void MipsRecorder::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
-  if (has_pending_) Complete(cpu);
+inline MipsRecorder::Form& MipsRecorder::FormFor(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
+  big_endian_ = cpu.big_endian();
+  Form& f = forms_[(pc >> 2) & (kForms - 1)];
+  // The word too, not the PC alone: code that was overwritten (a program loaded, a self-modifying
+  // one) is another instruction at the same PC.
+  if (!f.valid || f.pc != pc || f.word != word || f.big_endian != big_endian_) {
+    Build(f, pc, word, big_endian_);
+  }
+  return f;
+}
+
+void MipsRecorder::Build(Form& f, uint64_t pc, uint32_t word, bool big_endian) {
   const mips::InstructionInfo info = mips::Describe(word);
-  Record& r = pending_;
-  r = Record();
-  r.index = cpu.retired();
+  f = Form();
+  f.pc = pc;
+  f.word = word;
+  f.big_endian = big_endian;
+  f.valid = true;
+  f.op = info.op;
+  f.flow = info.flow;
+  f.rs = static_cast<uint8_t>(mips::Rs(word));
+  f.rt = static_cast<uint8_t>(mips::Rt(word));
+  f.offset = mips::Simm(word);
+  Record& r = f.record;
+  r.form = ++forms_built_;
   r.pc = pc;
   r.next_pc = pc + 4;
-  big_endian_ = cpu.big_endian();
   uint8_t bytes[4];
-  mips::WordBytes(word, big_endian_, bytes);
+  mips::WordBytes(word, big_endian, bytes);
   r.SetBytes(bytes);
-  r.privilege = PrivilegeOf(cpu);
-  r.mode = ModeOf(r.privilege);
   r.registers = &MipsRegisters();
   const std::string_view name = mips::OpName(info.op);
   r.mnemonic = absl::string_view(name.data(), name.size());
@@ -181,92 +287,64 @@ void MipsRecorder::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
   if (info.writes_lo) r.AddWritten(kMipsLo);
   if (info.fpu) AddFpuOperands(info.op, word, r);
 
-  load_gpr_ = -1;
-  load_fpr_ = -1;
-  load_partial_ = info.mem_partial;
-  sc_gpr_ = info.op == Op::kSc || info.op == Op::kScd ? mips::Rt(word) : -1;
   if (info.mem == mips::MemAccess::kLoad || info.mem == mips::MemAccess::kStore) {
     MemoryAccess& a = r.accesses.emplace_back();
     a.size = info.mem_bytes;
-    a.address = cpu.gpr(mips::Rs(word)) + static_cast<uint64_t>(int64_t{mips::Simm(word)});
-    if (info.mem_partial) a.address &= ~uint64_t{a.size - 1u};
     a.store = info.mem == mips::MemAccess::kStore;
-    if (a.store) {
-      // FP registers through the FPU's own word and doubleword views (FR-mode pairing).
-      a.value = !info.fpu
-                    ? cpu.gpr(mips::Rt(word)) & (info.mem_partial ? ~uint64_t{0} : Mask(a.size))
-                : a.size == 8 ? cpu.fpu().ReadDouble(mips::Rt(word))
-                              : cpu.fpu().ReadWord(mips::Rt(word));
-      a.value_known = true;
-    } else if (info.fpu) {
-      load_fpr_ = mips::Rt(word);
-    } else {
-      load_gpr_ = mips::Rt(word);
-    }
+    f.access = true;
+    f.fpu = info.fpu;
+    f.partial = info.mem_partial;
+    if (!a.store) (info.fpu ? f.load_fpr : f.load_gpr) = f.rt;
   }
-
+  f.sc_gpr = info.op == Op::kSc || info.op == Op::kScd ? f.rt : -1;
   r.fallthrough = pc + (info.delay_slot ? 8 : 4);
   r.delay_slot = info.delay_slot;
-  switch (info.flow) {
-    case mips::Flow::kBranch:
-      r.branch =
-          info.link ? (info.op == Op::kBgezal && mips::Rs(word) == 0 ? BranchKind::kDirectCall
-                                                                     : BranchKind::kConditionalCall)
-                    : ((info.op == Op::kBeq && mips::Rs(word) == mips::Rt(word))
-                           ? BranchKind::kDirectJump
-                           : BranchKind::kConditional);
-      r.taken = Taken(info.op, cpu, word);
-      r.target = info.Target(pc, word);
-      break;
-    case mips::Flow::kJump:
-      r.branch = info.link ? BranchKind::kDirectCall : BranchKind::kDirectJump;
-      r.taken = true;
-      r.target = info.Target(pc, word);
-      break;
-    case mips::Flow::kJumpRegister:
-      r.branch = info.op == Op::kJalr   ? BranchKind::kIndirectCall
-                 : mips::Rs(word) == 31 ? BranchKind::kReturn
-                                        : BranchKind::kIndirectJump;
-      r.taken = true;
-      r.target = cpu.gpr(mips::Rs(word));
-      break;
-    case mips::Flow::kEret:
-      r.branch = BranchKind::kExceptionReturn;
-      r.taken = true;
-      r.target = (cpu.status() & mips::kStatusErl) ? cpu.error_epc() : cpu.epc();
-      break;
-    default:
-      break;
+  SetBranch(info, pc, word, r);
+}
+
+inline void MipsRecorder::Complete(mips::Cpu& cpu) {
+  const Form& f = *pending_;
+  Record& r = pending_->record;
+  if (f.load_gpr >= 0) {
+    MemoryAccess& a = r.accesses[0];
+    a.value = cpu.gpr(f.load_gpr) & (f.partial ? ~uint64_t{0} : Mask(a.size));
+    a.value_known = true;
+  } else if (f.load_fpr >= 0) {
+    MemoryAccess& a = r.accesses[0];
+    a.value = a.size == 8 ? cpu.fpu().ReadDouble(f.load_fpr) : cpu.fpu().ReadWord(f.load_fpr);
+    a.value_known = true;
   }
+  // A failed SC stores nothing; its register then holds 0.
+  if (f.sc_gpr >= 0 && cpu.gpr(f.sc_gpr) == 0) {
+    changed_ = r;
+    changed_.accesses.clear();
+    Emit(changed_);
+    return;
+  }
+  Emit(r);
+}
+
+inline void MipsRecorder::Emit(const Record& record) {
+  Record& own = pending_->record;
+  pending_ = nullptr;
+  if (status_.ok()) status_ = sink_.Consume(record);
+  if (own.taken_before.present) own.taken_before = Event();  // it was this execution's
+}
+
+void MipsRecorder::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
+  if (pending_ != nullptr) Complete(cpu);
+  Form& f = FormFor(cpu, pc, word);
+  Record& r = f.record;
+  r.index = cpu.retired();
+  r.privilege = PrivilegeOf(cpu);
+  r.mode = ModeOf(r.privilege);
+  if (f.access) StartAccess(cpu, f, r.accesses[0]);
+  if (r.branch != BranchKind::kNone) SetOutcome(cpu, f, r);
   if (next_before_.present) {
     r.taken_before = std::move(next_before_);
     next_before_ = Event();
   }
-  has_pending_ = true;
-}
-
-void MipsRecorder::Complete(mips::Cpu& cpu) {
-  Record& r = pending_;
-  if (!r.raised.present) {
-    if (load_gpr_ >= 0) {
-      MemoryAccess& a = r.accesses[0];
-      a.value = cpu.gpr(load_gpr_) & (load_partial_ ? ~uint64_t{0} : Mask(a.size));
-      a.value_known = true;
-    } else if (load_fpr_ >= 0) {
-      MemoryAccess& a = r.accesses[0];
-      a.value = a.size == 8 ? cpu.fpu().ReadDouble(load_fpr_) : cpu.fpu().ReadWord(load_fpr_);
-      a.value_known = true;
-    }
-    // A failed SC stores nothing; its register then holds 0.
-    if (sc_gpr_ >= 0 && cpu.gpr(sc_gpr_) == 0) r.accesses.clear();
-  }
-  Emit();
-}
-
-void MipsRecorder::Emit() {
-  has_pending_ = false;
-  if (!status_.ok()) return;
-  status_ = sink_.Consume(pending_);
+  pending_ = &f;
 }
 
 void MipsRecorder::OnException(mips::Cpu& cpu, uint8_t code, uint64_t faulting_pc,
@@ -276,21 +354,23 @@ void MipsRecorder::OnException(mips::Cpu& cpu, uint8_t code, uint64_t faulting_p
   e.code = code;
   e.pc = faulting_pc;
   e.name = name;
-  if (has_pending_ && code != mips::kExcInt && pending_.pc == faulting_pc) {
+  if (pending_ != nullptr && code != mips::kExcInt && pending_->record.pc == faulting_pc) {
     // The observed instruction raised it: it did not complete, so nothing it would have written
-    // or accessed is real.
-    pending_.raised = std::move(e);
-    pending_.accesses.clear();
-    pending_.written.clear();
-    Emit();
+    // or accessed is real. Without its registers written, it is no longer its form.
+    changed_ = pending_->record;
+    changed_.form = 0;
+    changed_.raised = std::move(e);
+    changed_.accesses.clear();
+    changed_.written.clear();
+    Emit(changed_);
     return;
   }
-  if (has_pending_) Complete(cpu);
+  if (pending_ != nullptr) Complete(cpu);
   next_before_ = std::move(e);
 }
 
 void MipsRecorder::Flush(mips::Cpu& cpu) {
-  if (has_pending_) Complete(cpu);
+  if (pending_ != nullptr) Complete(cpu);
 }
 
 }  // namespace citcat::traces

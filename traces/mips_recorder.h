@@ -2,10 +2,15 @@
 // instruction before it executes, so a record is built in two halves: what the encoding and the
 // registers before say (sources, addresses, stored values, branch outcome), then, at the next
 // observed step, what only the state after tells (loaded values, a failed SC, an exception).
+//
+// What the encoding alone says is worked out once per instruction word at a PC (a form,
+// Record::form): each form keeps a record whose static fields are filled in, and each execution
+// fills in only the dynamic ones.
 #ifndef CITCAT_TRACES_MIPS_RECORDER_H_
 #define CITCAT_TRACES_MIPS_RECORDER_H_
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "simcore/mips/cpu.h"
@@ -18,6 +23,7 @@ namespace citcat::traces {
 class MipsRecorder final : public Disassembler {
  public:
   explicit MipsRecorder(TraceSink& sink);
+  ~MipsRecorder() override;
 
   // Before the instruction at `pc` executes.
   void OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word);
@@ -30,19 +36,25 @@ class MipsRecorder final : public Disassembler {
 
   absl::string_view Text(const Record& record) override;
 
+  // How many forms were built: each distinct (PC, word) once, again after another took its
+  // place (tests).
+  uint64_t forms_built() const { return forms_built_; }
+
+  struct Form;  // one instruction word at one PC (mips_recorder.cc)
+
  private:
+  Form& FormFor(mips::Cpu& cpu, uint64_t pc, uint32_t word);
+  void Build(Form& f, uint64_t pc, uint32_t word, bool big_endian);
   void Complete(mips::Cpu& cpu);
-  void Emit();
+  void Emit(const Record& record);
 
   TraceSink& sink_;
-  Record pending_;
-  bool has_pending_ = false;
-  int load_gpr_ = -1;          // the register a pending load writes
-  int load_fpr_ = -1;          // the FP register a pending LWC1/LDC1 writes
-  bool load_partial_ = false;  // LWL/LWR/LDL/LDR: the merged register is the value
-  int sc_gpr_ = -1;            // SC/SCD: the register that tells whether it stored
-  bool big_endian_ = true;     // the core's instruction byte order
-  Event next_before_;          // an interrupt or fetch exception to attach to the next record
+  std::vector<Form> forms_;  // direct-mapped by PC
+  uint64_t forms_built_ = 0;
+  Form* pending_ = nullptr;  // the instruction observed last, until its record is handed over
+  Record changed_;           // a pending record changed in ways its form does not cover
+  bool big_endian_ = true;   // the core's instruction byte order
+  Event next_before_;        // an interrupt or fetch exception to attach to the next record
   std::unique_ptr<mips::Disassembler> disasm_;
   absl::Status status_;
 };

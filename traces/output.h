@@ -15,13 +15,25 @@ namespace citcat::traces {
 class ByteOutput {
  public:
   virtual ~ByteOutput() = default;
+  // `bytes` must stay as they are until the next Write or Close returns: an output may write
+  // them on a thread of its own meanwhile (the plain file does).
   virtual absl::Status Write(absl::string_view bytes) = 0;
   // Flushes the compressor and makes the file appear. Without Close nothing is left behind.
   virtual absl::Status Close() = 0;
 };
 
 // Compression by suffix: "x.xz" (liblzma, preset 3), "x.zst" (libzstd, level 3), else plain.
+// Compression runs on `compression_threads` threads of the compressor's own (liblzma's
+// multi-threaded encoder, zstd's workers); the file's bytes do not depend on how many from 1 up
+// (0: zstd on the calling thread, other bytes; xz takes it as 1). A plain file is written on a
+// thread of its own.
+absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path,
+                                                       int compression_threads);
+// The same with CompressionThreads().
 absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path);
+
+// The processors the machine has (at least 1).
+int CompressionThreads();
 
 class StringOutput final : public ByteOutput {
  public:

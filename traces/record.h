@@ -75,6 +75,15 @@ class Record {
   using Accesses = absl::InlinedVector<MemoryAccess, kInlineAccesses>;
 
   uint64_t index = 0;  // instructions retired before this one since the start of the replay
+  // Names the record's static part: records with the same non-zero form have the same pc,
+  // next_pc, size, bytes, registers, mnemonic, immediate, read, written, branch, delay_slot,
+  // fallthrough and disassembly, so a writer works out what it takes from those once per form
+  // (form_cache.h). Only the other fields (index, privilege, mode, accesses, taken, target,
+  // raised, taken_before) change from one execution to the next. A recorder numbers its forms
+  // from 1 and never gives a number to two different static parts; 0 (a record built by hand, or
+  // one changed after the fact, such as an instruction that raised an exception) promises
+  // nothing.
+  uint64_t form = 0;
   uint64_t pc = 0;
   // The instruction after this one in memory (a MIPS branch's delay slot). Not always pc + size:
   // x86 16-bit code wraps its IP within the segment.

@@ -1,12 +1,72 @@
 // The readable text trace: one line per instruction with its bytes, its disassembly, the registers
 // it read and wrote, its memory accesses with their values and its branch outcome; exceptions and
 // interrupts on lines of their own (docs/trace-formats.md, "text").
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "traces/form_cache.h"
 #include "traces/writers.h"
 
 namespace citcat::traces {
 namespace {
+
+// What a line takes from the record's static part: from the PC to the registers written, and
+// the branch kind's label.
+struct TextTemplate {
+  Piece middle;  // "PC BYTES  DISASSEMBLY[  r=REGS][  w=REGS]"
+  Piece branch;  // "  KIND=", or empty for no branch
+};
+
+void AppendRegisters(std::string& out, const char* label, const Record::Registers& regs,
+                     const RegisterSet& set) {
+  if (regs.empty()) return;
+  out += label;
+  for (size_t i = 0; i < regs.size(); ++i) {
+    if (i > 0) out += ',';
+    const absl::string_view name = set.Name(regs[i]);
+    if (name.empty()) {
+      absl::StrAppend(&out, "r", regs[i]);
+    } else {
+      out.append(name.data(), name.size());
+    }
+  }
+}
+
+TextTemplate Template(const Record& r) {
+  std::string middle;
+  char pc[16];
+  middle.append(pc, PutHexFixed(pc, r.pc, 16));
+  middle += ' ';
+  for (uint8_t b : r.Bytes()) {
+    middle += kHexDigits[b >> 4];
+    middle += kHexDigits[b & 15];
+  }
+  middle += "  ";
+  const absl::string_view text = r.Disassembly();
+  middle.append(text.data(), text.size());
+  AppendRegisters(middle, "  r=", r.read, *r.registers);
+  AppendRegisters(middle, "  w=", r.written, *r.registers);
+  TextTemplate t;
+  t.middle = Piece(middle);
+  if (r.branch != BranchKind::kNone)
+    t.branch = Piece(absl::StrCat("  ", BranchKindName(r.branch), "="));
+  return t;
+}
+
+// "  ld4[ADDRESS]=VALUE": the value as 2 x size hex digits or more, "?" when not known.
+char* PutAccess(char* p, const MemoryAccess& a) {
+  p = Put(p, a.store ? "  st" : "  ld");
+  p = PutDecimal(p, a.size);
+  *p++ = '[';
+  p = PutHex(p, a.address);
+  p = Put(p, "]=");
+  if (!a.value_known) {
+    *p++ = '?';
+    return p;
+  }
+  return PutHexPadded(p, a.value, 2 * a.size);
+}
 
 class TextWriter final : public BufferedWriter {
  public:
@@ -14,55 +74,35 @@ class TextWriter final : public BufferedWriter {
 
   absl::Status Consume(const Record& r) override {
     if (r.taken_before.present) AppendEvent("taken", r.taken_before);
-    const char mode = r.mode == Mode::kUser ? 'u' : r.mode == Mode::kSupervisor ? 's' : 'k';
-    absl::StrAppendFormat(&buffer_, "%12d %c %016x ", r.index, mode, r.pc);
-    for (uint8_t b : r.Bytes()) {
-      buffer_ += kHex[b >> 4];
-      buffer_ += kHex[b & 15];
+    const TextTemplate& t = templates_.Get(r, Template);
+    // The longest access: "  st" 255 "[" 16 digits "]=" 2 x 255 digits.
+    constexpr size_t kAccess = 4 + 3 + 1 + 16 + 2 + 2 * 255;
+    constexpr size_t kFixed = 20 + 3 + 3 + 16 + 1 + 2 * Piece::kSlack;
+    char* p = Claim(kFixed + t.middle.size() + t.branch.size() + kAccess * r.accesses.size());
+    p = PutDecimalRight(p, r.index, 12);
+    *p++ = ' ';
+    *p++ = r.mode == Mode::kUser ? 'u' : r.mode == Mode::kSupervisor ? 's' : 'k';
+    *p++ = ' ';
+    p = Put(p, t.middle);
+    for (const MemoryAccess& a : r.accesses) p = PutAccess(p, a);
+    if (!t.branch.empty()) {
+      p = Put(p, t.branch);
+      *p++ = r.taken ? 'T' : 'N';
+      *p++ = ':';
+      p = PutHex(p, r.target);
     }
-    buffer_ += "  ";
-    const absl::string_view text = r.Disassembly();
-    buffer_.append(text.data(), text.size());
-    AppendRegisters("  r=", r.read, *r.registers);
-    AppendRegisters("  w=", r.written, *r.registers);
-    for (const MemoryAccess& a : r.accesses) {
-      absl::StrAppendFormat(&buffer_, "  %s%d[%x]=", a.store ? "st" : "ld", a.size, a.address);
-      if (a.value_known) {
-        absl::StrAppendFormat(&buffer_, "%0*x", 2 * a.size, a.value);
-      } else {
-        buffer_ += '?';
-      }
-    }
-    if (r.branch != BranchKind::kNone) {
-      absl::StrAppendFormat(&buffer_, "  %s=%s:%x", BranchKindName(r.branch), r.taken ? "T" : "N",
-                            r.target);
-    }
-    buffer_ += '\n';
+    *p++ = '\n';
+    Commit(p);
     if (r.raised.present) AppendEvent("raised", r.raised);
-    return MaybeFlush();
+    return status();
   }
 
  private:
-  static constexpr char kHex[] = "0123456789abcdef";
-
-  void AppendRegisters(const char* label, const Record::Registers& regs, const RegisterSet& set) {
-    if (regs.empty()) return;
-    buffer_ += label;
-    for (size_t i = 0; i < regs.size(); ++i) {
-      if (i > 0) buffer_ += ',';
-      const absl::string_view name = set.Name(regs[i]);
-      if (name.empty()) {
-        absl::StrAppend(&buffer_, "r", regs[i]);
-      } else {
-        buffer_.append(name.data(), name.size());
-      }
-    }
-  }
-
   void AppendEvent(const char* how, const Event& e) {
-    absl::StrAppendFormat(&buffer_, "%12s ! %s %s (code %d) at %016x\n", "", e.name, how, e.code,
-                          e.pc);
+    Append(absl::StrFormat("%12s ! %s %s (code %d) at %016x\n", "", e.name, how, e.code, e.pc));
   }
+
+  FormCache<TextTemplate> templates_;
 };
 
 }  // namespace

@@ -33,6 +33,29 @@ std::unique_ptr<TraceSink> NewWriter(Format format, std::unique_ptr<ByteOutput> 
   return nullptr;
 }
 
+BufferedWriter::BufferedWriter(std::unique_ptr<ByteOutput> out) : out_(std::move(out)) {
+  for (std::vector<char>& b : buffers_) b.resize(kBufferBytes);
+  end_ = buffers_[0].data();
+  limit_ = end_ + buffers_[0].size();
+}
+
+void BufferedWriter::SwitchBuffers(size_t bytes) {
+  std::vector<char>& full = buffers_[current_];
+  const size_t used = static_cast<size_t>(end_ - full.data());
+  if (status_.ok() && used > 0) status_ = out_->Write(absl::string_view(full.data(), used));
+  current_ ^= 1;
+  std::vector<char>& next = buffers_[current_];
+  if (next.size() < bytes) next.resize(bytes);  // a record longer than a buffer (never so far)
+  end_ = next.data();
+  limit_ = end_ + next.size();
+}
+
+absl::Status BufferedWriter::Finish() {
+  SwitchBuffers(0);
+  if (!status_.ok()) return status_;
+  return out_->Close();
+}
+
 absl::StatusOr<std::unique_ptr<TraceSink>> OpenWriter(Format format, const std::string& path) {
   absl::StatusOr<std::unique_ptr<ByteOutput>> out = OpenOutput(path);
   if (!out.ok()) return out.status();

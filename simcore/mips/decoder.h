@@ -10,8 +10,13 @@
 namespace citcat::mips {
 
 // An instruction word as its four bytes lie in memory, and back, in the core's byte order.
+// (Two loops with fixed shifts: each compiles to one store, and traces call this per instruction.)
 inline void WordBytes(uint32_t word, bool big_endian, uint8_t bytes[4]) {
-  for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> 8 * (big_endian ? 3 - i : i));
+  if (big_endian) {
+    for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> 8 * (3 - i));
+  } else {
+    for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(word >> 8 * i);
+  }
 }
 inline uint32_t BytesWord(const uint8_t bytes[4], bool big_endian) {
   uint32_t word = 0;

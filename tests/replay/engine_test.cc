@@ -117,7 +117,7 @@ class ScriptedCore final : public CoreAdapter {
   void Step() {
     const uint64_t pc = this->pc();
     const uint8_t bytes[4] = {0xAA, 0xBB, 0xCC, static_cast<uint8_t>(next_)};
-    if (observe_) engine_.Instruction(pc, bytes);
+    if (observe_) engine_.Instruction(retired_, pc, bytes);
     if (next_ >= script_.size()) {  // the idle loop
       ++retired_;
       ++bc_;
