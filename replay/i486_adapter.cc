@@ -88,7 +88,7 @@ class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserv
     uint8_t bytes[x86::kMaxInstructionLength] = {};
     const std::span<uint8_t> view(bytes, in.length);
     cpu.PeekLinear(cpu.segment(x86::kCs).base + eip, view);
-    engine_.Instruction(eip, view);
+    engine_.Instruction(cpu.retired(), eip, view);
   }
 
  private:
