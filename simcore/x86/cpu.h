@@ -1,4 +1,4 @@
-// The Intel i486DX core, first stretch (issue 12): the architectural state, the memory path from a
+// The Intel i486DX core: the architectural state, the memory path from a
 // segment offset through the on-chip cache to the bus, and the interpreter for the integer
 // instructions of 16- and 32-bit code. What is not modelled yet stops the core with a pending
 // fault instead of running wrongly: see docs/machines/i486-core.md, "Interpreter".
