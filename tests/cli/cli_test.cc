@@ -242,7 +242,8 @@ TEST_F(Cli, CaptureRefusesWhatItCannotRun) {
   } cases[] = {
       {"capture --elf " + Path("missing.elf") + " -o " + Path("o"), "missing.elf: cannot open"},
       {"capture --elf " + Path("not.elf") + " -o " + Path("o"), "not.elf: "},
-      {"capture --machine sparc -o " + Path("o"), "unknown machine 'sparc' (machines: r4400, i486)"},
+      {"capture --machine sparc -o " + Path("o"),
+       "unknown machine 'sparc' (machines: r4400, i486)"},
       {"capture --machine i486 --elf " + Path("not.elf") + " -o " + Path("o"), "not.elf: "},
       {"capture --machine i486 --workload nosuch -o " + Path("o"), "no workload 'nosuch'"},
       {"capture --memory-mb 1000 -o " + Path("o"), "memory size"},
@@ -255,6 +256,17 @@ TEST_F(Cli, CaptureRefusesWhatItCannotRun) {
     EXPECT_EQ(Lines(r.err), 1) << r.err;
   }
   EXPECT_THAT(Files(), ::testing::ElementsAre("not.elf"));
+}
+
+// The SDK example built with the i486 SDK, captured on the traced PC and verified.
+TEST_F(Cli, TheSdkExampleRunsOnTheI486) {
+  const std::string example = std::string(CITCAT_SOURCE_DIR) + "/guest/r4400/sdk/example/hello.c";
+  Result r = Run("capture --machine i486 --elf " + example + " -o " + Path("hello.cat"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("hello: fib(20) = 6765"));
+  r = Run("verify " + Path("hello.cat"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("identical"));
 }
 
 TEST_F(Cli, DemoRunsTheMainJob) {
