@@ -131,13 +131,17 @@ class ChampSimWriter final : public BufferedWriter {
         }
         return status();
       }
-      // An interrupt taken at the slot: the branch, too, runs again after the handler.
-      // Otherwise the slot was nullified (a branch-likely not taken) and the branch retired.
-      if (!(r.taken_before.present && r.taken_before.pc == slot)) AppendBranch();
+      // An interrupt taken at the slot: the branch, too, runs again after the handler (and if a
+      // mode filter dropped the handler, the next record is that branch again). Otherwise the
+      // slot was nullified (a branch-likely not taken) and the branch retired.
+      const bool interrupted = (r.taken_before.present && r.taken_before.pc == slot) ||
+                               (r.pc == branch_pc_ && r.branch != BranchKind::kNone);
+      if (!interrupted) AppendBranch();
     }
     if (r.raised.present) return status();  // did not retire
     if (r.branch != BranchKind::kNone && r.delay_slot) {
       Encode(r, branch_);
+      branch_pc_ = r.pc;
       branch_next_pc_ = r.next_pc;
       has_branch_ = true;
       return status();
@@ -166,6 +170,7 @@ class ChampSimWriter final : public BufferedWriter {
 
   FormCache<std::array<char, champsim::kRecordBytes>> templates_;
   char branch_[champsim::kRecordBytes];  // held until its delay slot is written
+  uint64_t branch_pc_ = 0;               // where it is
   uint64_t branch_next_pc_ = 0;          // where its delay slot is
   bool has_branch_ = false;
 };

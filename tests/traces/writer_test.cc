@@ -406,6 +406,28 @@ TEST(TraceWriters, ChampSimFindsTheDelaySlotAtTheNextPc) {
                 ChampSim(0x3000, 0, 0, {}, {}, {}, {}));
 }
 
+// An interrupt at a branch's delay slot whose handler a mode filter dropped: the next record is
+// the branch again, and only its second run retires.
+TEST(TraceWriters, ChampSimWritesAnInterruptedBranchOnceWhenTheHandlerIsFiltered) {
+  Record jr;
+  jr.pc = 0x2000;
+  jr.next_pc = 0x2004;
+  jr.registers = &MipsRegisters();
+  jr.AddRead(31);
+  jr.branch = BranchKind::kReturn;
+  jr.taken = true;
+  jr.target = 0x3000;
+  jr.delay_slot = true;
+  Record slot;
+  slot.pc = 0x2004;
+  slot.next_pc = 0x2008;
+  Record after;
+  after.pc = 0x3000;
+  after.next_pc = 0x3004;
+  EXPECT_EQ(Write(Format::kChampSim, {jr, jr, slot, after}),
+            Write(Format::kChampSim, {jr, slot, after}));
+}
+
 TEST(TraceRecord, RingsMapToModes) {
   EXPECT_EQ(ModeOfRing(0), Mode::kKernel);
   EXPECT_EQ(ModeOfRing(1), Mode::kSupervisor);
