@@ -3,6 +3,7 @@
 
 #include <array>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -19,12 +20,6 @@ namespace citcat::replay {
 namespace {
 
 std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
-
-uint64_t LoadLE(const std::string& bytes, size_t offset, size_t n) {
-  uint64_t v = 0;
-  for (size_t i = n; i > 0; --i) v = v << 8 | static_cast<uint8_t>(bytes[offset + i - 1]);
-  return v;
-}
 
 absl::Status CheckIms(const ims::InitialMachineState& ims) {
   if (!ims.has_x86() || ims.description().machine() != ims::MACHINE_I486) {
@@ -123,7 +118,9 @@ absl::Status I486Adapter::Load(const ims::InitialMachineState& ims) {
   x86::FpuState f;
   const ims::X87State& x = s.x87();
   for (int r = 0; r < 8; ++r) {
-    f.physical[r] = {LoadLE(x.st(r), 0, 8), static_cast<uint16_t>(LoadLE(x.st(r), 8, 2))};
+    const auto bytes = std::span(reinterpret_cast<const uint8_t*>(x.st(r).data()), 10);
+    f.physical[r] = {i486::LoadLE(bytes.first(8)),
+                     static_cast<uint16_t>(i486::LoadLE(bytes.last(2)))};
   }
   f.cw = static_cast<uint16_t>(x.control_word());
   f.sw = static_cast<uint16_t>(x.status_word());

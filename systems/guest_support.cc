@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string_view>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -93,6 +94,22 @@ absl::StatusOr<std::string> DiskWithElf(
   absl::StatusOr<std::vector<uint8_t>> image = guest::BuildDiskImage(*files);
   if (!image.ok()) return image.status();
   return std::string(image->begin(), image->end());
+}
+
+absl::StatusOr<std::string> DiskWithProgram(
+    const Sdk& sdk, const std::vector<std::string>& program, const std::string& cflags,
+    const std::string& disk, const std::function<absl::Status(const machine::ElfImage&)>& check) {
+  ScratchDir scratch("program.elf");
+  std::string elf = program.front();
+  if (absl::EndsWith(elf, ".c") || absl::EndsWith(elf, ".S")) {
+    std::string built = scratch.path() + "/program.elf";
+    if (absl::Status s = BuildWithSdk(sdk, program, cflags, built); !s.ok()) return s;
+    elf = built;
+  } else if (program.size() > 1 || !cflags.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(elf, ": an ELF is run as it is: more files and --cflags are for C sources"));
+  }
+  return DiskWithElf(disk, elf, check);
 }
 
 absl::Status CheckWorkloads(const std::string& disk, const std::string& workloads) {

@@ -53,6 +53,12 @@ absl::StatusOr<std::string> DiskWithElf(
     const std::string& disk, const std::string& elf_path,
     const std::function<absl::Status(const machine::ElfImage&)>& check);
 
+// `disk` with the user's program as the workload `elf`: an ELF as it is, or C and assembly files
+// built with `sdk` (and `cflags`) first.
+absl::StatusOr<std::string> DiskWithProgram(
+    const Sdk& sdk, const std::vector<std::string>& program, const std::string& cflags,
+    const std::string& disk, const std::function<absl::Status(const machine::ElfImage&)>& check);
+
 // Every name of the comma-separated `workloads` is a program on `disk`: the kernels run the
 // disk's programs by name and would skip an unknown one in silence.
 absl::Status CheckWorkloads(const std::string& disk, const std::string& workloads);

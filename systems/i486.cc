@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cat_parser/writer.h"
@@ -120,19 +119,7 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
   std::string workloads = request.workloads;
   if (!request.program.empty()) {
     if (!workloads.empty()) return absl::InvalidArgumentError("give --elf or --workload, not both");
-    ScratchDir scratch("program.elf");
-    std::string elf = request.program.front();
-    if (absl::EndsWith(elf, ".c") || absl::EndsWith(elf, ".S")) {
-      std::string built = scratch.path() + "/program.elf";
-      if (absl::Status s = BuildWithSdk(kSdk, request.program, request.cflags, built); !s.ok()) {
-        return s;
-      }
-      elf = built;
-    } else if (request.program.size() > 1 || !request.cflags.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(elf, ": an ELF is run as it is: more files and --cflags are for C sources"));
-    }
-    disk = DiskWithElf(*disk, elf, CheckI386Elf);
+    disk = DiskWithProgram(kSdk, request.program, request.cflags, *disk, CheckI386Elf);
     if (!disk.ok()) return disk.status();
     workloads = "elf";
   }

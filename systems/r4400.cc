@@ -9,7 +9,6 @@
 #include <limits>
 #include <string_view>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
@@ -98,20 +97,7 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
     if (!settings.workloads.empty()) {
       return absl::InvalidArgumentError("give --elf or --workload, not both");
     }
-    ScratchDir scratch("program.elf");
-    std::string elf = request.program.front();
-    const bool source = absl::EndsWith(elf, ".c") || absl::EndsWith(elf, ".S");
-    if (source) {
-      std::string built = scratch.path() + "/program.elf";
-      if (absl::Status s = BuildWithSdk(kSdk, request.program, request.cflags, built); !s.ok()) {
-        return s;
-      }
-      elf = built;
-    } else if (request.program.size() > 1 || !request.cflags.empty()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(elf, ": an ELF is run as it is: more files and --cflags are for C sources"));
-    }
-    disk = DiskWithElf(*disk, elf, machine::CheckR4400Elf);
+    disk = DiskWithProgram(kSdk, request.program, request.cflags, *disk, machine::CheckR4400Elf);
     if (!disk.ok()) return disk.status();
     settings.workloads = "elf";
   }
