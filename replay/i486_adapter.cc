@@ -15,6 +15,7 @@
 #include "replay/engine.h"
 #include "simcore/x86/cpu.h"
 #include "simcore/x86/disasm.h"
+#include "traces/x86_recorder.h"
 
 namespace citcat::replay {
 namespace {
@@ -53,6 +54,9 @@ class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserv
  public:
   I486Adapter(Engine& engine, bool observe) : engine_(engine), observe_(observe), cpu_(engine) {
     if (observe_) cpu_.set_instruction_observer(this);
+    if (engine.options().sink != nullptr) {
+      recorder_ = std::make_unique<traces::X86Recorder>(*engine.options().sink);
+    }
   }
 
   // ---- CoreAdapter ----
@@ -76,14 +80,28 @@ class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserv
   std::string Disassemble(uint64_t pc, std::span<const uint8_t> bytes) override {
     return disasm_.Text(static_cast<uint32_t>(pc), bytes, cpu_.segment(x86::kCs).big);
   }
-  absl::Status Finish() override { return absl::OkStatus(); }
+  absl::Status Finish() override {
+    if (!recorder_) return absl::OkStatus();
+    recorder_->Flush(cpu_);
+    return recorder_->status();
+  }
 
   // ---- x86::Cpu::InstructionObserver ----
   void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in) override {
     uint8_t bytes[x86::kMaxInstructionLength] = {};
     const std::span<uint8_t> view(bytes, in.length);
     cpu.PeekLinear(cpu.segment(x86::kCs).base + eip, view);
+    if (recorder_) {
+      recorder_->OnInstruction(cpu, eip, in, view);
+      if (!recorder_->status().ok()) engine_.Fail(recorder_->status());
+    }
     engine_.Instruction(cpu.retired(), eip, view);
+  }
+  void OnAccess(x86::Cpu&, uint32_t linear, int size, bool write, uint32_t value) override {
+    if (recorder_) recorder_->OnAccess(linear, size, write, value);
+  }
+  void OnEvent(x86::Cpu& cpu, uint8_t vector, x86::Cpu::EventKind kind) override {
+    if (recorder_) recorder_->OnEvent(cpu, vector, kind);
   }
 
  private:
@@ -94,6 +112,7 @@ class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserv
   const bool observe_;
   x86::Cpu cpu_;
   x86::Disassembler disasm_;
+  std::unique_ptr<traces::X86Recorder> recorder_;  // feeds the options' sink
 };
 
 absl::Status I486Adapter::Load(const ims::InitialMachineState& ims) {
@@ -214,10 +233,6 @@ void I486Adapter::Inject(const aes::Interrupt& irq) {
 absl::StatusOr<std::unique_ptr<CoreAdapter>> MakeI486Adapter(const ims::InitialMachineState& ims,
                                                              Engine& engine, bool observe) {
   if (absl::Status s = CheckIms(ims); !s.ok()) return s;
-  if (engine.options().sink != nullptr) {
-    return absl::UnimplementedError(
-        "the i486 writes the text trace (-o) only so far; --format's formats are the R4400's");
-  }
   return std::make_unique<I486Adapter>(engine, observe);
 }
 

@@ -89,6 +89,15 @@ std::array<char, champsim::kRecordBytes> Template(const Record& r) {
       src(kInstructionPointer);
       dst(kInstructionPointer);
       break;
+    case BranchKind::kSoftwareInterrupt:
+      // It pushes the flags with the return address: reading flags keeps it out of the calls
+      // (ChampSim's return-address stack), as its return, IRET, is no return either.
+      src(kStackPointer);
+      src(kInstructionPointer);
+      src(kFlags);
+      dst(kStackPointer);
+      dst(kInstructionPointer);
+      break;
   }
   in.is_branch = r.branch != BranchKind::kNone;
   std::array<char, champsim::kRecordBytes> bytes;

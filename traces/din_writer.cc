@@ -1,6 +1,7 @@
 // Dinero IV's `din` input: one "LABEL ADDRESS" line per memory reference, the label 0 for a data
 // read, 1 for a data write and 2 for an instruction fetch, the address in hexadecimal
-// (docs/trace-formats.md, "din"). Each instruction is its fetch, then its data references.
+// (docs/trace-formats.md, "din"). Each instruction is its fetch, then its data references; a
+// REP instruction is fetched once, before its first iteration's references.
 #include "traces/form_cache.h"
 #include "traces/writers.h"
 
@@ -21,8 +22,10 @@ class DinWriter final : public BufferedWriter {
 
   absl::Status Consume(const Record& r) override {
     constexpr size_t kAccessLine = 2 + 16 + 1;
+    const bool continues = repeats_.Next(r);
     const Piece& fetch = fetch_lines_.Get(r, FetchLine);
-    char* p = Put(Claim(fetch.size() + Piece::kSlack + kAccessLine * r.accesses.size()), fetch);
+    char* p = Claim(fetch.size() + Piece::kSlack + kAccessLine * r.accesses.size());
+    if (!continues) p = Put(p, fetch);
     for (const MemoryAccess& a : r.accesses) {
       *p++ = a.store ? '1' : '0';
       *p++ = ' ';
@@ -35,6 +38,7 @@ class DinWriter final : public BufferedWriter {
 
  private:
   FormCache<Piece> fetch_lines_;
+  RepeatRun repeats_;
 };
 
 }  // namespace

@@ -10,6 +10,9 @@ namespace {
 
 constexpr uint8_t kReadTag = 0x10;
 constexpr uint8_t kWriteTag = 0x20;
+constexpr uint8_t kRepeatReadTag = 0x30;   // RRDTAG: a data read of a REP instruction
+constexpr uint8_t kRepeatWriteTag = 0x40;  // RWRTAG
+constexpr uint8_t kRepeatEndTag = 0x50;    // RENDTAG: after a REP instruction's last reference
 constexpr uint8_t kLineTag = 0x60;
 constexpr uint8_t kBlockTag = 0x70;   // BBADTAG: a basic block begins at this address
 constexpr uint8_t kTargetTag = 0x90;  // TARGTAG: a control instruction went here
@@ -41,11 +44,28 @@ class EntryWriter : public BufferedWriter {
     for (int i = 0; i < 4; ++i) p[1 + i] = static_cast<char>(address >> (8 * i));
     Commit(p + 5);
   }
+  // Follows the REP runs: true if `r` continues the one before it. A run that ended gets its
+  // repeat-end entry first.
+  bool Repeats(const Record& r) {
+    const bool open = repeats_.open();
+    const bool continues = repeats_.Next(r);
+    if (open && !continues) Entry(kRepeatEndTag, 0);
+    return continues;
+  }
   void DataEntries(const Record& r) {
+    const uint8_t read = r.repeated ? kRepeatReadTag : kReadTag;
+    const uint8_t write = r.repeated ? kRepeatWriteTag : kWriteTag;
     for (const MemoryAccess& a : r.accesses) {
-      Entry((a.store ? kWriteTag : kReadTag) + SizeCode(a.size), a.address);
+      Entry((a.store ? write : read) + SizeCode(a.size), a.address);
     }
   }
+  absl::Status Finish() override {
+    if (repeats_.open()) Entry(kRepeatEndTag, 0);
+    return BufferedWriter::Finish();
+  }
+
+ private:
+  RepeatRun repeats_;
 };
 
 class IdtraceWriter final : public EntryWriter {
@@ -55,6 +75,10 @@ class IdtraceWriter final : public EntryWriter {
   absl::Status Consume(const Record& r) override {
     // A new line, or a jump back into the same line (a new basic block), is a line access; so
     // is the next line for an instruction that runs into it (x86: instructions are unaligned).
+    if (Repeats(r)) {  // the same instruction again: no new fetch
+      DataEntries(r);
+      return status();
+    }
     const uint64_t line = r.pc & ~(kLineBytes - 1);
     if (!started_ || line != last_line_ || r.pc != next_pc_) Entry(kLineTag, line);
     started_ = true;
@@ -77,7 +101,7 @@ class IdtraceExecWriter final : public EntryWriter {
   using EntryWriter::EntryWriter;
 
   absl::Status Consume(const Record& r) override {
-    if (!started_ || r.pc != next_pc_) Entry(kBlockTag, r.pc);
+    if (!Repeats(r) && (!started_ || r.pc != next_pc_)) Entry(kBlockTag, r.pc);
     started_ = true;
     next_pc_ = r.next_pc;
     DataEntries(r);

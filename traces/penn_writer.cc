@@ -33,6 +33,8 @@ const char* MicroOp(const Record& r) {
       return "RET";
     case BranchKind::kExceptionReturn:
       return "ERET";
+    case BranchKind::kSoftwareInterrupt:
+      return "TRAP";
   }
   if (!r.accesses.empty()) return r.accesses[0].store ? "STORE" : "LOAD";
   return "ALU";

@@ -34,6 +34,8 @@ const char* BranchKindName(BranchKind kind) {
       return "return";
     case BranchKind::kExceptionReturn:
       return "eret";
+    case BranchKind::kSoftwareInterrupt:
+      return "int";
   }
   return "?";
 }

@@ -34,7 +34,8 @@ enum class BranchKind : uint8_t {
   kIndirectCall,     // links, target from a register
   kConditionalCall,  // links only when taken (MIPS BLTZAL, BGEZAL)
   kReturn,           // an indirect jump through the return-address register
-  kExceptionReturn,  // ERET
+  kExceptionReturn,  // ERET, IRET
+  kSoftwareInterrupt,  // x86 INT n, INT3, INTO: completes and enters a handler (through the IDT)
 };
 
 struct MemoryAccess {
@@ -106,6 +107,9 @@ class Record {
   bool taken = false;
   uint64_t target = 0;       // where a taken branch goes (also set when not taken)
   bool delay_slot = false;   // the branch has a delay slot: the next record is that slot
+  // A string instruction with a REP prefix (x86): one record per iteration, all at the same pc
+  // and index (RepeatRun tells the iterations of one execution apart from the next).
+  bool repeated = false;
   uint64_t fallthrough = 0;  // where execution goes on untaken (after a delay slot)
 
   Event raised;        // this instruction raised an exception and did not complete
@@ -132,6 +136,28 @@ class Record {
     if (!Reads(reg)) read.push_back(reg);
   }
   void AddWritten(uint16_t reg) { written.push_back(reg); }
+};
+
+// Follows runs of REP iterations through a trace, for writers that write a REP instruction's
+// fetch once and mark the end of its data references (din, IDtrace).
+class RepeatRun {
+ public:
+  // Takes the next record; true if it is a further iteration of the REP instruction the record
+  // before it was an iteration of, with no event in between.
+  bool Next(const Record& r) {
+    const bool continues =
+        r.repeated && open_ && r.pc == pc_ && !raised_ && !r.taken_before.present;
+    open_ = r.repeated;
+    raised_ = r.raised.present;
+    pc_ = r.pc;
+    return continues;
+  }
+  // The record taken last was a REP iteration.
+  bool open() const { return open_; }
+
+ private:
+  bool open_ = false, raised_ = false;
+  uint64_t pc_ = 0;
 };
 
 const char* ModeName(Mode mode);  // "kernel", "supervisor", "user"

@@ -130,6 +130,9 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
         (first == FaultClass::kContributory && second == FaultClass::kContributory) ||
         (first == FaultClass::kPageFault &&
          (second == FaultClass::kContributory || second == FaultClass::kPageFault));
+    if (observer_ != nullptr) {
+      observer_->OnEvent(*this, double_fault ? uint8_t{kVecDoubleFault} : vector, EventKind::kFault);
+    }
     if (double_fault) {
       delivering_class_ = FaultClass::kDoubleFault;
       exception_.vector = kVecDoubleFault;
@@ -148,9 +151,10 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
 
 // An event the processor delivers itself, at eip_: an exception, an external interrupt or a debug
 // trap. A fault while it is delivered is a double fault or a second exception (Raise).
-void Cpu::Deliver(uint8_t vector, bool has_error, uint32_t error_code, bool exception) {
+void Cpu::Deliver(uint8_t vector, bool has_error, uint32_t error_code, EventKind kind) {
+  if (observer_ != nullptr) observer_->OnEvent(*this, vector, kind);
   delivering_ = true;
-  delivering_class_ = ClassOf(vector, exception);
+  delivering_class_ = ClassOf(vector, kind != EventKind::kInterrupt);
   faulted_ = false;
   exception_.vector = vector;
   Interrupt(vector, eip_, false, has_error, error_code);
@@ -607,7 +611,7 @@ void Cpu::Step() {
   StepInstruction();
   if (fault_.pending) {
     fault_.pending = false;
-    Deliver(fault_.vector, fault_.has_error, fault_.error_code, /*exception=*/true);
+    Deliver(fault_.vector, fault_.has_error, fault_.error_code, EventKind::kFault);
     faulted_ = true;
   }
 }
@@ -665,7 +669,7 @@ void Cpu::SingleStepTrap(uint32_t dr6_bits) {
     exception_ = {true, kVecDebug, 0, eip_, true, false, false};
     return;
   }
-  Deliver(kVecDebug, false, 0);
+  Deliver(kVecDebug, false, 0, EventKind::kTrap);
 }
 
 bool Cpu::Execute(const Instruction& in) {
@@ -1174,7 +1178,7 @@ bool Cpu::TakeExternalInterrupt() {
     return false;
   }
   halted_ = false;
-  Deliver(vector, false, 0, /*exception=*/false);
+  Deliver(vector, false, 0, EventKind::kInterrupt);
   return true;
 }
 

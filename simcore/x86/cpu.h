@@ -166,18 +166,37 @@ class Cpu {
   // Steps taken: instructions, REP iterations, and exception and interrupt entries.
   uint64_t steps() const { return steps_; }
 
+  // What the processor was doing when it entered a handler (InstructionObserver::OnEvent).
+  enum class EventKind : uint8_t {
+    kFault,      // the instruction observed last faulted: it did not complete
+    kTrap,       // a debug trap after the instruction observed last, which completed
+    kInterrupt,  // INTR or NMI, taken before the next instruction
+  };
   // Told of every instruction (every REP iteration) about to execute, once it is fetched and
   // decoded; a faulting one is told again when it runs again. May be null.
   class InstructionObserver {
    public:
     virtual ~InstructionObserver() = default;
     virtual void OnInstruction(Cpu& cpu, uint32_t eip, const Instruction& in) = 0;
+    // A data access that succeeded: through a segment (operands, strings, the stack) or to an
+    // inner ring's stack (the frame of a gate or an interrupt). Descriptor-table, IDT and TSS
+    // accesses are not data accesses.
+    virtual void OnAccess(Cpu& cpu, uint32_t linear, int size, bool write, uint32_t value) {
+      (void)cpu, (void)linear, (void)size, (void)write, (void)value;
+    }
+    // The processor is about to enter the handler of `vector`, with EIP where it will return
+    // (the faulting instruction's for a fault). A fault while it delivers one is told too.
+    virtual void OnEvent(Cpu& cpu, uint8_t vector, EventKind kind) {
+      (void)cpu, (void)vector, (void)kind;
+    }
   };
   void set_instruction_observer(InstructionObserver* observer) { observer_ = observer; }
   // Bytes at a linear address, translated through the TLB or the page tables without touching
   // either and read without a bus transaction (Bus::Peek): for debuggers and traces. False where
   // the address is not mapped or not plain memory.
   bool PeekLinear(uint32_t linear, std::span<uint8_t> bytes) const;
+  // Whether condition code `cond` (Jcc's tttn) holds on the current flags.
+  bool Condition(uint8_t cond) const;
   const Exception& exception() const { return exception_; }
   void ClearException() { exception_ = {}; }
 
@@ -226,7 +245,6 @@ class Cpu {
   void SetSp(uint32_t v);
 
   // Flags.
-  bool Condition(uint8_t cond) const;
   void SetFlags(uint32_t mask, uint32_t values) { eflags_ = (eflags_ & ~mask) | (values & mask); }
   uint32_t Alu(Op op, int size, uint32_t a, uint32_t b);
   uint32_t Shift(Op op, int size, uint32_t value, uint32_t count);
@@ -241,8 +259,7 @@ class Cpu {
   // checked against CPL) and ICEBP.
   bool Trap(uint8_t vector, bool software = true);
   bool TakeExternalInterrupt();
-  // `exception`: a fault or trap of the processor's own, not an external interrupt or NMI.
-  void Deliver(uint8_t vector, bool has_error, uint32_t error_code, bool exception = true);
+  void Deliver(uint8_t vector, bool has_error, uint32_t error_code, EventKind kind);
   enum class FaultClass : uint8_t { kBenign, kContributory, kPageFault, kDoubleFault };
   static FaultClass ClassOf(uint8_t vector, bool exception);
   void StepInstruction();
@@ -505,6 +522,7 @@ inline bool Cpu::ReadMem(int seg, uint32_t offset, int size, uint32_t* value) {
   if (!CheckAlignment(seg, offset, size)) return false;
   if (!ReadLinear(Linear(seg, offset), size, value)) return false;
   if (dr7_ & 0xFF) DataBreakpoint(Linear(seg, offset), size, false);
+  if (observer_ != nullptr) observer_->OnAccess(*this, Linear(seg, offset), size, false, *value);
   return true;
 }
 
@@ -515,6 +533,7 @@ inline bool Cpu::WriteMem(int seg, uint32_t offset, int size, uint32_t value) {
   if (!CheckAlignment(seg, offset, size)) return false;
   if (!WriteLinear(Linear(seg, offset), size, value)) return false;
   if (dr7_ & 0xFF) DataBreakpoint(Linear(seg, offset), size, true);
+  if (observer_ != nullptr) observer_->OnAccess(*this, Linear(seg, offset), size, true, value);
   return true;
 }
 

@@ -326,7 +326,7 @@ void Cpu::TaskTrap(bool at_instruction_end) {
   if (at_instruction_end) {
     data_breakpoint_ = true;
   } else {
-    Deliver(kVecDebug, false, 0);
+    Deliver(kVecDebug, false, 0, EventKind::kTrap);
   }
 }
 

@@ -1,0 +1,394 @@
+#include "traces/x86_recorder.h"
+
+#include <cstring>
+
+#include "traces/x86_registers.h"
+
+namespace citcat::traces {
+namespace {
+
+using x86::Flow;
+using x86::Op;
+using x86::Operand;
+
+constexpr size_t kForms = 4096;
+
+const char* EventName(uint8_t vector, x86::Cpu::EventKind kind) {
+  if (kind == x86::Cpu::EventKind::kInterrupt) return vector == 2 ? "NMI" : "interrupt";
+  switch (vector) {
+    case 0:
+      return "divide error";
+    case 1:
+      return "debug";
+    case 3:
+      return "breakpoint";
+    case 4:
+      return "overflow";
+    case 5:
+      return "bound range";
+    case 6:
+      return "invalid opcode";
+    case 7:
+      return "device not available";
+    case 8:
+      return "double fault";
+    case 10:
+      return "invalid TSS";
+    case 11:
+      return "segment not present";
+    case 12:
+      return "stack fault";
+    case 13:
+      return "general protection";
+    case 14:
+      return "page fault";
+    case 16:
+      return "math fault";
+    case 17:
+      return "alignment check";
+    default:
+      return "exception";
+  }
+}
+
+bool IsFpuCompare(Op op) {
+  switch (op) {
+    case Op::kFcom:
+    case Op::kFcomp:
+    case Op::kFcompp:
+    case Op::kFicom:
+    case Op::kFicomp:
+    case Op::kFucom:
+    case Op::kFucomp:
+    case Op::kFucompp:
+    case Op::kFtst:
+    case Op::kFxam:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The x87 registers an instruction reads and writes, numbered relative to the top of the stack
+// as the instruction names them (ST(0) is the top before it runs; a load writes the new top),
+// and the status word for compares and FNSTSW.
+void AddX87Operands(const x86::Instruction& in, Record& r) {
+  const uint16_t st0 = kX86St0, sti = kX86St0 + (in.rm & 7), st1 = kX86St0 + 1;
+  const Op op = in.op;
+  if (IsFpuCompare(op)) {
+    r.AddRead(st0);
+    if (in.dst == Operand::kSti || in.src == Operand::kSti) r.AddRead(sti);
+    if (op == Op::kFcompp || op == Op::kFucompp) r.AddRead(st1);
+    r.AddWritten(kX86Fpsw);
+    return;
+  }
+  const bool memory = in.dst == Operand::kMem;
+  switch (op) {
+    case Op::kFld:
+    case Op::kFild:
+    case Op::kFbld:
+    case Op::kFld1:
+    case Op::kFldl2t:
+    case Op::kFldl2e:
+    case Op::kFldpi:
+    case Op::kFldlg2:
+    case Op::kFldln2:
+    case Op::kFldz:
+      if (!memory && (in.dst == Operand::kSti || in.src == Operand::kSti)) r.AddRead(sti);
+      r.AddWritten(st0);
+      return;
+    case Op::kFst:
+    case Op::kFstp:
+    case Op::kFist:
+    case Op::kFistp:
+    case Op::kFbstp:
+      r.AddRead(st0);
+      if (!memory) r.AddWritten(sti);
+      return;
+    case Op::kFxch:
+      r.AddRead(st0);
+      r.AddRead(sti);
+      r.AddWritten(st0);
+      r.AddWritten(sti);
+      return;
+    case Op::kFfree:
+    case Op::kFfreep:
+      r.AddWritten(sti);
+      return;
+    case Op::kFnstsw:
+      r.AddRead(kX86Fpsw);
+      return;
+    case Op::kFchs:
+    case Op::kFabs:
+    case Op::kFsqrt:
+    case Op::kFrndint:
+    case Op::kFsin:
+    case Op::kFcos:
+    case Op::kF2xm1:
+      r.AddRead(st0);
+      r.AddWritten(st0);
+      return;
+    case Op::kFptan:
+    case Op::kFsincos:
+    case Op::kFxtract:
+      r.AddRead(st0);
+      r.AddWritten(st0);
+      r.AddWritten(st1);
+      return;
+    case Op::kFprem:
+    case Op::kFprem1:
+    case Op::kFscale:
+      r.AddRead(st0);
+      r.AddRead(st1);
+      r.AddWritten(st0);
+      if (op != Op::kFscale) r.AddWritten(kX86Fpsw);
+      return;
+    case Op::kFyl2x:
+    case Op::kFyl2xp1:
+    case Op::kFpatan:
+      r.AddRead(st0);
+      r.AddRead(st1);
+      r.AddWritten(st1);
+      return;
+    default:
+      break;
+  }
+  // Arithmetic: FADD and the rest, with a memory operand, with ST(0) and ST(i) either way
+  // round, or the popping forms that write ST(i).
+  if ((op >= Op::kFadd && op <= Op::kFdivrp) || (op >= Op::kFiadd && op <= Op::kFidivr)) {
+    r.AddRead(st0);
+    if (!memory) r.AddRead(sti);
+    r.AddWritten(in.dst == Operand::kSti ? sti : st0);
+  }
+}
+
+int64_t Immediate(const x86::Instruction& in) {
+  for (Operand o : {in.dst, in.src, in.src2}) {
+    if (o == Operand::kImm || o == Operand::kImm8 || o == Operand::kRel || o == Operand::kFar) {
+      return static_cast<int32_t>(in.imm);
+    }
+  }
+  return 0;
+}
+
+// The branch kind, and the target where the encoding tells it.
+void SetBranch(const x86::Instruction& in, uint32_t cs_base, uint32_t next_eip, Record& r,
+               bool* dynamic_target) {
+  const bool relative = in.dst == Operand::kRel;
+  *dynamic_target = !relative;
+  switch (in.flow) {
+    case Flow::kJcc:
+    case Flow::kLoop:
+      r.branch = BranchKind::kConditional;
+      break;
+    case Flow::kJmp:
+    case Flow::kJmpFar:
+      r.branch = relative || in.dst == Operand::kFar ? BranchKind::kDirectJump
+                                                     : BranchKind::kIndirectJump;
+      break;
+    case Flow::kCall:
+    case Flow::kCallFar:
+      r.branch = relative || in.dst == Operand::kFar ? BranchKind::kDirectCall
+                                                     : BranchKind::kIndirectCall;
+      break;
+    case Flow::kRet:
+    case Flow::kRetFar:
+      r.branch = BranchKind::kReturn;
+      break;
+    case Flow::kInt:
+      r.branch = BranchKind::kSoftwareInterrupt;
+      break;
+    case Flow::kIret:
+      r.branch = BranchKind::kExceptionReturn;
+      break;
+    case Flow::kRep:
+      r.repeated = true;
+      [[fallthrough]];
+    case Flow::kNone:
+      *dynamic_target = false;
+      return;
+  }
+  r.taken = in.flow != Flow::kJcc && in.flow != Flow::kLoop && in.flow != Flow::kInt;
+  if (relative) {
+    const uint32_t eip = next_eip + in.imm;
+    r.target = cs_base + (in.opsize == 2 ? eip & 0xFFFF : eip);
+  }
+}
+
+}  // namespace
+
+// One instruction at one linear address: its record with the static fields filled in, and what
+// the dynamic ones need.
+struct X86Recorder::Form {
+  uint64_t pc = 0;
+  uint32_t eip = 0;
+  bool code32 = false;
+  bool valid = false;
+  Record record;
+  Flow flow = Flow::kNone;
+  uint8_t opcode = 0;
+  uint8_t cond = 0;
+  uint8_t addrsize = 4;
+  bool dynamic_target = false;  // known after it ran (indirect, far, return, INT, IRET)
+  bool x87_memory = false;      // its operand comes in 4-byte pieces
+};
+
+X86Recorder::X86Recorder(TraceSink& sink) : sink_(sink), forms_(kForms) {}
+X86Recorder::~X86Recorder() = default;
+
+X86Recorder::Form& X86Recorder::FormFor(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,
+                                        std::span<const uint8_t> bytes) {
+  const x86::Segment& cs = cpu.segment(x86::kCs);
+  const uint32_t pc = cs.base + eip;
+  Form& f = forms_[(pc ^ (pc >> 12)) & (kForms - 1)];
+  // The bytes too, not the address alone: code that was overwritten is another instruction.
+  if (f.valid && f.pc == pc && f.eip == eip && f.code32 == cs.big &&
+      f.record.size == bytes.size() &&
+      std::memcmp(f.record.bytes, bytes.data(), bytes.size()) == 0) {
+    return f;
+  }
+  f = Form();
+  f.pc = pc;
+  f.eip = eip;
+  f.code32 = cs.big;
+  f.valid = true;
+  f.flow = in.flow;
+  f.opcode = in.opcode;
+  f.cond = in.cond;
+  f.addrsize = in.addrsize;
+  f.x87_memory = (x86::Facts(in.op).attrs & x86::attr::kFpu) && in.dst == Operand::kMem;
+  Record& r = f.record;
+  r.form = ++forms_built_;
+  r.pc = pc;
+  const uint32_t next_eip = cs.big ? eip + in.length : (eip + in.length) & 0xFFFF;
+  r.next_pc = static_cast<uint32_t>(cs.base + next_eip);
+  r.fallthrough = r.next_pc;
+  r.SetBytes(bytes);
+  r.registers = &X86Registers();
+  const std::string_view name = x86::Mnemonic(in.op);
+  r.mnemonic = absl::string_view(name.data(), name.size());
+  r.immediate = Immediate(in);
+  r.disassembler = this;
+  for (int i = 0; i < 8; ++i)
+    if (in.gpr_read & (1 << i)) r.AddRead(i);
+  for (int s = 0; s < 6; ++s)
+    if (in.seg_read & (1 << s)) r.AddRead(kX86Seg0 + s);
+  if (x86::FlagsRead(in) != 0) r.AddRead(kX86Eflags);
+  for (int i = 0; i < 8; ++i)
+    if (in.gpr_written & (1 << i)) r.AddWritten(i);
+  for (int s = 0; s < 6; ++s)
+    if (in.seg_written & (1 << s)) r.AddWritten(kX86Seg0 + s);
+  if (x86::FlagsWritten(in) != 0) r.AddWritten(kX86Eflags);
+  if (x86::Facts(in.op).attrs & x86::attr::kFpu) AddX87Operands(in, r);
+  SetBranch(in, cs.base, next_eip, r, &f.dynamic_target);
+  return f;
+}
+
+void X86Recorder::OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,
+                                std::span<const uint8_t> bytes) {
+  if (pending_ != nullptr) Complete(cpu);
+  Form& f = FormFor(cpu, eip, in, bytes);
+  Record& r = f.record;
+  r.index = cpu.retired();
+  r.privilege = static_cast<uint8_t>(cpu.cpl());
+  r.mode = ModeOfRing(r.privilege);
+  r.accesses.clear();
+  // Conditions on the state before: what the instruction itself tests.
+  if (f.flow == Flow::kJcc) {
+    r.taken = cpu.Condition(f.cond);
+  } else if (f.flow == Flow::kLoop) {
+    const uint32_t count = cpu.reg(x86::kEcx) & (f.addrsize == 2 ? 0xFFFFu : ~0u);
+    const bool zf = cpu.eflags() & x86::flag::kZF;
+    switch (f.opcode) {
+      case 0xE0:  // LOOPNE
+        r.taken = count != 1 && !zf;
+        break;
+      case 0xE1:  // LOOPE
+        r.taken = count != 1 && zf;
+        break;
+      case 0xE2:  // LOOP
+        r.taken = count != 1;
+        break;
+      default:  // JCXZ, JECXZ
+        r.taken = count == 0;
+        break;
+    }
+  } else if (f.flow == Flow::kInt) {
+    r.taken = f.opcode != 0xCE || (cpu.eflags() & x86::flag::kOF);  // INTO: on OF
+  }
+  if (next_before_.present) {
+    r.taken_before = std::move(next_before_);
+    next_before_ = Event();
+  }
+  pending_ = &f;
+}
+
+void X86Recorder::OnAccess(uint32_t linear, int size, bool write, uint32_t value) {
+  if (pending_ == nullptr) return;  // an event's entry (its frame), not an instruction's
+  Record::Accesses& accesses = pending_->record.accesses;
+  // An x87 operand is read and written in doublewords: two make a 64-bit access.
+  if (pending_->x87_memory && !accesses.empty()) {
+    MemoryAccess& last = accesses.back();
+    if (last.size == 4 && size == 4 && last.store == write && last.address + 4 == linear) {
+      last.size = 8;
+      last.value |= uint64_t{value} << 32;
+      return;
+    }
+  }
+  MemoryAccess& a = accesses.emplace_back();
+  a.address = linear;
+  a.size = static_cast<uint8_t>(size);
+  a.store = write;
+  a.value_known = true;
+  a.value = value;
+}
+
+void X86Recorder::OnEvent(x86::Cpu& cpu, uint8_t vector, x86::Cpu::EventKind kind) {
+  Event e;
+  e.present = true;
+  e.code = vector;
+  e.pc = cpu.segment(x86::kCs).base + cpu.eip();
+  e.name = EventName(vector, kind);
+  if (pending_ != nullptr && kind == x86::Cpu::EventKind::kFault && pending_->pc == e.pc) {
+    // The observed instruction faulted: it did not complete, so nothing it would have written or
+    // accessed is real. Without its registers written, it is no longer its form.
+    changed_ = pending_->record;
+    changed_.form = 0;
+    changed_.raised = std::move(e);
+    changed_.accesses.clear();
+    changed_.written.clear();
+    Emit(changed_);
+    return;
+  }
+  if (pending_ != nullptr) Complete(cpu);
+  next_before_ = std::move(e);
+}
+
+void X86Recorder::Flush(x86::Cpu& cpu) {
+  if (pending_ != nullptr) Complete(cpu);
+}
+
+// Where control went: EIP now, after the instruction.
+inline void X86Recorder::Complete(x86::Cpu& cpu) {
+  Record& r = pending_->record;
+  if (pending_->dynamic_target) r.target = cpu.segment(x86::kCs).base + cpu.eip();
+  Emit(r);
+}
+
+inline void X86Recorder::Emit(const Record& record) {
+  Record& own = pending_->record;
+  pending_ = nullptr;
+  if (status_.ok()) status_ = sink_.Consume(record);
+  if (own.taken_before.present) own.taken_before = Event();  // it was this execution's
+}
+
+absl::string_view X86Recorder::Text(const Record& record) {
+  if (!disasm_) disasm_ = std::make_unique<x86::Disassembler>();
+  const uint32_t pc = static_cast<uint32_t>(record.pc);
+  const Form& f = forms_[(pc ^ (pc >> 12)) & (kForms - 1)];
+  const bool known = f.valid && f.pc == record.pc && f.record.size == record.size &&
+                     std::memcmp(f.record.bytes, record.bytes, record.size) == 0;
+  return disasm_->Text(known ? f.eip : pc, record.Bytes(), known ? f.code32 : true);
+}
+
+}  // namespace citcat::traces

@@ -1,0 +1,65 @@
+// Turns the i486 core's observer calls into trace records. The observer sees each instruction
+// (each REP iteration) before it executes, then each data access it makes with its value, then
+// the next instruction or the event that ends it; a record is handed over once that tells how
+// it ended: where control went, or that it faulted and did not complete.
+//
+// What the instruction's bytes say is worked out once per instruction at a linear address (a
+// form, Record::form), as for the R4400 (mips_recorder.h); each execution fills in the rest.
+#ifndef CITCAT_TRACES_X86_RECORDER_H_
+#define CITCAT_TRACES_X86_RECORDER_H_
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "simcore/x86/cpu.h"
+#include "simcore/x86/disasm.h"
+#include "traces/record.h"
+#include "traces/sink.h"
+
+namespace citcat::traces {
+
+class X86Recorder final : public Disassembler {
+ public:
+  explicit X86Recorder(TraceSink& sink);
+  ~X86Recorder() override;
+
+  // Before the instruction at CS:`eip` executes; `bytes` are its bytes.
+  void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,
+                     std::span<const uint8_t> bytes);
+  // A data access of the instruction observed last (x86::Cpu::InstructionObserver::OnAccess).
+  void OnAccess(uint32_t linear, int size, bool write, uint32_t value);
+  // The core is about to enter the handler of `vector`.
+  void OnEvent(x86::Cpu& cpu, uint8_t vector, x86::Cpu::EventKind kind);
+  // After the last step: hands over the last record. The sink's Finish is the owner's call.
+  void Flush(x86::Cpu& cpu);
+  // The first error a sink returned; the caller stops the core when it is not OK.
+  const absl::Status& status() const { return status_; }
+
+  absl::string_view Text(const Record& record) override;
+
+  // How many forms were built (tests).
+  uint64_t forms_built() const { return forms_built_; }
+
+  struct Form;  // one instruction at one linear address (x86_recorder.cc)
+
+ private:
+  Form& FormFor(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,
+                std::span<const uint8_t> bytes);
+  void Complete(x86::Cpu& cpu);
+  void Emit(const Record& record);
+
+  TraceSink& sink_;
+  std::vector<Form> forms_;  // direct-mapped by linear address
+  uint64_t forms_built_ = 0;
+  Form* pending_ = nullptr;  // the instruction observed last, until its record is handed over
+  Record changed_;           // a pending record changed in ways its form does not cover
+  Event next_before_;        // an event to attach to the next record
+  std::unique_ptr<x86::Disassembler> disasm_;
+  absl::Status status_;
+};
+
+}  // namespace citcat::traces
+
+#endif  // CITCAT_TRACES_X86_RECORDER_H_
