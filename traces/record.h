@@ -27,14 +27,14 @@ constexpr Mode ModeOfRing(uint8_t ring) {
 
 enum class BranchKind : uint8_t {
   kNone,
-  kConditional,      // conditional, PC-relative
-  kDirectJump,       // unconditional, target in the instruction
-  kIndirectJump,     // unconditional, target from a register
-  kDirectCall,       // links, target in the instruction
-  kIndirectCall,     // links, target from a register
-  kConditionalCall,  // links only when taken (MIPS BLTZAL, BGEZAL)
-  kReturn,           // an indirect jump through the return-address register
-  kExceptionReturn,  // ERET, IRET
+  kConditional,        // conditional, PC-relative
+  kDirectJump,         // unconditional, target in the instruction
+  kIndirectJump,       // unconditional, target from a register
+  kDirectCall,         // links, target in the instruction
+  kIndirectCall,       // links, target from a register
+  kConditionalCall,    // links only when taken (MIPS BLTZAL, BGEZAL)
+  kReturn,             // an indirect jump through the return-address register
+  kExceptionReturn,    // ERET, IRET
   kSoftwareInterrupt,  // x86 INT n, INT3, INTO: completes and enters a handler (through the IDT)
 };
 
@@ -105,8 +105,8 @@ class Record {
 
   BranchKind branch = BranchKind::kNone;
   bool taken = false;
-  uint64_t target = 0;       // where a taken branch goes (also set when not taken)
-  bool delay_slot = false;   // the branch has a delay slot: the next record is that slot
+  uint64_t target = 0;      // where a taken branch goes (also set when not taken)
+  bool delay_slot = false;  // the branch has a delay slot: the next record is that slot
   // A string instruction with a REP prefix (x86): one record per iteration, all at the same pc
   // and index (RepeatRun tells the iterations of one execution apart from the next).
   bool repeated = false;

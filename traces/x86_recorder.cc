@@ -183,13 +183,13 @@ void SetBranch(const x86::Instruction& in, uint32_t cs_base, uint32_t next_eip, 
       break;
     case Flow::kJmp:
     case Flow::kJmpFar:
-      r.branch = relative || in.dst == Operand::kFar ? BranchKind::kDirectJump
-                                                     : BranchKind::kIndirectJump;
+      r.branch =
+          relative || in.dst == Operand::kFar ? BranchKind::kDirectJump : BranchKind::kIndirectJump;
       break;
     case Flow::kCall:
     case Flow::kCallFar:
-      r.branch = relative || in.dst == Operand::kFar ? BranchKind::kDirectCall
-                                                     : BranchKind::kIndirectCall;
+      r.branch =
+          relative || in.dst == Operand::kFar ? BranchKind::kDirectCall : BranchKind::kIndirectCall;
       break;
     case Flow::kRet:
     case Flow::kRetFar:

@@ -131,7 +131,8 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
         (first == FaultClass::kPageFault &&
          (second == FaultClass::kContributory || second == FaultClass::kPageFault));
     if (observer_ != nullptr) {
-      observer_->OnEvent(*this, double_fault ? uint8_t{kVecDoubleFault} : vector, EventKind::kFault);
+      observer_->OnEvent(*this, double_fault ? uint8_t{kVecDoubleFault} : vector,
+                         EventKind::kFault);
     }
     if (double_fault) {
       delivering_class_ = FaultClass::kDoubleFault;
