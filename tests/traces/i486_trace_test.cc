@@ -29,7 +29,12 @@
 namespace citcat::traces {
 namespace {
 
-extract::Extraction Capture(const std::string& workloads, uint64_t seed, uint64_t max_traced) {
+struct Captured {
+  std::string cat_path;
+  extract::Extraction x;
+};
+
+Captured Capture(const std::string& workloads, uint64_t seed, uint64_t max_traced) {
   auto system = systems::ByName("i486");
   EXPECT_TRUE(system.ok());
   systems::CaptureRequest request;
@@ -44,8 +49,7 @@ extract::Extraction Capture(const std::string& workloads, uint64_t seed, uint64_
   EXPECT_TRUE(reader.ok()) << reader.status();
   auto x = systems::Extract(**reader);
   EXPECT_TRUE(x.ok()) << x.status();
-  std::remove(path.c_str());
-  return *std::move(x);
+  return {path, *std::move(x)};
 }
 
 uint64_t Symbol(const machine::ElfImage& elf, const char* name) {
@@ -63,8 +67,22 @@ class Checker : public TraceSink {
     raised_ += r.raised.present;
     interrupts_ += r.taken_before.present;
     software_interrupts_ += r.branch == BranchKind::kSoftwareInterrupt;
-    x87_ += r.Reads(kX86St0) ||
-            std::find(r.written.begin(), r.written.end(), kX86St0) != r.written.end();
+    const bool x87 = r.Reads(kX86St0) ||
+                     std::find(r.written.begin(), r.written.end(), kX86St0) != r.written.end();
+    x87_ += x87;
+    // Where interrupts landed: between two iterations of a REP instruction (the iterations
+    // resume after the handler), at a page fault (the handler runs with interrupts off: the
+    // interrupt waits for its IRET, before the faulting instruction runs again), between two x87
+    // instructions.
+    if (r.taken_before.present) {
+      rep_interrupted_ += previous_repeated_ && !previous_raised_;
+      at_page_fault_ += returned_from_page_fault_;
+      in_x87_ += previous_x87_;
+    }
+    returned_from_page_fault_ = in_page_fault_handler_ && r.branch == BranchKind::kExceptionReturn;
+    if (r.raised.present && r.raised.code == 14) in_page_fault_handler_ = true;
+    if (r.branch == BranchKind::kExceptionReturn) in_page_fault_handler_ = false;
+    previous_x87_ = x87;
     sixteen_bit_ += r.next_pc - r.pc != r.size;  // wraps, or a 32-bit jump across: never
     idle_ += r.pc >= idle_begin && r.pc < idle_end;
     if (r.registers != &X86Registers()) ++foreign_tables_;
@@ -123,18 +141,21 @@ class Checker : public TraceSink {
   uint64_t x87_ = 0, sixteen_bit_ = 0, idle_ = 0, foreign_tables_ = 0, repeated_ = 0;
   uint64_t rep_runs_ = 0, checked_flow_ = 0, wrong_flow_ = 0, wrong_index_ = 0;
   uint64_t checked_loads_ = 0, wrong_loads_ = 0;
+  uint64_t rep_interrupted_ = 0, at_page_fault_ = 0, in_x87_ = 0;
   uint64_t last_index_() const { return previous_index_; }
 
  private:
   RepeatRun repeats_;
   bool started_ = false, previous_raised_ = false, previous_repeated_ = false;
-  bool previous_raised_before_ = false;
+  bool previous_raised_before_ = false, previous_x87_ = false, in_page_fault_handler_ = false;
+  bool returned_from_page_fault_ = false;
   uint64_t previous_index_ = 0, previous_pc_ = 0, previous_next_ = 0;
   absl::flat_hash_map<uint64_t, uint8_t> bytes_;
 };
 
 TEST(I486Trace, RecordsAgreeWithExecution) {
-  extract::Extraction x = Capture("rep,x87,mode16,sort", 4, 6'000'000);
+  const Captured c = Capture("rep,x87,mode16,sort", 4, 6'000'000);
+  const extract::Extraction& x = c.x;
   auto elf = machine::LoadElfFile(CITCAT_I486_KERNEL_ELF);
   ASSERT_TRUE(elf.ok()) << elf.status();
   Checker checker;
@@ -144,8 +165,13 @@ TEST(I486Trace, RecordsAgreeWithExecution) {
   checker.data_end = Symbol(*elf, "__kernel_end");
   replay::ReplayOptions options;
   options.sink = &checker;
-  auto summary = systems::Replay(x.ims, x.aes, options);
-  ASSERT_TRUE(summary.ok()) << summary.status();
+  // The replay that writes the records is exact: its regenerated CAT is the captured one.
+  replay::ReplaySummary replayed;
+  auto verified = systems::ReplayAgainst(c.cat_path, x.ims, x.aes, options, &replayed);
+  ASSERT_TRUE(verified.ok()) << verified.status();
+  ASSERT_TRUE(verified->identical) << verified->report;
+  std::remove(c.cat_path.c_str());
+  const replay::ReplaySummary* summary = &replayed;
 
   EXPECT_EQ(checker.foreign_tables_, 0u);
   EXPECT_EQ(checker.last_index_() + 1, summary->instructions);
@@ -163,6 +189,9 @@ TEST(I486Trace, RecordsAgreeWithExecution) {
   EXPECT_GT(checker.rep_runs_, 100u);
   EXPECT_LT(checker.rep_runs_, checker.repeated_ / 10);
   EXPECT_EQ(checker.sixteen_bit_, 0u);
+  EXPECT_GT(checker.rep_interrupted_, 0u);
+  EXPECT_GT(checker.at_page_fault_, 0u);
+  EXPECT_GT(checker.in_x87_, 0u);
 
   // The idle filter drops exactly the idle loop.
   Checker after;
