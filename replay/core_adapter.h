@@ -61,6 +61,13 @@ class CoreAdapter {
   // After the last step: hands the last instruction-trace record to the sink. A sink error is
   // returned.
   virtual absl::Status Finish() = 0;
+
+  // The processor's whole state at this instruction boundary into the `cpu` oneof of `ims`, what
+  // is not architectural included (a segment's start). Unimplemented where the core cannot yet.
+  virtual absl::Status SaveState(ims::InitialMachineState& ims) const {
+    (void)ims;
+    return absl::UnimplementedError("this machine's replay cannot be cut into segments yet");
+  }
 };
 
 // Makes the adapter for a machine, its core on `engine`'s bus. `observe`: the engine looks at

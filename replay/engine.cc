@@ -99,7 +99,15 @@ absl::Status Engine::Load(const CoreAdapterFactory& make_core) {
   const aes::EndPoint& end = aes_.end();
   end_known_ = end.branch_count() != 0 || end.cat_records() != 0;
   if (end_known_ && end.cpu_transactions() == 0) ended_ = true;
-  last_record_bc_ = ims_.start().branch_count();
+  last_record_bc_ = ims_.start().segment() ? ims_.start().last_record_branch_count()
+                                           : ims_.start().branch_count();
+  if (cutting()) {
+    segment_.ims = ims_;  // the first segment starts where the replay does
+    const uint64_t words = (ram_size_ + 63) / 64;
+    touched_.assign(words, 0);
+    first_known_.assign(words, 0);
+    first_.assign(ram_size_, 0);
+  }
   return absl::OkStatus();
 }
 
@@ -126,8 +134,9 @@ absl::Status Engine::LoadMemory() {
   return absl::OkStatus();
 }
 
-// An extent's bytes go to RAM or to ROM, whichever holds each address (one extent may run from
-// one into the other: a ROM inside a hole just below RAM); a byte in neither is an error.
+// An extent's bytes go to RAM, ROM or a reserved area (a segment's start holds the bytes last
+// stored there), whichever holds each address (one extent may run from one into the other: a ROM
+// inside a hole just below RAM); a byte in none is an error.
 absl::Status Engine::PlaceExtent(const ims::MemoryExtent& e) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(e.data().data());
   const uint64_t size = e.data().size();
@@ -140,6 +149,10 @@ absl::Status Engine::PlaceExtent(const ims::MemoryExtent& e) {
     if (Rom* rom = RomArea(a, 1)) {
       n = std::min(n, rom->base + rom->bytes.size() - a);
       std::memcpy(&rom->bytes[a - rom->base], bytes + done, n);
+    } else if (Reserved* w = ReservedArea(a, 1)) {
+      // A segment's start: what was last stored there.
+      n = std::min(n, w->base + w->bytes.size() - a);
+      std::memcpy(&w->bytes[a - w->base], bytes + done, n);
     } else if (a < ram_size_) {
       n = std::min(n, ram_size_ - a);
       for (const Rom& rom : roms_) {
@@ -223,9 +236,11 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
       // Big slices: the core stops by itself when the branch count reaches the target.
       core_->set_stop_branch_count(target);
       core_->Run(kSlice);
+      if (cut_requested_ && !stopped()) Cut();
     } else if (irq != nullptr && bc == irq->branch_count()) {
       const int before = next_irq_;
       core_->Inject(*irq);
+      cut_requested_ = false;  // the core stepped inside: cut at a later transaction
       if (!stopped() && next_irq_ == before) {
         Diverge(absl::StrCat("the interrupt reported at CAT record ", irq->cat_record(),
                              " was not taken"));
@@ -243,6 +258,7 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
   core_->set_stop_branch_count(~uint64_t{0});
   if (error_.ok() && !diverged()) FinishSchedule();
   if (absl::Status s = core_->Finish(); !s.ok() && error_.ok()) error_ = s;
+  if (cutting() && error_.ok() && !diverged()) HandOverSegment(/*last=*/true);
   FlushTrace();
   if (!error_.ok()) return error_;
   if (diverged()) return DivergenceStatus();
@@ -370,7 +386,125 @@ void Engine::EndCpuTransaction(const cat::BusRecord& r) {
   if (end_known_ && cpu_transactions_ == aes_.end().cpu_transactions()) {
     ended_ = true;
     core_->RequestStop();
+  } else if (next_cut_ < options_.cut_at_instructions.size() &&
+             core_->retired() >= options_.cut_at_instructions[next_cut_] && !cut_requested_) {
+    cut_requested_ = true;  // at the end of this step
+    core_->RequestStop();
   }
+}
+
+// ---- segments ----
+
+void Engine::Touch(uint64_t a, uint64_t n, bool read) {
+  for (uint64_t b = a; b < a + n; ++b) {
+    const uint64_t bit = uint64_t{1} << (b % 64);
+    if (touched_[b / 64] & bit) continue;
+    touched_[b / 64] |= bit;
+    if (read) {
+      first_known_[b / 64] |= bit;
+      first_[b] = ram_[b];
+    }
+  }
+}
+
+void Engine::Cut() {
+  cut_requested_ = false;
+  while (next_cut_ < options_.cut_at_instructions.size() &&
+         options_.cut_at_instructions[next_cut_] <= core_->retired()) {
+    ++next_cut_;
+  }
+  HandOverSegment(/*last=*/false);
+  if (stopped()) return;
+  segment_ = SegmentStart();
+  ims::InitialMachineState& s = segment_.ims;
+  s.set_format_version(ims_.format_version());
+  *s.mutable_description() = ims_.description();
+  if (absl::Status st = core_->SaveState(s); !st.ok()) {
+    Fail(st);
+    return;
+  }
+  ims::StartPoint& start = *s.mutable_start();
+  start.set_branch_count(core_->branch_count());
+  start.set_cat_record(CurrentRecord());
+  start.set_segment(true);
+  start.set_instructions(core_->retired());
+  start.set_last_record_branch_count(last_record_bc_);
+  for (const Reserved& w : reserved_) {
+    ims::MemoryExtent& e = *s.add_memory();
+    e.set_address(w.base);
+    e.set_data(w.bytes.data(), w.bytes.size());
+  }
+  segment_.irq = next_irq_;
+  segment_.dma = next_dma_;
+  segment_.io = next_io_;
+  segment_.reg = next_reg_;
+  segment_.transactions = cpu_transactions_;
+  segment_.records = records_;
+  std::fill(touched_.begin(), touched_.end(), 0);
+  std::fill(first_known_.begin(), first_known_.end(), 0);
+  rom_first_.clear();
+}
+
+std::vector<ims::MemoryExtent> Engine::SegmentImage() const {
+  std::vector<ims::MemoryExtent> extents;
+  for (uint64_t w = 0; w < first_known_.size(); ++w) {
+    if (first_known_[w] == 0) continue;
+    for (uint64_t b = w * 64; b < w * 64 + 64 && b < ram_size_; ++b) {
+      if (!(first_known_[b / 64] & (uint64_t{1} << (b % 64)))) continue;
+      if (extents.empty() || extents.back().address() + extents.back().data().size() != b) {
+        extents.emplace_back().set_address(b);
+      }
+      extents.back().mutable_data()->push_back(static_cast<char>(first_[b]));
+    }
+  }
+  std::vector<std::pair<uint64_t, uint8_t>> rom = rom_first_;
+  std::sort(rom.begin(), rom.end());
+  for (const auto& [a, v] : rom) {
+    if (!extents.empty() && extents.back().address() + extents.back().data().size() == a) {
+      extents.back().mutable_data()->push_back(static_cast<char>(v));
+    } else if (extents.empty() || extents.back().address() + extents.back().data().size() < a) {
+      ims::MemoryExtent& e = extents.emplace_back();
+      e.set_address(a);
+      e.mutable_data()->push_back(static_cast<char>(v));
+    }
+  }
+  return extents;
+}
+
+void Engine::HandOverSegment(bool last) {
+  Segment seg;
+  seg.ims = std::move(segment_.ims);
+  if (seg.ims.start().segment()) {
+    std::vector<ims::MemoryExtent> image = SegmentImage();
+    for (ims::MemoryExtent& e : image) *seg.ims.add_memory() = std::move(e);
+    std::sort(seg.ims.mutable_memory()->begin(), seg.ims.mutable_memory()->end(),
+              [](const ims::MemoryExtent& a, const ims::MemoryExtent& b) {
+                return a.address() < b.address();
+              });
+  }
+  aes::EventSchedule& a = seg.aes;
+  a.set_format_version(aes_.format_version());
+  a.set_machine(aes_.machine());
+  for (int i = segment_.irq; i < next_irq_; ++i) *a.add_interrupts() = aes_.interrupts(i);
+  for (int i = segment_.io; i < next_io_; ++i) *a.add_device_io() = aes_.device_io(i);
+  for (int i = segment_.reg; i < next_reg_; ++i) *a.add_register_reads() = aes_.register_reads(i);
+  const int dma_end = last ? aes_.dma_size() : next_dma_;
+  for (int i = segment_.dma; i < dma_end; ++i) {
+    aes::DmaTransfer& d = *a.add_dma();
+    d = aes_.dma(i);
+    d.set_after_cpu_transactions(d.after_cpu_transactions() - segment_.transactions);
+  }
+  aes::EndPoint& end = *a.mutable_end();
+  if (last) {
+    end.set_branch_count(aes_.end().branch_count());
+    end.set_cat_records(aes_.end().cat_records() - segment_.records);
+    end.set_cpu_transactions(aes_.end().cpu_transactions() - segment_.transactions);
+  } else {
+    end.set_branch_count(core_->branch_count());
+    end.set_cat_records(records_ - segment_.records);
+    end.set_cpu_transactions(cpu_transactions_ - segment_.transactions);
+  }
+  if (absl::Status s = options_.on_segment(std::move(seg)); !s.ok()) Fail(s);
 }
 
 void Engine::Emit(const cat::BusRecord& r) {
@@ -404,6 +538,7 @@ void Engine::ApplyDma(const aes::DmaTransfer& d) {
   }
   uint8_t* mem = &ram_[d.address()];
   const auto* bytes = reinterpret_cast<const uint8_t*>(d.data().data());
+  if (cutting()) Touch(d.address(), n, /*read=*/!d.to_memory());
   if (d.to_memory()) {
     std::memcpy(mem, bytes, n);
     core_->MemoryWritten(d.address(), n);
@@ -438,9 +573,13 @@ void Engine::Read(const cat::BusRecord& r, std::span<uint8_t> data) {
   } else if (IsPort(r.kind)) {
     DeviceRead(r, data);
   } else if (InRam(a, data.size())) {
+    if (cutting()) Touch(a, data.size(), /*read=*/true);
     std::memcpy(data.data(), &ram_[a], data.size());
   } else if (const Rom* rom = RomArea(a, data.size())) {
     std::memcpy(data.data(), &rom->bytes[a - rom->base], data.size());
+    if (cutting()) {
+      for (uint64_t i = 0; i < data.size(); ++i) rom_first_.push_back({a + i, data[i]});
+    }
   } else if (Reserved* w = ReservedArea(a, data.size())) {
     std::memcpy(data.data(), &w->bytes[a - w->base], data.size());
   } else if (r.kind != cat::RecordKind::kUncachedRead) {
@@ -457,6 +596,7 @@ void Engine::Write(const cat::BusRecord& r) {
   if (IsPort(r.kind)) {
     DeviceWrite(r);
   } else if (InRam(a, r.data.size())) {
+    if (cutting()) Touch(a, r.data.size(), /*read=*/false);
     std::memcpy(&ram_[a], r.data.data(), r.data.size());
   } else if (RomArea(a, r.data.size()) != nullptr) {
     // Lost, as on the traced machine: ROM keeps its bytes.

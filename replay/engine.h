@@ -142,6 +142,22 @@ class Engine final : public simcore::Bus {
   void TraceInstruction(uint64_t index, uint64_t pc, std::span<const uint8_t> bytes);
   void FlushTrace();
 
+  // ---- segments (ReplayOptions::cut_at_instructions) ----
+  // Where the segment being replayed began, and what it has read first.
+  struct SegmentStart {
+    ims::InitialMachineState ims;  // without its memory, which is known at its end
+    int irq = 0, dma = 0, io = 0, reg = 0;
+    uint64_t transactions = 0, records = 0;
+  };
+  bool cutting() const { return options_.on_segment != nullptr; }
+  // Ends the current segment (handed to on_segment) and begins the next at this boundary.
+  void Cut();
+  void HandOverSegment(bool last);
+  // RAM bytes the current segment has read or written (or DMA wrote), and the value each had
+  // when it first read it.
+  void Touch(uint64_t a, uint64_t n, bool read);
+  std::vector<ims::MemoryExtent> SegmentImage() const;
+
   static constexpr int kRingSize = 16;
 
   const ims::InitialMachineState& ims_;
@@ -165,6 +181,13 @@ class Engine final : public simcore::Bus {
   uint64_t records_ = 0;
   uint64_t last_record_bc_ = 0;
   int next_irq_ = 0, next_dma_ = 0, next_io_ = 0, next_reg_ = 0;
+
+  SegmentStart segment_;
+  size_t next_cut_ = 0;         // the next of options_.cut_at_instructions
+  bool cut_requested_ = false;  // a transaction passed the cut: cut when the core returns
+  std::vector<uint64_t> touched_, first_known_;          // RAM bitmaps of the current segment
+  std::vector<uint8_t> first_;                           // the first-read values
+  std::vector<std::pair<uint64_t, uint8_t>> rom_first_;  // ROM bytes read, in order
 
   std::array<Executed, kRingSize> ring_{};
   uint64_t ring_count_ = 0;

@@ -13,6 +13,7 @@
 #include "machine/i486/system.h"
 #include "replay/divergence.h"
 #include "replay/engine.h"
+#include "replay/i486_state.h"
 #include "simcore/x86/cpu.h"
 #include "simcore/x86/disasm.h"
 #include "traces/x86_recorder.h"
@@ -45,11 +46,6 @@ absl::Status CheckIms(const ims::InitialMachineState& ims) {
   return absl::OkStatus();
 }
 
-x86::Segment SegmentOf(const ims::X86Segment& s) {
-  return {static_cast<uint16_t>(s.selector()), s.base(), s.limit(),
-          (s.access_rights() & 0x4000) != 0, static_cast<uint8_t>(s.access_rights())};
-}
-
 class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserver {
  public:
   I486Adapter(Engine& engine, bool observe) : engine_(engine), observe_(observe), cpu_(engine) {
@@ -79,6 +75,10 @@ class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserv
   const char* key_pc_name() const override { return "return EIP"; }
   std::string Disassemble(uint64_t pc, std::span<const uint8_t> bytes) override {
     return disasm_.Text(static_cast<uint32_t>(pc), bytes, cpu_.segment(x86::kCs).big);
+  }
+  absl::Status SaveState(ims::InitialMachineState& ims) const override {
+    SaveX86State(cpu_, *ims.mutable_x86());
+    return absl::OkStatus();
   }
   absl::Status Finish() override {
     if (!recorder_) return absl::OkStatus();
@@ -116,45 +116,15 @@ class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserv
 };
 
 absl::Status I486Adapter::Load(const ims::InitialMachineState& ims) {
-  const ims::X86State& s = ims.x86();
-  for (int i = 0; i < 8; ++i) cpu_.set_reg(i, s.gpr(i));
-  cpu_.set_eip(s.eip());
-  cpu_.set_eflags(s.eflags());
-  const ims::X86Segment* segments[6] = {&s.es(), &s.cs(), &s.ss(), &s.ds(), &s.fs(), &s.gs()};
-  for (int i = 0; i < 6; ++i) cpu_.set_segment(i, SegmentOf(*segments[i]));
-  cpu_.set_gdtr({s.gdtr().base(), s.gdtr().limit(), 0});
-  cpu_.set_idtr({s.idtr().base(), s.idtr().limit(), 0});
-  cpu_.set_ldtr({s.ldtr().base(), s.ldtr().limit(), static_cast<uint16_t>(s.ldtr().selector())});
-  // Type 9 and B are 32-bit TSSs, 1 and 3 16-bit ones.
-  cpu_.set_tr({s.tr().base(), s.tr().limit(), static_cast<uint16_t>(s.tr().selector())},
-              (s.tr().access_rights() & 0x8) != 0);
-  cpu_.set_cr0(s.cr0());
-  cpu_.set_cr2(s.cr2());
-  cpu_.set_cr3(s.cr3());
-  cpu_.set_debug({s.dr(0), s.dr(1), s.dr(2), s.dr(3)}, s.dr(4), s.dr(5));
-  const bool v86 = s.eflags() & x86::flag::kVM;
-  cpu_.set_cpl(cpu_.real_mode() ? 0 : v86 ? 3 : static_cast<int>(s.cs().selector() & 3));
-  x86::FpuState f;
-  const ims::X87State& x = s.x87();
-  for (int r = 0; r < 8; ++r) {
-    const auto bytes = std::span(reinterpret_cast<const uint8_t*>(x.st(r).data()), 10);
-    f.physical[r] = {i486::LoadLE(bytes.first(8)),
-                     static_cast<uint16_t>(i486::LoadLE(bytes.last(2)))};
+  if (absl::Status s = LoadX86State(ims.x86(), cpu_); !s.ok()) {
+    return InvalidReplayInput(s.message());
   }
-  f.cw = static_cast<uint16_t>(x.control_word());
-  f.sw = static_cast<uint16_t>(x.status_word());
-  f.tw = static_cast<uint16_t>(x.tag_word());
-  f.fcs = static_cast<uint16_t>(x.instruction_selector());
-  f.fds = static_cast<uint16_t>(x.operand_selector());
-  f.opcode = static_cast<uint16_t>(x.opcode());
-  f.fip = x.instruction_pointer();
-  f.fdp = x.operand_pointer();
-  cpu_.fpu().set_state(f);
   // KEN#: the traced PC caches RAM only (docs/machines/i486-system.md).
   const cat::CatHeader& header = engine_.header();
   cpu_.set_cacheable([&header](uint32_t paddr) { return header.IsMemory(paddr, 1); });
   cpu_.set_deliver_interrupts(true);
   cpu_.set_branch_count(ims.start().branch_count());
+  cpu_.set_retired(ims.start().instructions());
   return absl::OkStatus();
 }
 

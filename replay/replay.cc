@@ -74,7 +74,7 @@ absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
   const cat::CatHeader header = machine.header(ims);
   if (ims.start().from_reset()) {
     if (absl::Status s = CheckResetState(machine, header, ims); !s.ok()) return s;
-  } else if (machine.state_dump) {
+  } else if (machine.state_dump && !ims.start().segment()) {
     absl::StatusOr<std::vector<cat::OwnedRecord>> dump = machine.state_dump(header, ims);
     if (!dump.ok()) return InvalidReplayInput(dump.status().message());
     if (options.regenerated != nullptr) {

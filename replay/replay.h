@@ -25,6 +25,14 @@
 
 namespace citcat::replay {
 
+// A piece of a replay that replays alone (docs/archive-format.md, "Segments"): the machine at
+// an instruction boundary, the first-touch image from there on, and the schedule's events up to
+// where the next piece begins.
+struct Segment {
+  ims::InitialMachineState ims;
+  aes::EventSchedule aes;
+};
+
 struct ReplayOptions {
   // Receives every regenerated bus record, in bus order (may be null).
   cat::CatWriter* regenerated = nullptr;
@@ -45,6 +53,12 @@ struct ReplayOptions {
   // With every regenerated record, the instructions retired so far (bus bytes against
   // instructions executed); costs nothing per instruction.
   std::function<void(const cat::BusRecord& record, uint64_t instructions)> on_record_retired;
+  // Cuts the replay into segments: after the first step at or beyond each of these instruction
+  // counts (ascending) that makes a bus transaction. Each segment is handed to on_segment, in
+  // order, once it is complete (the last after the replay's end); a non-OK status stops the
+  // replay and is returned. The first segment's IMS is the replay's own.
+  std::vector<uint64_t> cut_at_instructions;
+  std::function<absl::Status(Segment segment)> on_segment;
 };
 
 struct ReplaySummary {

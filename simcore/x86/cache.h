@@ -113,6 +113,11 @@ class Cache {
     return data_[set * kWays + way].data();
   }
   uint32_t generation(uint32_t slot) const { return generation_[slot]; }
+  // Puts a line in a slot with its bytes, or empties the slot; sets a set's replacement bits. For
+  // a saved state (a segment's start); no bus cycle.
+  void RestoreLine(uint32_t set, uint32_t way, bool valid, uint32_t address,
+                   std::span<const uint8_t, kLineBytes> data);
+  void set_lru_bits(uint32_t set, uint8_t bits) { lru_[set] = bits; }
 
  private:
   static constexpr uint32_t TagOf(uint32_t paddr) { return (paddr & ~(kLineBytes - 1)) | 1; }

@@ -58,6 +58,17 @@ bool Cpu::PeekLinear(uint32_t linear, std::span<uint8_t> bytes) const {
       paddr = *frame | (at & 0xFFF);
     }
     if (!bus_.Peek(paddr, bytes.subspan(i, n))) return false;
+    // What the cache holds is what runs (the same as memory in a write-through cache, but a
+    // replay that starts with a saved cache may not have that memory).
+    for (size_t k = 0; k < n;) {
+      const uint32_t p = paddr + static_cast<uint32_t>(k);
+      const size_t in_line = std::min<size_t>(n - k, Cache::kLineBytes - p % Cache::kLineBytes);
+      if (const int way = cache_.WayOf(p); way >= 0) {
+        std::memcpy(&bytes[i + k], cache_.line_data(Cache::SetOf(p), way) + p % Cache::kLineBytes,
+                    in_line);
+      }
+      k += in_line;
+    }
     i += n;
   }
   return true;

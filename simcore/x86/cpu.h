@@ -110,6 +110,7 @@ class Cpu {
   const TableRegister& idtr() const { return idtr_; }
   const TableRegister& ldtr() const { return ldtr_; }
   const TableRegister& tr() const { return tr_; }
+  bool tss32() const { return tss32_; }  // the current TSS is a 32-bit one
   const std::array<uint32_t, 4>& dr() const { return dr_; }
   bool halted() const { return halted_; }
 
@@ -131,6 +132,14 @@ class Cpu {
   }
   void set_cpl(int cpl) { cpl_ = cpl; }
   void set_branch_count(uint64_t v) { branch_count_ = v; }
+  // What lasts from one instruction boundary to the next without being architectural (a
+  // segment's start holds it): the STI / MOV SS shadow, HLT's wait, an NMI handler's block.
+  bool interrupt_shadow() const { return shadow_; }
+  void set_interrupt_shadow(bool on) { shadow_ = on; }
+  void set_halted(bool on) { halted_ = on; }
+  bool nmi_blocked() const { return nmi_blocked_; }
+  void set_nmi_blocked(bool on) { nmi_blocked_ = on; }
+  Tlb& tlb() { return paging_.tlb(); }
   // Real mode from a given state: CR0.PE clear, the caches on, segment bases selector * 16.
   void SetReal(uint16_t cs, uint16_t ds, uint16_t ss);
   // Flat 32-bit protected mode (every segment base 0, limit 4 GB, 32-bit code and stack) at
@@ -192,8 +201,9 @@ class Cpu {
   };
   void set_instruction_observer(InstructionObserver* observer) { observer_ = observer; }
   // Bytes at a linear address, translated through the TLB or the page tables without touching
-  // either and read without a bus transaction (Bus::Peek): for debuggers and traces. False where
-  // the address is not mapped or not plain memory.
+  // either and read without a bus transaction (from the cache where it holds them, else
+  // Bus::Peek): for debuggers and traces. False where the address is not mapped or not plain
+  // memory.
   bool PeekLinear(uint32_t linear, std::span<uint8_t> bytes) const;
   // Whether condition code `cond` (Jcc's tttn) holds on the current flags.
   bool Condition(uint8_t cond) const;
@@ -201,6 +211,7 @@ class Cpu {
   void ClearException() { exception_ = {}; }
 
   uint64_t retired() const { return retired_; }
+  void set_retired(uint64_t v) { retired_ = v; }  // where a replay starts counting
   uint64_t branch_count() const { return branch_count_; }
 
   // Off: every fetch takes the full path (translation, tag lookup, decode) instead of a
@@ -212,6 +223,7 @@ class Cpu {
     cacheable_ = std::move(cacheable);
   }
   Cache& cache() { return cache_; }
+  const Cache& cache() const { return cache_; }
   // The paging unit with its TLB, for inspection (what a dump left in the TLB).
   const Paging& paging() const { return paging_; }
   // The on-chip x87; the machine reads FERR# (fpu().ferr()) and drives IGNNE# (fpu().set_ignne()).

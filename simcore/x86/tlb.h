@@ -70,6 +70,12 @@ class Tlb {
   // Inspection, for tests and the i486 TLB test registers.
   const TlbEntry& entry(uint32_t set, uint32_t way) const { return entries_[set][way]; }
   uint8_t lru_bits(uint32_t set) const { return lru_[set]; }
+  // For a saved state (a segment's start).
+  void Restore(uint32_t set, uint32_t way, const TlbEntry& e) {
+    entries_[set][way] = e;
+    ++epoch_;
+  }
+  void set_lru_bits(uint32_t set, uint8_t bits) { lru_[set] = bits; }
 
  private:
   std::array<std::array<TlbEntry, kWays>, kSets> entries_{};
