@@ -89,14 +89,18 @@ class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserv
  private:
   // Why the core stopped by itself, as a divergence (shutdown, or what it does not model).
   void CheckStopped();
+  absl::Status LoadFromReset();
 
   Engine& engine_;
   const bool observe_;
   x86::Cpu cpu_;
   x86::Disassembler disasm_;
+  bool from_reset_ = false;
 };
 
 absl::Status I486Adapter::Load(const ims::InitialMachineState& ims) {
+  from_reset_ = ims.start().from_reset();
+  if (from_reset_) return LoadFromReset();
   const ims::X86State& s = ims.x86();
   for (int i = 0; i < 8; ++i) cpu_.set_reg(i, s.gpr(i));
   cpu_.set_eip(s.eip());
@@ -139,6 +143,16 @@ absl::Status I486Adapter::Load(const ims::InitialMachineState& ims) {
   return absl::OkStatus();
 }
 
+// A trace from reset: the new core is the i486 after RESET, which replay has checked the IMS
+// holds (ReplayMachine::reset_state); only the machine's wiring is left.
+absl::Status I486Adapter::LoadFromReset() {
+  const cat::CatHeader& header = engine_.header();
+  cpu_.set_cacheable([&header](uint32_t paddr) { return header.IsMemory(paddr, 1); });
+  cpu_.set_deliver_interrupts(true);
+  cpu_.set_branch_count(0);
+  return absl::OkStatus();
+}
+
 void I486Adapter::Run(uint64_t steps) {
   const uint64_t before = cpu_.steps();
   cpu_.Run(steps);
@@ -170,7 +184,10 @@ void I486Adapter::CheckStopped() {
 }
 
 void I486Adapter::Inject(const aes::Interrupt& irq) {
+  // A trace from reset has no ECX (no kernel reported it): the acknowledge's place in the CAT
+  // tells REP iterations apart instead (docs/machines/i486-system.md, "Traces from reset").
   const auto at_boundary = [&] {
+    if (from_reset_) return cpu_.eip() == irq.pc() && engine_.next_record() == irq.cat_record();
     return cpu_.eip() == irq.pc() && cpu_.reg(x86::kEcx) == irq.rep_remaining();
   };
   // Between two branch-count increments execution is a straight line (REP iterations included):
@@ -229,8 +246,10 @@ cat::CatHeader I486Header(const ims::InitialMachineState& ims) {
                         i486::kReservedBase + a.offset, a.size});
   }
   const uint64_t rom_bytes = d.rom_bytes() != 0 ? d.rom_bytes() : machine::pc::kDefaultRomBytes;
-  return machine::pc::I486SystemHeader(d.memory_bytes(), rom_bytes, std::move(reserved),
-                                       d.producer());
+  cat::CatHeader h = machine::pc::I486SystemHeader(d.memory_bytes(), rom_bytes,
+                                                   std::move(reserved), d.producer());
+  if (ims.start().from_reset()) machine::pc::MakeFromResetHeader(h, rom_bytes);
+  return h;
 }
 
 }  // namespace citcat::replay
