@@ -181,15 +181,16 @@ absl::Status I486Contract::ResetStateFor(const cat::CatHeader&, ims::InitialMach
 
 absl::Status I486Contract::ResetTraceRecord(uint64_t index, const cat::BusRecord& r,
                                             aes::EventSchedule& aes) {
-  if (!ack_ || (r.kind != cat::RecordKind::kWriteThrough &&
-                r.kind != cat::RecordKind::kUncachedWrite)) {
+  if (!ack_ ||
+      (r.kind != cat::RecordKind::kWriteThrough && r.kind != cat::RecordKind::kUncachedWrite)) {
     return absl::OkStatus();
   }
   if (++ack_->stores < kFrameEipStore) return absl::OkStatus();
   if (r.data.size() != 2 && r.data.size() != 4) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the interrupt acknowledged at record ", ack_->index, " pushes its return EIP in a store of ",
-        r.data.size(), " bytes (record ", index, "), not of 2 or 4"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the interrupt acknowledged at record ", ack_->index,
+                     " pushes its return EIP in a store of ", r.data.size(), " bytes (record ",
+                     index, "), not of 2 or 4"));
   }
   aes::Interrupt* irq = aes.add_interrupts();
   irq->set_branch_count(ack_->branch_count);
@@ -257,10 +258,9 @@ absl::Status I486Contract::InterruptAck(uint64_t index, const cat::BusRecord& r,
   if (r.data.size() != 1)
     return absl::FailedPreconditionError("an interrupt acknowledge of more than one byte");
   if (ack_) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("an interrupt acknowledge while the one at record ", ack_->index,
-                     " still waits for ",
-                     from_reset_ ? "the store of its return EIP" : "its interrupt report"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "an interrupt acknowledge while the one at record ", ack_->index, " still waits for ",
+        from_reset_ ? "the store of its return EIP" : "its interrupt report"));
   }
   ack_ = Acknowledge{index, r.branch_count, r.data[0]};
   return absl::OkStatus();

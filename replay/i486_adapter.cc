@@ -246,8 +246,8 @@ cat::CatHeader I486Header(const ims::InitialMachineState& ims) {
                         i486::kReservedBase + a.offset, a.size});
   }
   const uint64_t rom_bytes = d.rom_bytes() != 0 ? d.rom_bytes() : machine::pc::kDefaultRomBytes;
-  cat::CatHeader h = machine::pc::I486SystemHeader(d.memory_bytes(), rom_bytes,
-                                                   std::move(reserved), d.producer());
+  cat::CatHeader h =
+      machine::pc::I486SystemHeader(d.memory_bytes(), rom_bytes, std::move(reserved), d.producer());
   if (ims.start().from_reset()) machine::pc::MakeFromResetHeader(h, rom_bytes);
   return h;
 }

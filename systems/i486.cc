@@ -133,8 +133,10 @@ class ResetMonitor final : public machine::BusMonitor, public x86::Cpu::Instruct
             last_.records == index) {
           return Refuse(absl::StrCat(
               "took an interrupt (vector ", r.data.empty() ? 0 : r.data[0],
-              ", acknowledged at CAT record ", index, ") between two iterations of the REP "
-              "string instruction at EIP 0x", absl::Hex(return_eip_),
+              ", acknowledged at CAT record ", index,
+              ") between two iterations of the REP "
+              "string instruction at EIP 0x",
+              absl::Hex(return_eip_),
               " with no bus transaction in between: a trace from reset cannot tell the "
               "iterations apart without ECX"));
         }
@@ -172,9 +174,8 @@ class ResetMonitor final : public machine::BusMonitor, public x86::Cpu::Instruct
  private:
   absl::Status Refuse(const absl::Status& s) { return Refuse(std::string(s.message())); }
   absl::Status Refuse(const std::string& what) {
-    return absl::FailedPreconditionError(absl::StrCat("after ", cpu_.retired(),
-                                                      " instructions, at EIP 0x",
-                                                      absl::Hex(cpu_.eip()), ": ", what));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "after ", cpu_.retired(), " instructions, at EIP 0x", absl::Hex(cpu_.eip()), ": ", what));
   }
 
   struct Boundary {

@@ -57,8 +57,8 @@ absl::Status PutResetStub(std::vector<uint8_t>& rom, uint64_t entry, const char*
 absl::StatusOr<ResetImage> RawResetImage(std::span<const uint8_t> image,
                                          std::optional<uint64_t> address) {
   if (image.empty()) return absl::InvalidArgumentError("the ROM image is empty");
-  const uint64_t at = address.value_or(kAddressSpace - std::min<uint64_t>(image.size(),
-                                                                          kAddressSpace));
+  const uint64_t at =
+      address.value_or(kAddressSpace - std::min<uint64_t>(image.size(), kAddressSpace));
   if (at < kRomLowest || at >= kAddressSpace) {
     return absl::InvalidArgumentError(
         absl::StrCat("the ROM address ", Hex(at), " is not in the ROM (", Hex(kRomLowest),
@@ -85,8 +85,8 @@ absl::StatusOr<ResetImage> RawResetImage(std::span<const uint8_t> image,
 
 absl::StatusOr<ResetImage> ElfResetImage(const ElfImage& elf, uint64_t memory_bytes) {
   if (elf.is64 || elf.big_endian || elf.machine != kElfMachine386) {
-    return absl::InvalidArgumentError(absl::StrCat("ELF: ", elf.Describe(),
-                                                   ", not an i386 ELF32 little-endian program"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("ELF: ", elf.Describe(), ", not an i386 ELF32 little-endian program"));
   }
   const auto in_ram = [&](uint64_t a, uint64_t n) {
     return a + n <= memory_bytes && (a + n <= pc::kHoleBase || a >= pc::kHoleEnd);
@@ -120,9 +120,9 @@ absl::StatusOr<ResetImage> ElfResetImage(const ElfImage& elf, uint64_t memory_by
   }
   if (elf.entry == kResetVector) return out;
   if (at_reset_vector) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the ELF puts bytes at the reset vector 0xfffffff0 but its entry point is ",
-        Hex(elf.entry), ": no room for the jump to it"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the ELF puts bytes at the reset vector 0xfffffff0 but its entry point is ",
+                     Hex(elf.entry), ": no room for the jump to it"));
   }
   if (absl::Status s = PutResetStub(out.rom, elf.entry, "the entry point"); !s.ok()) return s;
   return out;
