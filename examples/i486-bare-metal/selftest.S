@@ -1,9 +1,10 @@
 /* A bare-metal i486 self-test ROM (examples/README.md), traced from reset by
    `citcat capture --machine i486 --rom selftest.bin`: 64 KiB at the top of the 4 GB space.
 
-   From the reset vector, in real mode, it takes INT 30h and a divide error through the real-mode
-   vector table (handlers at F000:xxxx, the ROM's copy below 1 MiB, as a PC BIOS runs), switches
-   to protected mode with a GDT in the ROM, builds an IDT in RAM, takes a divide error and INT 30h
+   The reset vector jumps to F000:0000, the ROM's copy below 1 MiB, as a PC BIOS does. There, in
+   real mode, it takes INT 30h and a divide error through the real-mode vector table, switches to
+   protected mode with a GDT in the ROM, copies its protected-mode part into RAM and runs it
+   there (rom.ld), builds an IDT in RAM, takes a divide error and INT 30h
    through it, turns paging on (the first 4 MiB and the ROM's 4 MiB mapped onto themselves) and
    takes a page fault whose handler maps the missing page. Then it programs the PICs and the
    timer and lets ten timer interrupts come, during REP STOSL, a loop of register arithmetic and
@@ -93,6 +94,24 @@ pm32:
         movw    %ax, %fs
         movw    %ax, %gs
         movl    $PM_STACK, %esp
+        /* the rest runs in RAM, as a PC BIOS shadows its ROM: copied there, then cached */
+        movl    $__text32_rom, %esi
+        movl    $__text32_ram, %edi
+        movl    $__text32_dwords, %ecx
+        rep movsl
+        jmp     pm_ram
+
+        .p2align 3
+gdt:    .quad   0
+        .quad   0x00CF9B000000FFFF      /* 08h: code, base 0, 4 GB, 32-bit, accessed */
+        .quad   0x00CF93000000FFFF      /* 10h: data, base 0, 4 GB, accessed */
+gdt_end:
+gdt_ptr:
+        .word   gdt_end - gdt - 1
+        .long   gdt
+
+        .section .text32, "ax"
+pm_ram:
         movl    $banner, %esi
         call    puts
 
@@ -327,14 +346,6 @@ puthex:
         popl    %eax
         ret
 
-        .p2align 3
-gdt:    .quad   0
-        .quad   0x00CF9B000000FFFF      /* 08h: code, base 0, 4 GB, 32-bit, accessed */
-        .quad   0x00CF93000000FFFF      /* 10h: data, base 0, 4 GB, accessed */
-gdt_end:
-gdt_ptr:
-        .word   gdt_end - gdt - 1
-        .long   gdt
 idt_ptr:
         .word   256 * 8 - 1
         .long   IDT
@@ -361,10 +372,9 @@ pass:   .asciz  "PASS\n"
 fail:   .asciz  "FAIL\n"
 hex:    .ascii  "0123456789abcdef"
 
+        .section .reset, "ax"
         .code16
-        .org    0xFFF0
         .globl  reset
 reset:                                  /* FFFFFFF0h: F000:FFF0 with CS base FFFF0000h */
-        jmp     _start
-        .org    0xFFFF
-        .byte   0xFF
+        ljmp    $0xF000, $0             /* _start in the copy below 1 MiB */
+        .fill   11, 1, 0xFF

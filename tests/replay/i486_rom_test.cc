@@ -87,10 +87,12 @@ TEST_F(Rom486Cli, TheSelfTestPassesAndReplaysWithZeroDivergence) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("perturbation: none (traced from reset: no kernel, no hooks)"));
 
-  // The replayed trace: the reset vector's JMP first, the exceptions, and timer interrupts
+  // The replayed trace: the reset vector's far JMP first, then the copy below 1 MiB, and timer
+  // interrupts
   // between iterations of REP STOSD (keyed by the acknowledge's place in the CAT) and at HLT.
   const std::string trace = ReadFile(Path("trace.txt"));
-  EXPECT_THAT(trace, StartsWith("           0 000000000000fff0 e90d00  jmp 0\n"));
+  EXPECT_THAT(trace, StartsWith("           0 000000000000fff0 ea000000f0  ljmp 0xf000:0\n"
+                                "           1 0000000000000000 fa  cli\n"));
   const std::vector<std::string> lines = absl::StrSplit(trace, '\n');
   int on_rep = 0, on_hlt = 0, interrupts = 0;
   for (size_t i = 1; i < lines.size(); ++i) {
@@ -127,6 +129,38 @@ TEST_F(Rom486Cli, DumpShowsTheResultCodesOnPort80) {
   EXPECT_THAT(lines.back(), StartsWith("port-write     addr=0x5c8 "));  // power off
 }
 
+TEST_F(Rom486Cli, AnotherSeedMovesTheInterruptsAndOnlyItsOwnScheduleReplaysIt) {
+  CommandResult r = Run(absl::StrCat("capture --machine i486 --rom ", Example("selftest.bin"),
+                                     " --seed 2 -o ", Path("seed2.cat")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("\nPASS\n"));
+  const auto acks = [](const std::vector<std::string>& lines) {
+    std::vector<std::string> out;
+    for (const std::string& l : lines) {
+      if (l.starts_with("interrupt-ack ")) out.push_back(l);
+    }
+    return out;
+  };
+  EXPECT_NE(acks(DumpLines(Path("seed2.cat"))), acks(DumpLines(Path("selftest.cat"))));
+  r = Run(absl::StrCat("verify ", Path("seed2.cat")));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // The same program from the same reset state: the first seed's IMS with the second seed's
+  // schedule regenerates the second seed's records, not the first's: the schedule is what
+  // differs (the headers differ in their producer only).
+  r = Run(absl::StrCat("extract ", Path("seed2.cat"), " -o ", Path("s2")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Run(absl::StrCat("replay --ims ", Path("x/ims.pb"), " --aes ", Path("s2/aes.pb"), " --cat ",
+                       Path("mixed.cat")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto records = [](std::vector<std::string> lines) {
+    std::erase_if(lines, [](const std::string& l) { return l.starts_with("producer "); });
+    return lines;
+  };
+  const std::vector<std::string> mixed = records(DumpLines(Path("mixed.cat")));
+  EXPECT_TRUE(mixed == records(DumpLines(Path("seed2.cat"))));
+  EXPECT_FALSE(mixed == records(DumpLines(Path("selftest.cat"))));
+}
+
 TEST_F(Rom486Cli, TheHeaderShowsTheRomTwiceAndSaysFromReset) {
   CommandResult r = Run(absl::StrCat("dump ", Path("selftest.cat"), " -o ", Path("dump.txt")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -134,10 +168,10 @@ TEST_F(Rom486Cli, TheHeaderShowsTheRomTwiceAndSaysFromReset) {
   EXPECT_THAT(text, HasSubstr("\nrom base=0xf0000 size=0x10000\nrom base=0xffff0000 "
                               "size=0x10000\nfrom-reset\n"));
   EXPECT_THAT(text, Not(HasSubstr("boot-rom")));
-  // The first fetch is the reset vector's, then the copy below 1 MiB after the first IRET.
+  // The first fetch is the reset vector's, then the copy below 1 MiB after its far jump.
   EXPECT_THAT(text,
-              HasSubstr("\nrecords\nuncached-read  addr=0xfffffff0 bc=0 flags=code data=e9\n"));
-  EXPECT_THAT(text, HasSubstr("uncached-read  addr=0xf00"));
+              HasSubstr("\nrecords\nuncached-read  addr=0xfffffff0 bc=0 flags=code data=ea\n"));
+  EXPECT_THAT(text, HasSubstr("\nuncached-read  addr=0xf0000 bc=1 flags=code data=fa\n"));
   r = Run(absl::StrCat("assemble ", Path("dump.txt"), " -o ", Path("again.cat")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ReadFile(Path("again.cat")), ReadFile(Path("selftest.cat")));

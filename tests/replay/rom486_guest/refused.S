@@ -116,10 +116,9 @@ idt_ptr:
         .word   256 * 8 - 1
         .long   IDT
 
+        .section .reset, "ax"
         .code16
-        .org    0xFFF0
         .globl  reset
 reset:
-        jmp     _start
-        .org    0xFFFF
-        .byte   0xFF
+        ljmp    $0xF000, $0             /* _start, F000:0000 */
+        .fill   11, 1, 0xFF
