@@ -33,7 +33,8 @@ ABSL_FLAG(std::string, rom, "",
           "vector); see docs/machines/<machine>-system.md, \"Traces from reset\"");
 ABSL_FLAG(std::string, rom_address, "",
           "where in the ROM a raw --rom image goes (a physical or kseg0/kseg1 address on the "
-          "R4400, hex with 0x; default: the reset vector)");
+          "R4400, a physical address in the top 1 MiB on the i486; hex with 0x; default: the "
+          "reset vector on the R4400, the image's end at the top of the 4 GB space on the i486)");
 ABSL_FLAG(
     std::string, disk, "",
     "the disk image holding the workloads (default: the one this build made for the machine)");
@@ -75,6 +76,7 @@ void PrintFromResetSummary(const std::string& output, const systems::CaptureRepo
       "\ncitcat capture: %s (traced from reset)\n"
       "  instructions     %llu%s\n"
       "  bus records      %llu, %llu data bytes (%.3f bytes per instruction)\n"
+      "  interrupts       %llu\n"
       "  DMA transfers    %llu\n"
       "  device reads     %llu\n"
       "  perturbation     none: no kernel, no hooks\n",
@@ -82,6 +84,7 @@ void PrintFromResetSummary(const std::string& output, const systems::CaptureRepo
       r.halted ? ", the program powered off" : ", cut short by --instructions",
       static_cast<unsigned long long>(r.bus_records), static_cast<unsigned long long>(r.bus_bytes),
       r.traced_instructions ? static_cast<double>(r.bus_bytes) / r.traced_instructions : 0.0,
+      static_cast<unsigned long long>(r.interrupts),
       static_cast<unsigned long long>(r.dma_transfers),
       static_cast<unsigned long long>(r.device_reads));
 }

@@ -29,6 +29,11 @@ absl::Status SystemContract::ResetState(ims::InitialMachineState&) const {
       absl::StrCat("a trace from reset, which the ", name(), " contract does not know"));
 }
 
+absl::Status SystemContract::ResetTraceRecord(uint64_t, const cat::BusRecord&,
+                                              aes::EventSchedule&) {
+  return absl::OkStatus();
+}
+
 absl::Status SystemContract::Finish(aes::EventSchedule&) { return absl::OkStatus(); }
 
 }  // namespace citcat::extract

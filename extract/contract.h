@@ -66,6 +66,12 @@ class SystemContract {
   // that cannot be traced from reset says so.
   virtual absl::Status ResetState(ims::InitialMachineState& ims) const;
 
+  // A trace from reset: every CPU record, before the extractor files it (and before
+  // InterruptAck for an acknowledge). A system that keys interrupts from the bus alone looks at
+  // what follows an interrupt acknowledge here. The default ignores it.
+  virtual absl::Status ResetTraceRecord(uint64_t index, const cat::BusRecord& record,
+                                        aes::EventSchedule& aes);
+
   // Whether the first record of the trace is the begin-of-trace marker.
   virtual bool IsBeginMarker(const cat::BusRecord& record) const = 0;
 

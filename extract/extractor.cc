@@ -140,6 +140,11 @@ absl::Status Extractor::AddReplayed(uint64_t index, const cat::BusRecord& r) {
     return Error(index, absl::StrCat("a ", cat::KindName(r.kind), " record on an ",
                                      contract_.name(), " bus"));
   }
+  if (header_.from_reset) {
+    if (absl::Status s = contract_.ResetTraceRecord(index, r, out_.aes); !s.ok()) {
+      return Error(index, s.message());
+    }
+  }
   bool write = false;
   switch (r.kind) {
     case RecordKind::kFill:
@@ -229,8 +234,10 @@ absl::StatusOr<Extraction> Extractor::Finish() && {
   d.set_memory_bytes(header_.memory_bytes);
   d.set_producer(header_.producer);
   if (!header_.roms.empty()) {
-    d.set_rom_base(header_.roms.front().base);
-    d.set_rom_bytes(header_.roms.front().size);
+    // The highest: a machine whose ROM is seen at a second, lower place too (the i486 PC's tail
+    // below 1 MiB) rebuilds that one from it.
+    d.set_rom_base(header_.roms.back().base);
+    d.set_rom_bytes(header_.roms.back().size);
   } else {
     for (const cat::AddressWindow& w : header_.devices) {
       if (w.name == "boot-rom") d.set_rom_bytes(w.size);

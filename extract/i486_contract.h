@@ -27,6 +27,18 @@ class I486Contract : public SystemContract {
   absl::Status InterruptAck(uint64_t index, const cat::BusRecord& record,
                             aes::EventSchedule& aes) override;
   absl::Status Finish(aes::EventSchedule& aes) override;
+  // A trace from reset (docs/machines/i486-system.md, "Traces from reset").
+  absl::Status ResetState(ims::InitialMachineState& ims) const override;
+  absl::Status ResetTraceRecord(uint64_t index, const cat::BusRecord& record,
+                                aes::EventSchedule& aes) override;
+
+  // The i486's state at power-on (ReplayMachine::reset_state): a new core's, which is the
+  // Intel486 manuals' state after RESET without self-test.
+  static absl::Status ResetStateFor(const cat::CatHeader& header, ims::InitialMachineState& ims);
+  // In a trace from reset, an interrupt's return EIP is the data of this CPU store after its
+  // interrupt acknowledge, the last of the three an interrupt frame pushes at the same privilege
+  // level (FLAGS, CS, IP in real mode; EFLAGS, CS, EIP through a gate).
+  static constexpr int kFrameEipStore = 3;
 
   // Whether `record` ends the state dump in a CAT with `header`: the CPU's store to
   // `state-done` (where replay starts, for verify).
@@ -41,7 +53,9 @@ class I486Contract : public SystemContract {
   struct Acknowledge {
     uint64_t index, branch_count;
     uint8_t vector;
+    int stores = 0;  // from reset: the CPU stores seen since
   };
+  bool from_reset_ = false;
 
   const cat::AddressWindow *begin_ = nullptr, *state_ = nullptr, *done_ = nullptr,
                            *interrupt_ = nullptr;

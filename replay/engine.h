@@ -71,6 +71,9 @@ class Engine final : public simcore::Bus {
   bool tracing_text() const { return options_.trace != nullptr; }
   void TraceEvent(absl::string_view text);
 
+  // The index of the next CAT record replay regenerates (an i486 trace from reset keys its
+  // interrupts by the acknowledge's index too).
+  uint64_t next_record() const { return CurrentRecord(); }
   // The core entered an interrupt at this key: it must be the schedule's next one.
   void InterruptTaken(const aes::Interrupt& key);
   // The index of the schedule's next interrupt and register read.

@@ -113,11 +113,17 @@ class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserv
   x86::Cpu cpu_;
   x86::Disassembler disasm_;
   std::unique_ptr<traces::X86Recorder> recorder_;  // feeds the options' sink
+  bool from_reset_ = false;
 };
 
 absl::Status I486Adapter::Load(const ims::InitialMachineState& ims) {
-  if (absl::Status s = LoadX86State(ims.x86(), cpu_); !s.ok()) {
-    return InvalidReplayInput(s.message());
+  // From reset the new core is the i486 after RESET, which replay has checked the IMS holds
+  // (ReplayMachine::reset_state); only the machine's wiring is left.
+  from_reset_ = ims.start().from_reset();
+  if (!from_reset_) {
+    if (absl::Status s = LoadX86State(ims.x86(), cpu_); !s.ok()) {
+      return InvalidReplayInput(s.message());
+    }
   }
   // KEN#: the traced PC caches RAM only (docs/machines/i486-system.md).
   const cat::CatHeader& header = engine_.header();
@@ -159,7 +165,10 @@ void I486Adapter::CheckStopped() {
 }
 
 void I486Adapter::Inject(const aes::Interrupt& irq) {
+  // A trace from reset has no ECX (no kernel reported it): the acknowledge's place in the CAT
+  // tells REP iterations apart instead (docs/machines/i486-system.md, "Traces from reset").
   const auto at_boundary = [&] {
+    if (from_reset_) return cpu_.eip() == irq.pc() && engine_.next_record() == irq.cat_record();
     return cpu_.eip() == irq.pc() && cpu_.reg(x86::kEcx) == irq.rep_remaining();
   };
   // Between two branch-count increments execution is a straight line (REP iterations included):
@@ -214,8 +223,10 @@ cat::CatHeader I486Header(const ims::InitialMachineState& ims) {
                         i486::kReservedBase + a.offset, a.size});
   }
   const uint64_t rom_bytes = d.rom_bytes() != 0 ? d.rom_bytes() : machine::pc::kDefaultRomBytes;
-  return machine::pc::I486SystemHeader(d.memory_bytes(), rom_bytes, std::move(reserved),
-                                       d.producer());
+  cat::CatHeader h =
+      machine::pc::I486SystemHeader(d.memory_bytes(), rom_bytes, std::move(reserved), d.producer());
+  if (ims.start().from_reset()) machine::pc::MakeFromResetHeader(h, rom_bytes);
+  return h;
 }
 
 }  // namespace citcat::replay

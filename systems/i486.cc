@@ -20,6 +20,7 @@
 #include "machine/elf_loader.h"
 #include "machine/i486/contract.h"
 #include "machine/i486/machine.h"
+#include "machine/i486/reset_image.h"
 #include "machine/i486/system.h"
 #include "replay/i486_adapter.h"
 #include "systems/guest_support.h"
@@ -105,7 +106,176 @@ class CatMonitor final : public machine::BusMonitor {
 constexpr uint64_t kBootAllowance = 200'000'000;
 constexpr uint64_t kSlice = 1'000'000;
 
+// Writes the CAT of a trace from reset from the first record on, and stops the capture, through
+// the machine's monitor error, when an interrupt is taken where the CAT alone cannot key it
+// exactly: extraction keys it by the acknowledge's branch count and record index and the return
+// EIP of the frame's third store (I486Contract::kFrameEipStore), and replay enters it at the
+// first instruction boundary with that key. So the monitor runs the contract on its own records
+// and compares its keys with what the processor did.
+class ResetMonitor final : public machine::BusMonitor, public x86::Cpu::InstructionObserver {
+ public:
+  ResetMonitor(cat::CatWriter& writer, const x86::Cpu& cpu, const cat::CatHeader& header)
+      : writer_(writer), cpu_(cpu) {
+    contract_.Start(header).IgnoreError();  // the machine's own header has the areas
+  }
+
+  // The boundary before each instruction (each REP iteration): where it was, in the key's terms.
+  void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction&) override {
+    last_ = {eip, cpu.branch_count(), records_, true};
+  }
+
+  absl::Status OnRecord(const cat::BusRecord& r) override {
+    const uint64_t index = records_;
+    if (r.master == cat::kMasterCpu) {
+      if (r.kind == cat::RecordKind::kInterruptAck) {
+        return_eip_ = cpu_.eip();
+        if (last_.valid && last_.eip == return_eip_ && last_.branch_count == r.branch_count &&
+            last_.records == index) {
+          return Refuse(absl::StrCat(
+              "took an interrupt (vector ", r.data.empty() ? 0 : r.data[0],
+              ", acknowledged at CAT record ", index,
+              ") between two iterations of the REP "
+              "string instruction at EIP 0x",
+              absl::Hex(return_eip_),
+              " with no bus transaction in between: a trace from reset cannot tell the "
+              "iterations apart without ECX"));
+        }
+      }
+      if (absl::Status s = contract_.ResetTraceRecord(index, r, aes_); !s.ok()) return Refuse(s);
+      if (r.kind == cat::RecordKind::kInterruptAck) {
+        if (absl::Status s = contract_.InterruptAck(index, r, aes_); !s.ok()) return Refuse(s);
+        ack_waiting_ = true;
+      }
+      if (aes_.interrupts_size() > 0) {
+        const aes::Interrupt& irq = aes_.interrupts(0);
+        ack_waiting_ = false;
+        if (irq.pc() != return_eip_) {
+          return Refuse(absl::StrCat(
+              "took an interrupt (vector ", irq.vector(), ", acknowledged at CAT record ",
+              irq.cat_record(), ") returning to EIP 0x", absl::Hex(return_eip_),
+              ", but the third store after the acknowledge holds 0x", absl::Hex(irq.pc()),
+              ": a trace from reset takes the return EIP from there, which only an interrupt "
+              "taken in real mode or at the handler's privilege level pushes last"));
+        }
+        ++interrupts_;
+        aes_.clear_interrupts();
+      }
+    }
+    ++records_;
+    bytes_ += r.data.size();
+    return writer_.Write(r);
+  }
+
+  bool ack_waiting() const { return ack_waiting_; }
+  uint64_t records() const { return records_; }
+  uint64_t bytes() const { return bytes_; }
+  uint64_t interrupts() const { return interrupts_; }
+
+ private:
+  absl::Status Refuse(const absl::Status& s) { return Refuse(std::string(s.message())); }
+  absl::Status Refuse(const std::string& what) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "after ", cpu_.retired(), " instructions, at EIP 0x", absl::Hex(cpu_.eip()), ": ", what));
+  }
+
+  struct Boundary {
+    uint32_t eip = 0;
+    uint64_t branch_count = 0, records = 0;
+    bool valid = false;
+  };
+  cat::CatWriter& writer_;
+  const x86::Cpu& cpu_;
+  extract::I486Contract contract_;
+  aes::EventSchedule aes_;
+  Boundary last_;
+  uint32_t return_eip_ = 0;
+  bool ack_waiting_ = false;
+  uint64_t records_ = 0, bytes_ = 0, interrupts_ = 0;
+};
+
+// A bare-metal program from reset (docs/machines/i486-system.md, "Traces from reset"): no
+// kernel, no disk, no hooks.
+absl::StatusOr<CaptureReport> CaptureFromReset(const CaptureRequest& request,
+                                               const std::string& output) {
+  const std::string& name = request.rom;
+  // Enough for any ELF with its symbols; a raw image's bound is the ROM's, which is checked.
+  absl::StatusOr<std::string> file = io::ReadWholeFile(name, 64ull << 20);
+  if (!file.ok()) return file.status();
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(file->data()),
+                                       file->size());
+  absl::StatusOr<machine::ResetImage> image;
+  if (machine::IsElf(bytes)) {
+    if (request.rom_address) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, ": an ELF is loaded at its own addresses: --rom-address is for raw images"));
+    }
+    absl::StatusOr<machine::ElfImage> elf = machine::ParseElf(bytes);
+    image = elf.ok() ? machine::ElfResetImage(*elf, request.memory_bytes) : elf.status();
+  } else {
+    image = machine::RawResetImage(bytes, request.rom_address);
+  }
+  if (!image.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", image.status().message()));
+  }
+
+  machine::I486Options options;
+  options.pc.memory_bytes = request.memory_bytes;
+  options.pc.seed = request.seed;
+  options.pc.rom = std::move(image->rom);
+  options.pc.reserved = guest::i486::ReservedWindows();
+  options.pc.from_reset = true;
+  options.producer = absl::StrCat("citcat capture --machine i486 --rom ", name);
+  if (request.rom_address) {
+    absl::StrAppend(&options.producer, " --rom-address 0x", absl::Hex(*request.rom_address));
+  }
+  absl::StrAppend(&options.producer, " --seed ", request.seed);
+  absl::StatusOr<std::unique_ptr<machine::I486Machine>> machine =
+      machine::I486Machine::Create(options);
+  if (!machine.ok()) return machine.status();
+  for (const machine::ResetImage::Piece& p : image->ram) {
+    if (absl::Status s = (*machine)->LoadRam(p.address, p.bytes); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(name, ": ", s.message()));
+    }
+  }
+
+  const cat::CatHeader header = (*machine)->Header();
+  absl::StatusOr<std::unique_ptr<cat::CatWriter>> writer = cat::CatWriter::Create(output, header);
+  if (!writer.ok()) return writer.status();
+  x86::Cpu& cpu = (*machine)->cpu();
+  ResetMonitor monitor(**writer, cpu, header);
+  cpu.set_instruction_observer(&monitor);
+  const uint64_t max =
+      request.max_traced ? request.max_traced : std::numeric_limits<uint64_t>::max() / 2;
+  absl::StatusOr<machine::I486RunSummary> run = (*machine)->Run(&monitor, max, request.progress);
+  // Not between an interrupt acknowledge and the store extraction takes its key from.
+  for (int i = 0; i < 1000 && run.ok() && monitor.ack_waiting() && !run->powered_off; ++i) {
+    run = (*machine)->Run(&monitor, cpu.retired() + 1);
+  }
+  cpu.set_instruction_observer(nullptr);
+  if (absl::IsFailedPrecondition(run.status())) {  // what the trace cannot show, or a shutdown
+    return absl::FailedPreconditionError(absl::StrCat(name, ": ", run.status().message()));
+  }
+  if (!run.ok()) return run.status();
+  if (absl::Status s = (*writer)->Finish(); !s.ok()) return s;
+
+  CaptureReport report;
+  report.console = (*machine)->console();
+  report.instructions = run->instructions;
+  report.traced_instructions = run->instructions;
+  report.bus_records = monitor.records();
+  report.bus_bytes = monitor.bytes();
+  report.interrupts = monitor.interrupts();
+  report.dma_transfers = run->dma_transfers;
+  report.device_reads = run->device_reads;
+  report.from_reset = true;
+  report.hooks = "none: a trace from reset";
+  report.halted = run->powered_off;
+  report.cut_short = !run->powered_off;
+  return report;
+}
+
 absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::string& output) {
+  if (!request.rom.empty()) return CaptureFromReset(request, output);
   const std::string kernel_path = request.kernel.empty() ? KernelElf() : request.kernel;
   absl::StatusOr<machine::ElfImage> kernel = machine::LoadElfFile(kernel_path);
   if (!kernel.ok()) return kernel.status();
@@ -228,7 +398,8 @@ System I486() {
                  .make_core = replay::MakeI486Adapter,
                  .header = replay::I486Header,
                  .starts_after = extract::I486Contract::EndsStateDump,
-                 .state_dump = extract::I486Contract::StateDump},
+                 .state_dump = extract::I486Contract::StateDump,
+                 .reset_state = extract::I486Contract::ResetStateFor},
       .make_contract = [] { return std::make_unique<extract::I486Contract>(); },
       .capture = Capture,
       .workloads = Workloads(),

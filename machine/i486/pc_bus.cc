@@ -107,8 +107,10 @@ void PcBus::Write(const cat::BusRecord& record) {
 }
 
 cat::CatHeader PcBus::Header(std::string producer) const {
-  return pc::I486SystemHeader(config_.memory_bytes, rom_.size(), config_.reserved,
-                              std::move(producer));
+  cat::CatHeader h = pc::I486SystemHeader(config_.memory_bytes, rom_.size(), config_.reserved,
+                                          std::move(producer));
+  if (config_.from_reset) pc::MakeFromResetHeader(h, rom_.size());
+  return h;
 }
 
 bool PcBus::Peek(uint64_t address, std::span<uint8_t> data) const {

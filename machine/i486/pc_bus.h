@@ -46,6 +46,9 @@ struct PcConfig {
   // Reserved areas (memory-mapped or port windows outside RAM, the ROM and the devices): the
   // guest's CITCAT hooks store there and loads read back what was stored last.
   std::vector<cat::AddressWindow> reserved;
+  // A bare-metal program traced from power-on: the header shows the ROM as ROM (and its copy
+  // below 1 MiB) and says the trace starts at reset (pc::MakeFromResetHeader).
+  bool from_reset = false;
 };
 
 class PcBus final : public simcore::Bus, private DmaMemory {

@@ -20,6 +20,11 @@ inline constexpr uint64_t kAddressSpace = uint64_t{1} << 32;  // the boot ROM en
 inline constexpr uint64_t kRomAliasMax = 0x20000;  // the ROM's last 128 KiB also end at 1 MiB
 inline constexpr uint64_t kMaxRomBytes = 1 << 20;
 inline constexpr uint64_t kDefaultRomBytes = 0x10000;  // without an image: 64 KiB of HLT
+// The reset vector: CS base FFFF0000h + IP FFF0h, the last 16 bytes of the ROM.
+inline constexpr uint64_t kResetVector = 0xFFFFFFF0;
+// A trace from reset's ROM is a whole number of these (docs/machines/i486-system.md, "Traces
+// from reset"); the top one is what CS reaches after reset.
+inline constexpr uint64_t kRomGranule = 0x10000;
 
 // Ports.
 inline constexpr uint16_t kPicMasterPort = 0x20;
@@ -80,6 +85,17 @@ inline cat::CatHeader I486SystemHeader(uint64_t memory_bytes, uint64_t rom_bytes
   h.magic = std::move(reserved);
   h.producer = std::move(producer);
   return h;
+}
+
+// The header of a trace from reset (docs/machines/i486-system.md, "Traces from reset"): the boot
+// ROM is ROM, not a device: two ROM fields (its tail below 1 MiB, then the ROM at the top of the
+// 4 GB space) instead of the `boot-rom` window, which is the last device, so the other devices
+// keep their bus-master numbers; and the from-reset field.
+inline void MakeFromResetHeader(cat::CatHeader& h, uint64_t rom_bytes) {
+  std::erase_if(h.devices, [](const cat::AddressWindow& w) { return w.name == "boot-rom"; });
+  const uint64_t alias = rom_bytes < kRomAliasMax ? rom_bytes : kRomAliasMax;
+  h.roms = {{kHoleEnd - alias, alias}, {kAddressSpace - rom_bytes, rom_bytes}};
+  h.from_reset = true;
 }
 
 }  // namespace citcat::machine::pc

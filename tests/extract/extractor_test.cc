@@ -350,8 +350,9 @@ TEST(ExtractorFromReset, TheResetStateTheRomAndNoHooks) {
   EXPECT_EQ(ims.start().branch_count(), 0u);
   EXPECT_EQ(ims.start().cat_record(), 0u);
   EXPECT_EQ(ims.x86().eip(), 0xFFF0u);
-  EXPECT_EQ(ims.description().rom_base(), kRomCopy);
-  EXPECT_EQ(ims.description().rom_bytes(), 0x20000u);
+  // The last (highest) ROM field: the i486 PC rebuilds its copy below 1 MiB from it.
+  EXPECT_EQ(ims.description().rom_base(), kRomTop);
+  EXPECT_EQ(ims.description().rom_bytes(), 0x10000u);
   // ROM bytes read are memory; the writes to ROM change nothing.
   ASSERT_EQ(ims.memory_size(), 3);
   EXPECT_EQ(ims.memory(0).address(), 0x1000u);

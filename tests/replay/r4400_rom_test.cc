@@ -286,10 +286,6 @@ TEST_F(RomCli, BadImagesAndOptionsAreRefusedInOneLine) {
     SCOPED_TRACE(c.args);
     ExpectRefused(Run(absl::StrCat("capture --machine r4400 ", c.args, " -o ", out)), out, c.what);
   }
-  // A machine that cannot be traced from reset says so instead of booting its kernel.
-  ExpectRefused(
-      Run(absl::StrCat("capture --machine i486 --rom ", Example("selftest.bin"), " -o ", out)), out,
-      "the i486 cannot be traced from reset yet (--rom)");
 }
 
 TEST_F(RomCli, AnImsWhoseRegistersAreNotTheResetStateIsRefused) {

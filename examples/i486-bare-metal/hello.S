@@ -1,0 +1,35 @@
+/* The smallest bare-metal i486 program: in RAM at 0x8000, entered in real mode by the far jump
+   the machine puts at the reset vector (citcat capture --rom hello.elf). It prints one line on
+   the console, reports CS:IP of its entry on port 80h and powers the machine off. */
+#define UART 0x3F8
+#define POST 0x80
+#define POWER_OFF 0x5C8
+
+        .code16
+        .text
+        .globl  _start
+_start:
+        cli
+        cld
+        call    1f                      /* where am I: IP of 1: */
+1:      popw    %bx
+        movw    %cs, %ax
+        shll    $16, %eax
+        movw    %bx, %ax
+        outl    %eax, $POST             /* 00008005h: CS = 0, IP of 1: */
+        xorw    %ax, %ax
+        movw    %ax, %ds
+        movw    $message, %si
+        movw    $UART, %dx
+2:      lodsb
+        testb   %al, %al
+        jz      3f
+        outb    %al, %dx
+        jmp     2b
+3:      movw    $POWER_OFF, %dx
+        outb    %al, %dx
+4:      hlt
+        jmp     4b
+
+message:
+        .asciz  "hello from RAM\n"

@@ -1,0 +1,124 @@
+/* i486 ROMs that take an interrupt where a trace from reset cannot key it from the CAT alone, so
+   that `citcat capture --rom` must stop with a one-line error (i486_rom_test.cc). Built once per
+   -DREFUSE_...: REFUSE_RING3 spins in ring 3 while the timer interrupts (the frame pushes SS:ESP
+   first, so the third store after the acknowledge is EFLAGS); REFUSE_REP_LODS runs REP LODSD over
+   a cached buffer while the timer interrupts (iterations without a bus transaction between
+   them). Linked like examples/i486-bare-metal/selftest.S (rom.ld). */
+#define PIC_MASTER 0x20
+#define PIC_SLAVE 0xA0
+#define PIT 0x40
+#define IDT 0x1000
+#define TSS 0x6000
+#define BUFFER 0x20000
+
+        .code16
+        .text
+        .globl  _start
+_start:
+        cli
+        cld
+        lgdtl   %cs:(gdt_ptr - _start)
+        movl    %cr0, %eax
+        orl     $1, %eax
+        movl    %eax, %cr0
+        ljmpl   $0x08, $pm32
+
+        .code32
+pm32:
+        movl    $0x10, %eax
+        movw    %ax, %ds
+        movw    %ax, %es
+        movw    %ax, %ss
+        movl    $0x90000, %esp
+        /* the IDT: the timer at vector 20h */
+        movl    $IDT, %edi
+        xorl    %eax, %eax
+        movl    $2 * 256, %ecx
+        rep stosl
+        movl    $timer, %edx
+        movl    %edx, %ecx
+        andl    $0xFFFF, %ecx
+        orl     $0x00080000, %ecx
+        movl    %ecx, IDT + 0x20 * 8
+        andl    $0xFFFF0000, %edx
+        orl     $0x8E00, %edx
+        movl    %edx, IDT + 0x20 * 8 + 4
+        lidt    idt_ptr
+        /* the PICs (master at 20h, only IRQ 0) and the timer (mode 2, count 2000) */
+        movb    $0x11, %al
+        outb    %al, $PIC_MASTER
+        outb    %al, $PIC_SLAVE
+        movb    $0x20, %al
+        outb    %al, $PIC_MASTER + 1
+        movb    $0x28, %al
+        outb    %al, $PIC_SLAVE + 1
+        movb    $0x04, %al
+        outb    %al, $PIC_MASTER + 1
+        movb    $0x02, %al
+        outb    %al, $PIC_SLAVE + 1
+        movb    $0x01, %al
+        outb    %al, $PIC_MASTER + 1
+        outb    %al, $PIC_SLAVE + 1
+        movb    $0xFE, %al
+        outb    %al, $PIC_MASTER + 1
+        movb    $0xFF, %al
+        outb    %al, $PIC_SLAVE + 1
+        movb    $0x34, %al
+        outb    %al, $PIT + 3
+        movb    $0xD0, %al
+        outb    %al, $PIT
+        movb    $0x07, %al
+        outb    %al, $PIT
+#if defined(REFUSE_RING3)
+        movl    $0x90000, TSS + 4       /* ESP0 */
+        movl    $0x10, TSS + 8          /* SS0 */
+        movw    $0x28, %ax
+        ltr     %ax
+        pushl   $0x23                   /* SS */
+        pushl   $0x80000                /* ESP */
+        pushl   $0x202                  /* EFLAGS: IF */
+        pushl   $0x1B                   /* CS */
+        pushl   $user
+        iret
+user:   jmp     user
+#elif defined(REFUSE_REP_LODS)
+        movl    %cr0, %eax
+        andl    $0x9FFFFFFF, %eax       /* the cache on */
+        movl    %eax, %cr0
+        sti
+1:      movl    $BUFFER, %esi
+        movl    $1024, %ecx
+        rep lodsl
+        jmp     1b
+#else
+#error "define REFUSE_RING3 or REFUSE_REP_LODS"
+#endif
+
+timer:
+        pushl   %eax
+        movb    $0x20, %al
+        outb    %al, $PIC_MASTER
+        popl    %eax
+        iret
+
+        .p2align 3
+gdt:    .quad   0
+        .quad   0x00CF9B000000FFFF      /* 08h: ring 0 code */
+        .quad   0x00CF93000000FFFF      /* 10h: ring 0 data */
+        .quad   0x00CFFB000000FFFF      /* 18h: ring 3 code */
+        .quad   0x00CFF3000000FFFF      /* 20h: ring 3 data */
+        .quad   0x0000890060000067      /* 28h: the TSS at 6000h */
+gdt_end:
+gdt_ptr:
+        .word   gdt_end - gdt - 1
+        .long   gdt
+idt_ptr:
+        .word   256 * 8 - 1
+        .long   IDT
+
+        .section .reset, "ax"
+        .code16
+        .globl  reset
+reset:
+        ljmp    $0xF000, $0             /* _start, F000:0000 */
+        .fill   11, 1, 0xFF
