@@ -1,11 +1,12 @@
-// Compression figures of the packed archive (docs/archive-format.md) for every R4400 workload and
-// the default mix: the archive's bytes against
+// Compression figures of the packed archive (docs/archive-format.md) for every workload of one
+// traced machine and its default mix: the archive's bytes against
 //   (a) a raw trace of 10 bytes per instruction (the thesis's yardstick: PC, word, a flag byte),
 //   (b) the CAT itself, zstd-compressed (level 19, as the archive's sections),
 //   (c) a ChampSim trace (traces/, 64-byte input_instr records) compressed with xz, with
 //       --champsim only: writing and xz-compressing 64 bytes per instruction takes minutes.
 // Output is a Markdown table.
-//   build/bench/archive_figures [--seed=N] [--champsim] [--workloads=a,b,...]
+//   build/bench/archive_figures [--machine=r4400|i486] [--seed=N] [--champsim]
+//                               [--workloads=a;b,c;...]
 
 #include <cstdio>
 #include <filesystem>
@@ -16,10 +17,7 @@
 #include "archive/archive.h"
 #include "archive/stats.h"
 #include "cat_parser/reader.h"
-#include "guest/r4400/guest_paths.h"
-#include "guest/r4400/tools/guest_info.h"
 #include "io/file.h"
-#include "machine/r4400/capture.h"
 #include "replay/replay.h"
 #include "systems/system.h"
 #include "traces/writers.h"
@@ -57,21 +55,35 @@ uint64_t ChampSimXzSize(const ims::InitialMachineState& ims, const aes::EventSch
 int main(int argc, char** argv) {
   uint64_t seed = 1;
   bool champsim = false;
+  std::string machine = "r4400";
   std::vector<std::string> names;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.rfind("--seed=", 0) == 0) seed = std::stoull(a.substr(7));
-    if (a == "--champsim") champsim = true;
-    if (a.rfind("--workloads=", 0) == 0) names = absl::StrSplit(a.substr(12), ';');
+    if (a.rfind("--seed=", 0) == 0) {
+      seed = std::stoull(a.substr(7));
+    } else if (a == "--champsim") {
+      champsim = true;
+    } else if (a.rfind("--workloads=", 0) == 0) {
+      names = absl::StrSplit(a.substr(12), ';');
+    } else if (a.rfind("--machine=", 0) == 0) {
+      machine = a.substr(10);
+    } else {
+      std::fprintf(stderr,
+                   "usage: archive_figures [--machine=%s] [--seed=N] [--champsim] "
+                   "[--workloads=a;b,c;...]\n",
+                   systems::Names().c_str());
+      return 2;
+    }
   }
+  absl::StatusOr<const systems::System*> found = systems::ByName(machine);
+  if (!found.ok()) Fail("--machine", found.status());
+  const systems::System& system = **found;
   if (names.empty()) {
-    for (const guest::WorkloadInfo& w : guest::kWorkloads) names.emplace_back(w.name);
-    names.emplace_back(guest::kDefaultMix);
+    for (const systems::Workload& w : system.workloads) names.emplace_back(w.name);
+    names.emplace_back(system.default_mix);
   }
   const std::string dir = std::filesystem::temp_directory_path() / "citcat-archive-figures";
   std::filesystem::create_directories(dir);
-  auto disk = io::ReadWholeFile(CITCAT_R4400_DISK_IMAGE, 1ull << 30);
-  if (!disk.ok()) Fail("disk image", disk.status());
 
   std::printf(
       "| workload | instructions | archive bytes | (a) raw 10 B/instr | ratio (a) | CAT bytes | "
@@ -79,13 +91,10 @@ int main(int argc, char** argv) {
       "|---|---|---|---|---|---|---|---|---|---|\n");
   for (const std::string& name : names) {
     const std::string cat_path = dir + "/capture.cat", archive_path = dir + "/trace.citcat";
-    machine::CaptureSettings s;
-    s.kernel_path = CITCAT_R4400_KERNEL_ELF;
-    s.disk.assign(disk->begin(), disk->end());
-    s.workloads = name;
-    s.seed = seed;
-    s.max_traced = ~uint64_t{0} >> 1;
-    auto c = machine::CaptureR4400(s, cat_path);
+    systems::CaptureRequest request;  // max_traced 0: until the guest powers off
+    request.workloads = name;
+    request.seed = seed;
+    auto c = system.capture(request, cat_path);
     if (!c.ok()) Fail(name, c.status());
     auto reader = cat::CatReader::Open(cat_path);
     if (!reader.ok()) Fail(name, reader.status());
