@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -56,7 +57,7 @@ absl::Status CheckI386Elf(const machine::ElfImage& elf) {
 // half an interrupt).
 class CatMonitor final : public machine::BusMonitor {
  public:
-  CatMonitor(cat::CatWriter& writer, const x86::Cpu& cpu, const cat::CatHeader& header)
+  CatMonitor(cat::CatWriter& writer, x86::Cpu& cpu, const cat::CatHeader& header)
       : writer_(writer), cpu_(cpu) {
     contract_.Start(header).IgnoreError();  // the machine's own header has the areas
     done_ = header.FindMagic("state-done");
@@ -68,6 +69,8 @@ class CatMonitor final : public machine::BusMonitor {
       if (!contract_.IsBeginMarker(r)) return absl::OkStatus();
       began_ = true;
       begin_retired_ = cpu_.retired();
+      cpu_.RequestStop();  // the run's limit now counts from here
+      pause_ = true;
     }
     ++records_;
     bytes_ += r.data.size();
@@ -91,10 +94,12 @@ class CatMonitor final : public machine::BusMonitor {
   uint64_t bytes() const { return bytes_; }
   uint64_t reports() const { return reports_; }
   uint64_t driver_instructions() const { return driver_instructions_; }
+  bool TakePause() override { return std::exchange(pause_, false); }
 
  private:
   cat::CatWriter& writer_;
-  const x86::Cpu& cpu_;
+  x86::Cpu& cpu_;  // stopped when the trace begins
+  bool pause_ = false;
   extract::I486Contract contract_;
   const cat::AddressWindow* done_ = nullptr;
   uint64_t report_eip_ = 0;
@@ -325,10 +330,12 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
   };
   while (true) {
     const uint64_t target = limit();
+    const bool began = monitor.began();
     absl::StatusOr<machine::I486RunSummary> slice =
         (*machine)->Run(&monitor, target, request.progress);
     if (!slice.ok()) return slice.status();
     run = *slice;
+    if (!began && monitor.began() && !run.powered_off && !run.stuck) continue;
     if (run.powered_off || run.stuck || (*machine)->cpu().retired() < target) break;
     if (!monitor.began() && (*machine)->cpu().retired() >= kBootAllowance) break;
     if (monitor.began() && (*machine)->cpu().retired() >= monitor.begin_retired() + max_traced) {

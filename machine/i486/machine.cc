@@ -40,6 +40,7 @@ absl::StatusOr<I486RunSummary> I486Machine::Run(BusMonitor* monitor, uint64_t ma
     uint64_t slice = std::min(kMaxSlice, max_instructions - cpu_.retired());
     if (next != PcBus::kNever) slice = std::min(slice, next > now ? next - now : 1);
     cpu_.Run(slice);
+    if (monitor != nullptr && monitor->TakePause()) break;
     if (cpu_.exception().pending) {
       const x86::Exception& e = cpu_.exception();
       return absl::FailedPreconditionError(absl::StrCat(

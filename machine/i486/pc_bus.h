@@ -36,6 +36,9 @@ class BusMonitor {
  public:
   virtual ~BusMonitor() = default;
   virtual absl::Status OnRecord(const cat::BusRecord& record) = 0;
+  // Whether the run should return to its caller now (after the step that made the record; the
+  // monitor has stopped the processor's slice with RequestStop): once per request.
+  virtual bool TakePause() { return false; }
 };
 
 struct PcConfig {
