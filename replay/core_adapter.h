@@ -62,6 +62,11 @@ class CoreAdapter {
   // returned.
   virtual absl::Status Finish() = 0;
 
+  // Whether the next instruction is not the sequential successor of the last one run, with no
+  // delay slot or REP iteration pending: only there may a replay be cut into segments, so that
+  // every trace writer starts a segment the way it goes on in the whole. False where unsure.
+  virtual bool AtFlowBreak() const { return false; }
+
   // The processor's whole state at this instruction boundary into the `cpu` oneof of `ims`, what
   // is not architectural included (a segment's start). Unimplemented where the core cannot yet.
   virtual absl::Status SaveState(ims::InitialMachineState& ims) const {

@@ -98,7 +98,7 @@ absl::Status Engine::Load(const CoreAdapterFactory& make_core) {
 
   const aes::EndPoint& end = aes_.end();
   end_known_ = end.branch_count() != 0 || end.cat_records() != 0;
-  if (end_known_ && end.cpu_transactions() == 0) ended_ = true;
+  if (end_known_ && end.cpu_transactions() == 0 && !end.at_branch_count()) ended_ = true;
   last_record_bc_ = ims_.start().segment() ? ims_.start().last_record_branch_count()
                                            : ims_.start().branch_count();
   if (cutting()) {
@@ -226,21 +226,29 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
     // never comes would spin forever), so this is the first thing replay cannot match.
     Diverge("the schedule has no end point (an empty or damaged AES)");
   }
+  const bool end_at_bc = end_known_ && aes_.end().at_branch_count();
   while (!stopped()) {
+    if (end_at_bc && core_->branch_count() >= end_bc &&
+        cpu_transactions_ == aes_.end().cpu_transactions()) {
+      ended_ = true;  // where the next segment begins
+      break;
+    }
     const aes::Interrupt* irq =
         next_irq_ < aes_.interrupts_size() ? &aes_.interrupts(next_irq_) : nullptr;
-    uint64_t target = end_known_ ? end_bc + 1 : ~uint64_t{0};
+    uint64_t target = end_known_ ? (end_at_bc ? end_bc : end_bc + 1) : ~uint64_t{0};
     if (irq != nullptr) target = std::min(target, irq->branch_count());
+    // A cut is due: stop at every control transfer until one leaves a flow break.
+    if (cut_armed_) target = std::min(target, core_->branch_count() + 1);
     const uint64_t bc = core_->branch_count();
     if (bc < target) {
       // Big slices: the core stops by itself when the branch count reaches the target.
       core_->set_stop_branch_count(target);
       core_->Run(kSlice);
-      if (cut_requested_ && !stopped()) Cut();
+      if (cut_armed_ && !stopped() && core_->AtFlowBreak()) Cut();
     } else if (irq != nullptr && bc == irq->branch_count()) {
       const int before = next_irq_;
       core_->Inject(*irq);
-      cut_requested_ = false;  // the core stepped inside: cut at a later transaction
+      if (cut_armed_ && !stopped() && core_->AtFlowBreak()) Cut();
       if (!stopped() && next_irq_ == before) {
         Diverge(absl::StrCat("the interrupt reported at CAT record ", irq->cat_record(),
                              " was not taken"));
@@ -263,7 +271,7 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
   if (!error_.ok()) return error_;
   if (diverged()) return DivergenceStatus();
   ReplaySummary s;
-  s.instructions = core_->retired();
+  s.instructions = core_->retired() - ims_.start().instructions();
   s.steps = core_->steps();
   s.records = records_;
   s.interrupts = next_irq_;
@@ -383,12 +391,13 @@ void Engine::BeginCpuTransaction(const cat::BusRecord& r) {
 void Engine::EndCpuTransaction(const cat::BusRecord& r) {
   Emit(r);
   ++cpu_transactions_;
-  if (end_known_ && cpu_transactions_ == aes_.end().cpu_transactions()) {
+  if (end_known_ && cpu_transactions_ == aes_.end().cpu_transactions() &&
+      !aes_.end().at_branch_count()) {
     ended_ = true;
     core_->RequestStop();
   } else if (next_cut_ < options_.cut_at_instructions.size() &&
-             core_->retired() >= options_.cut_at_instructions[next_cut_] && !cut_requested_) {
-    cut_requested_ = true;  // at the end of this step
+             core_->retired() >= options_.cut_at_instructions[next_cut_] && !cut_armed_) {
+    cut_armed_ = true;  // at the first flow break from the end of this step on
     core_->RequestStop();
   }
 }
@@ -408,7 +417,7 @@ void Engine::Touch(uint64_t a, uint64_t n, bool read) {
 }
 
 void Engine::Cut() {
-  cut_requested_ = false;
+  cut_armed_ = false;
   while (next_cut_ < options_.cut_at_instructions.size() &&
          options_.cut_at_instructions[next_cut_] <= core_->retired()) {
     ++next_cut_;
@@ -503,6 +512,7 @@ void Engine::HandOverSegment(bool last) {
     end.set_branch_count(core_->branch_count());
     end.set_cat_records(records_ - segment_.records);
     end.set_cpu_transactions(cpu_transactions_ - segment_.transactions);
+    end.set_at_branch_count(true);
   }
   if (absl::Status s = options_.on_segment(std::move(seg)); !s.ok()) Fail(s);
 }

@@ -186,8 +186,8 @@ class Engine final : public simcore::Bus {
   int next_irq_ = 0, next_dma_ = 0, next_io_ = 0, next_reg_ = 0;
 
   SegmentStart segment_;
-  size_t next_cut_ = 0;         // the next of options_.cut_at_instructions
-  bool cut_requested_ = false;  // a transaction passed the cut: cut when the core returns
+  size_t next_cut_ = 0;     // the next of options_.cut_at_instructions
+  bool cut_armed_ = false;  // a transaction passed the cut: cut at the next flow break
   std::vector<uint64_t> touched_, first_known_;          // RAM bitmaps of the current segment
   std::vector<uint8_t> first_;                           // the first-read values
   std::vector<std::pair<uint64_t, uint8_t>> rom_first_;  // ROM bytes read, in order

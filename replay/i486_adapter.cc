@@ -76,6 +76,7 @@ class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserv
   std::string Disassemble(uint64_t pc, std::span<const uint8_t> bytes) override {
     return disasm_.Text(static_cast<uint32_t>(pc), bytes, cpu_.segment(x86::kCs).big);
   }
+  bool AtFlowBreak() const override { return cpu_.AtFlowBreak(); }
   absl::Status SaveState(ims::InitialMachineState& ims) const override {
     SaveX86State(cpu_, *ims.mutable_x86());
     return absl::OkStatus();

@@ -170,6 +170,10 @@ class Cpu {
   // retired.
   uint64_t Run(uint64_t steps);
   void RequestStop() { stop_ = true; }
+  // The next instruction is not the one after the instruction that ran last (a jump went
+  // elsewhere, or an event's handler comes next) and no REP iteration is pending: where a replay
+  // may be cut into segments without a trace writer seeing the difference. False where unsure.
+  bool AtFlowBreak() const { return !repeat_ && eip_ != next_eip_; }
   // Run also ends after the step that brings the branch count to `count` or beyond.
   void set_stop_branch_count(uint64_t count) { stop_branch_count_ = count; }
   // Steps taken: instructions, REP iterations, and exception and interrupt entries.
