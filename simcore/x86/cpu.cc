@@ -1091,6 +1091,8 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kRetFar:
     case Op::kIret:
       return FarTransfer(in);
+    case Op::kMovTr:
+      return MoveTestRegister(in);
     case Op::kMovDr:
     case Op::kMovCr:
     case Op::kLgdt:
