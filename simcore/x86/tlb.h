@@ -70,7 +70,8 @@ class Tlb {
   void FlushAll();                   // CR3 load, task switch
   void Invalidate(uint32_t linear);  // INVLPG
 
-  // Changes whenever an entry does (insert, flush, invalidate): a translation taken from the TLB
+  // Changes whenever an entry does (insert, flush, invalidate, test write): a translation taken
+  // from the TLB
   // is still its answer while the epoch is the same.
   uint32_t epoch() const { return epoch_; }
 
