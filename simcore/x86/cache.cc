@@ -141,6 +141,20 @@ void Cache::InvalidateAll() {
   if (observer_) observer_->OnAllInvalidated();
 }
 
+void Cache::WriteLine(uint32_t set, uint32_t way, uint32_t tag, bool valid,
+                      std::span<const uint8_t, kLineBytes> data) {
+  const uint32_t slot = set * kWays + way;
+  const uint32_t before = tag_[slot];
+  const uint32_t line = (tag & ~(kSets * kLineBytes - 1)) | set * kLineBytes;
+  std::memcpy(data_[slot].data(), data.data(), kLineBytes);
+  tag_[slot] = valid ? line | 1 : 0;
+  ++generation_[slot];
+  lru_[set] = PlruTouch(lru_[set], way);
+  if (observer_ == nullptr) return;
+  if (before & 1) observer_->OnLineChanged(before & ~uint32_t{1});
+  if (valid && (before & ~uint32_t{1}) != line) observer_->OnLineChanged(line);
+}
+
 void Cache::SnoopInvalidate(uint32_t paddr) {
   if (cd_ && nw_) return;
   const int way = WayOf(paddr);

@@ -119,6 +119,15 @@ class Cache {
                    std::span<const uint8_t, kLineBytes> data);
   void set_lru_bits(uint32_t set, uint8_t bits) { lru_[set] = bits; }
 
+  // The cache write of the test interface (TR5 control 01, test_registers.h): the slot of `set`
+  // and `way` gets `data`, the line address `tag` names (its bits 31:11; the set supplies bits
+  // 10:4) and `valid`, and the set's replacement bits are updated as for an access to the way.
+  // The slot's generation changes and the observer is told of the line that left the slot and
+  // of the one that came, so predecoded code never outlives the bytes it was decoded from. No
+  // bus cycle.
+  void WriteLine(uint32_t set, uint32_t way, uint32_t tag, bool valid,
+                 std::span<const uint8_t, kLineBytes> data);
+
  private:
   static constexpr uint32_t TagOf(uint32_t paddr) { return (paddr & ~(kLineBytes - 1)) | 1; }
   // Whether a miss of this access may allocate a line.

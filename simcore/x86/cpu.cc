@@ -1102,6 +1102,8 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kRetFar:
     case Op::kIret:
       return FarTransfer(in);
+    case Op::kMovTr:
+      return MoveTestRegister(in);
     case Op::kMovDr:
     case Op::kMovCr:
     case Op::kLgdt:

@@ -23,6 +23,7 @@
 #include "simcore/x86/decoder.h"
 #include "simcore/x86/fpu.h"
 #include "simcore/x86/paging.h"
+#include "simcore/x86/test_registers.h"
 
 namespace citcat::x86 {
 
@@ -233,6 +234,9 @@ class Cpu {
   // The on-chip x87; the machine reads FERR# (fpu().ferr()) and drives IGNNE# (fpu().set_ignne()).
   const Fpu& fpu() const { return fpu_; }
   Fpu& fpu() { return fpu_; }
+  // TR3-TR7 and the cache test buffers (test_registers.h).
+  const TestRegisters& test_registers() const { return test_registers_; }
+  void set_test_registers(const TestRegisters& v) { test_registers_ = v; }
 
  private:
   void Step();
@@ -292,6 +296,7 @@ class Cpu {
   bool Probe(const Instruction& in);   // LAR, LSL, VERR, VERW, ARPL
   bool PortIo(const Instruction& in);  // IN, OUT, INS, OUTS
   bool X87(const Instruction& in);     // ESC and WAIT (cpu_x87.cc)
+  bool MoveTestRegister(const Instruction& in);  // MOV to and from TRn (cpu_test_registers.cc)
   bool IoAllowed(uint32_t port, int size);
   bool Port(bool write, uint32_t port, int size, uint32_t* value);
 
@@ -455,6 +460,7 @@ class Cpu {
   Exception exception_;
   uint64_t retired_ = 0;
   Fpu fpu_;
+  TestRegisters test_registers_;
 };
 
 // ---- the memory path, inline: every data access takes it ----

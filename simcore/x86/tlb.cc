@@ -19,6 +19,16 @@ uint32_t Tlb::Insert(uint32_t linear, uint32_t pte) {
   return way;
 }
 
+void Tlb::WriteEntry(uint32_t way, uint32_t linear, bool valid, uint32_t pte) {
+  const uint32_t set = SetOf(linear);
+  ++epoch_;
+  entries_[set][way] =
+      valid ? TlbEntry{(linear & kPteFrame) | 1,
+                       pte & (kPteFrame | kPteWritable | kPteUser | kPtePwt | kPtePcd | kPteDirty)}
+            : TlbEntry{};
+  lru_[set] = PlruTouch(lru_[set], way);
+}
+
 void Tlb::FlushAll() {
   ++epoch_;
   for (auto& set : entries_) set.fill(TlbEntry{});

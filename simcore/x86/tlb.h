@@ -60,10 +60,18 @@ class Tlb {
   // the way used.
   uint32_t Insert(uint32_t linear, uint32_t pte);
 
+  // The TLB write of the test interface (TR6 with C = 0, test_registers.h): `way` of the set of
+  // `linear` holds the page of `linear` with `pte` (as in TlbEntry), or nothing when `valid` is
+  // false; the set's replacement bits are updated as for an access to the way, and the epoch
+  // changes. Another way of the set may already hold the page (the manual leaves lookups then
+  // undefined; Lookup takes the lowest such way).
+  void WriteEntry(uint32_t way, uint32_t linear, bool valid, uint32_t pte);
+
   void FlushAll();                   // CR3 load, task switch
   void Invalidate(uint32_t linear);  // INVLPG
 
-  // Changes whenever an entry does (insert, flush, invalidate): a translation taken from the TLB
+  // Changes whenever an entry does (insert, flush, invalidate, test write): a translation taken
+  // from the TLB
   // is still its answer while the epoch is the same.
   uint32_t epoch() const { return epoch_; }
 

@@ -375,16 +375,17 @@ TEST(X86Cpu, AlignmentCheckAtCpl3) {
 }
 
 TEST(X86Cpu, WhatIsNotModelledStopsTheCoreInsteadOfRunningWrongly) {
-  // MOV TR3, EAX: the test registers are not modelled.
+  // FNINIT; FLD1; FADD ST(0), ST(0); F2XM1: F2XM1 of 2, whose result the i486 leaves
+  // undefined.
   PcBus bus;
-  bus.Poke(0x1000, {0x0F, 0x26, 0xD8});
+  bus.Poke(0x1000, {0xDB, 0xE3, 0xD9, 0xE8, 0xD8, 0xC0, 0xD9, 0xF0});
   Cpu cpu(bus);
   cpu.SetFlat32();
   cpu.set_eip(0x1000);
-  EXPECT_EQ(cpu.Run(1), 0u);
+  EXPECT_EQ(cpu.Run(4), 3u);
   EXPECT_TRUE(cpu.exception().pending);
   EXPECT_TRUE(cpu.exception().unmodelled);
-  EXPECT_EQ(cpu.eip(), 0x1000u);
+  EXPECT_EQ(cpu.eip(), 0x1006u);
 }
 
 // ---- task switches, V86 mode and general detect, rule by rule ----
