@@ -68,7 +68,7 @@ absl::Status LoadX86State(const ims::X86State& s, x86::Cpu& cpu) {
         x86::Tlb::SetOf(e.page()) != e.set()) {
       return absl::InvalidArgumentError("a TLB entry outside the i486 TLB's 8 sets of 4 ways");
     }
-    tlb.Restore(e.set(), e.way(), {(e.page() & x86::kPteFrame) | 1, e.pte()});
+    tlb.WriteEntry(e.way(), e.page(), true, e.pte());
   }
   for (size_t set = 0; set < s.tlb_replacement().size() && set < x86::Tlb::kSets; ++set) {
     tlb.set_lru_bits(set, static_cast<uint8_t>(s.tlb_replacement()[set]));
@@ -82,12 +82,27 @@ absl::Status LoadX86State(const ims::X86State& s, x86::Cpu& cpu) {
           "a cache line outside the i486 cache's 128 sets of 4 ways of 16 bytes, or a dirty one "
           "(the i486 cache is write-through)");
     }
-    cache.RestoreLine(l.set(), l.way(), true, static_cast<uint32_t>(l.address()),
-                      std::span<const uint8_t, x86::Cache::kLineBytes>(
-                          reinterpret_cast<const uint8_t*>(l.data().data()), 16));
+    cache.WriteLine(l.set(), l.way(), static_cast<uint32_t>(l.address()), true,
+                    std::span<const uint8_t, x86::Cache::kLineBytes>(
+                        reinterpret_cast<const uint8_t*>(l.data().data()), 16));
   }
   for (size_t set = 0; set < s.cache().replacement().size() && set < x86::Cache::kSets; ++set) {
     cache.set_lru_bits(set, static_cast<uint8_t>(s.cache().replacement()[set]));
+  }
+  if (s.test_registers_size() != 0) {
+    if (s.test_registers_size() != 12) {
+      return absl::InvalidArgumentError("the test registers need 12 doublewords");
+    }
+    x86::TestRegisters t;
+    for (int i = 0; i < 4; ++i) {
+      t.fill_buffer[i] = s.test_registers(i);
+      t.read_buffer[i] = s.test_registers(4 + i);
+    }
+    t.tr4 = s.test_registers(8);
+    t.tr5 = s.test_registers(9);
+    t.tr6 = s.test_registers(10);
+    t.tr7 = s.test_registers(11);
+    cpu.set_test_registers(t);
   }
   cpu.set_interrupt_shadow(s.interrupt_shadow());
   cpu.set_halted(s.halted());
@@ -169,6 +184,12 @@ void SaveX86State(const x86::Cpu& cpu, ims::X86State& s) {
     }
   }
   contents.set_replacement(cache_lru);
+  const x86::TestRegisters& t = cpu.test_registers();
+  if (t != x86::TestRegisters()) {
+    for (uint32_t v : t.fill_buffer) s.add_test_registers(v);
+    for (uint32_t v : t.read_buffer) s.add_test_registers(v);
+    for (uint32_t v : {t.tr4, t.tr5, t.tr6, t.tr7}) s.add_test_registers(v);
+  }
   s.set_interrupt_shadow(cpu.interrupt_shadow());
   s.set_halted(cpu.halted());
   s.set_nmi_blocked(cpu.nmi_blocked());

@@ -120,16 +120,6 @@ void Cache::InvalidateSlot(uint32_t slot) {
   if (observer_) observer_->OnLineChanged(line);
 }
 
-void Cache::RestoreLine(uint32_t set, uint32_t way, bool valid, uint32_t address,
-                        std::span<const uint8_t, kLineBytes> data) {
-  const uint32_t slot = set * kWays + way;
-  if (tag_[slot] & 1) InvalidateSlot(slot);
-  if (!valid) return;
-  tag_[slot] = TagOf(address);
-  std::memcpy(data_[slot].data(), data.data(), kLineBytes);
-  ++generation_[slot];
-}
-
 void Cache::InvalidateAll() {
   for (uint32_t slot = 0; slot < kSlots; ++slot) {
     if (tag_[slot] & 1) ++generation_[slot];

@@ -113,10 +113,7 @@ class Cache {
     return data_[set * kWays + way].data();
   }
   uint32_t generation(uint32_t slot) const { return generation_[slot]; }
-  // Puts a line in a slot with its bytes, or empties the slot; sets a set's replacement bits. For
-  // a saved state (a segment's start); no bus cycle.
-  void RestoreLine(uint32_t set, uint32_t way, bool valid, uint32_t address,
-                   std::span<const uint8_t, kLineBytes> data);
+  // A set's replacement bits, as a saved state (a segment's start) had them.
   void set_lru_bits(uint32_t set, uint8_t bits) { lru_[set] = bits; }
 
   // The cache write of the test interface (TR5 control 01, test_registers.h): the slot of `set`

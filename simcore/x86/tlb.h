@@ -78,11 +78,7 @@ class Tlb {
   // Inspection, for tests and the i486 TLB test registers.
   const TlbEntry& entry(uint32_t set, uint32_t way) const { return entries_[set][way]; }
   uint8_t lru_bits(uint32_t set) const { return lru_[set]; }
-  // For a saved state (a segment's start).
-  void Restore(uint32_t set, uint32_t way, const TlbEntry& e) {
-    entries_[set][way] = e;
-    ++epoch_;
-  }
+  // A set's replacement bits, as a saved state (a segment's start) had them.
   void set_lru_bits(uint32_t set, uint8_t bits) { lru_[set] = bits; }
 
  private:
