@@ -12,7 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "cat_parser/reader.h"
 #include "gtest/gtest.h"
+#include "replay/i486_state.h"
 #include "replay/replay.h"
+#include "simcore/ram_bus.h"
 #include "systems/system.h"
 #include "traces/output.h"
 #include "traces/writers.h"
@@ -155,6 +157,55 @@ TEST(I486Segments, ConcatenatedSegmentsAreTheWhole) {
     EXPECT_EQ(traces[f].size(), whole.traces[f].size());
     EXPECT_TRUE(traces[f] == whole.traces[f]);
   }
+}
+
+// What a segment's start holds beyond the architectural registers comes back as it was saved,
+// and a state that no i486 could hold is refused.
+TEST(I486Segments, StateRoundTrip) {
+  simcore::RamBus bus(1 << 20);
+  x86::Cpu cpu(bus);
+  cpu.SetFlat32(0);
+  cpu.set_cr0(cpu.cr0() & ~(x86::kCr0Cd | x86::kCr0Nw));
+  cpu.set_reg(x86::kEbx, 0x1234);
+  cpu.tlb().WriteEntry(2, 0x40002000, true, 0x00123000 | x86::kPteWritable);
+  std::array<uint8_t, x86::Cache::kLineBytes> line{};
+  line[3] = 0x5A;
+  cpu.cache().WriteLine(5, 1, 0x7050, true, line);
+  cpu.cache().set_lru_bits(5, 3);
+  x86::TestRegisters t;
+  t.tr6 = 0x40002001;
+  cpu.set_test_registers(t);
+  cpu.set_interrupt_shadow(true);
+  cpu.set_nmi_blocked(true);
+
+  ims::X86State saved;
+  SaveX86State(cpu, saved);
+  ASSERT_EQ(saved.tlb_size(), 1);
+  EXPECT_EQ(saved.tlb(0).page(), 0x40002000u);
+  ASSERT_EQ(saved.cache().lines_size(), 1);
+  EXPECT_EQ(saved.cache().lines(0).address(), 0x7050u);
+  EXPECT_EQ(saved.cache().lines(0).data()[3], 0x5A);
+  EXPECT_EQ(saved.cache().replacement()[5], 3);
+  EXPECT_EQ(saved.test_registers_size(), 12);
+
+  simcore::RamBus other_bus(1 << 20);
+  x86::Cpu other(other_bus);
+  ASSERT_TRUE(LoadX86State(saved, other).ok());
+  ims::X86State again;
+  SaveX86State(other, again);
+  EXPECT_EQ(again.SerializeAsString(), saved.SerializeAsString());
+  EXPECT_TRUE(other.cache().Contains(0x7050));
+  EXPECT_TRUE(other.interrupt_shadow());
+
+  ims::X86State wrong = saved;
+  wrong.mutable_cache()->mutable_lines(0)->set_set(6);  // the address is in set 5
+  EXPECT_FALSE(LoadX86State(wrong, other).ok());
+  wrong = saved;
+  wrong.mutable_cache()->mutable_lines(0)->set_dirty(true);  // write-through: never dirty
+  EXPECT_FALSE(LoadX86State(wrong, other).ok());
+  wrong = saved;
+  wrong.mutable_tlb(0)->set_way(4);
+  EXPECT_FALSE(LoadX86State(wrong, other).ok());
 }
 
 }  // namespace
