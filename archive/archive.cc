@@ -109,6 +109,41 @@ uint64_t Crc64(std::span<const uint8_t> bytes, uint64_t crc) {
   return ~crc;
 }
 
+namespace {
+
+// A 64x64 matrix over GF(2), one column per bit, applied to a vector.
+uint64_t Gf2Times(const std::array<uint64_t, 64>& matrix, uint64_t vector) {
+  uint64_t sum = 0;
+  for (int i = 0; vector != 0; ++i, vector >>= 1) {
+    if (vector & 1) sum ^= matrix[i];
+  }
+  return sum;
+}
+
+std::array<uint64_t, 64> Gf2Square(const std::array<uint64_t, 64>& matrix) {
+  std::array<uint64_t, 64> square;
+  for (int i = 0; i < 64; ++i) square[i] = Gf2Times(matrix, matrix[i]);
+  return square;
+}
+
+}  // namespace
+
+// The CRC register after `length` more zero bytes is a linear map of the register before: the
+// map for one zero bit, squared up to the bits of `length * 8`, carries `first` over the second
+// piece's length, and the pre- and post-inversions cancel in the XOR with `second`.
+uint64_t Crc64Combine(uint64_t first, uint64_t second, uint64_t length) {
+  if (length == 0) return first;
+  std::array<uint64_t, 64> one_bit;  // the register shifted by one zero bit
+  one_bit[0] = 0xC96C5795D7870F42ull;
+  for (int i = 1; i < 64; ++i) one_bit[i] = uint64_t{1} << (i - 1);
+  std::array<uint64_t, 64> step = Gf2Square(Gf2Square(Gf2Square(one_bit)));  // one zero byte
+  for (uint64_t n = length; n != 0; n >>= 1) {
+    if (n & 1) first = Gf2Times(step, first);
+    if (n > 1) step = Gf2Square(step);
+  }
+  return first ^ second;
+}
+
 // ---- manifest ----
 
 std::string Manifest::ToText() const {
@@ -128,6 +163,7 @@ std::string Manifest::ToText() const {
   add("cat-crc64", Hex64(cat_crc64));
   add("ims-bytes", absl::StrCat(ims_bytes));
   add("aes-bytes", absl::StrCat(aes_bytes));
+  if (segment != 0) add("segment", absl::StrCat(segment));
   // One line: a producer never holds a line break that could start a key of its own.
   std::string p = producer;
   for (char& c : p) {
@@ -166,6 +202,7 @@ absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
                     {"cat-crc64", &m.cat_crc64},
                     {"ims-bytes", &m.ims_bytes},
                     {"aes-bytes", &m.aes_bytes}};
+  bool segment_seen = false;
   bool machine_seen = false, producer_seen = false;
   for (size_t i = 1; i < lines.size(); ++i) {
     absl::string_view line = lines[i];
@@ -180,6 +217,14 @@ absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
       }
       seen = true;
       (kv.first == "machine" ? m.machine : m.producer) = std::string(kv.second);
+      continue;
+    }
+    if (kv.first == "segment") {
+      if (segment_seen || !absl::SimpleAtoi(kv.second, &m.segment) || m.segment == 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("manifest line ", i + 1, ": bad or repeated segment"));
+      }
+      segment_seen = true;
       continue;
     }
     // Keys this reader does not know come from a newer minor version: skipped.
@@ -225,6 +270,7 @@ void ReplayChecksums::Attach(replay::ReplayOptions& options, const ims::InitialM
         word = std::span<const uint8_t>(entry + 8, 4);
       }
       instruction_crc_ = Crc64(word, Crc64(std::span<const uint8_t>(entry, 8), instruction_crc_));
+      instruction_bytes_ += 8 + word.size();
       ++entries_;
     };
   } else {
@@ -233,6 +279,7 @@ void ReplayChecksums::Attach(replay::ReplayOptions& options, const ims::InitialM
       for (int i = 0; i < 8; ++i) head[i] = static_cast<uint8_t>(pc >> (8 * i));
       head[8] = static_cast<uint8_t>(bytes.size());
       instruction_crc_ = Crc64(bytes, Crc64(head, instruction_crc_));
+      instruction_bytes_ += sizeof head + bytes.size();
       ++entries_;
     };
   }
@@ -247,9 +294,20 @@ void ReplayChecksums::Attach(replay::ReplayOptions& options, const ims::InitialM
     Store(head, r.address, 8);
     Store(head, r.branch_count, 8);
     cat_crc_ = Crc64(r.data, Crc64(Bytes(head), cat_crc_));
+    cat_bytes_ += head.size() + r.data.size();
     ++records_;
     record_bytes_ += r.data.size();
   };
+}
+
+void ReplayChecksums::Append(const ReplayChecksums& next) {
+  instruction_crc_ = Crc64Combine(instruction_crc_, next.instruction_crc_, next.instruction_bytes_);
+  cat_crc_ = Crc64Combine(cat_crc_, next.cat_crc_, next.cat_bytes_);
+  instruction_bytes_ += next.instruction_bytes_;
+  cat_bytes_ += next.cat_bytes_;
+  entries_ += next.entries_;
+  records_ += next.records_;
+  record_bytes_ += next.record_bytes_;
 }
 
 void ReplayChecksums::Fill(const replay::ReplaySummary& summary, Manifest& m) const {

@@ -22,6 +22,8 @@ namespace citcat::archive {
 // CRC-64/XZ (ECMA-182 polynomial, reflected, initial value and final XOR all ones), the one xz
 // uses: Crc64("123456789") is 0x995DC9BBDF1939FA. Extends `crc` (0 to start).
 uint64_t Crc64(std::span<const uint8_t> bytes, uint64_t crc = 0);
+// Crc64 of two pieces one after the other, from each piece's Crc64 and the second's length.
+uint64_t Crc64Combine(uint64_t first, uint64_t second, uint64_t length);
 
 // The format version `Write` puts in the file header and the manifest's first line; `Parse`
 // reads versions 1 and 2, which differ only in the canonical instruction stream.
@@ -43,6 +45,9 @@ struct Manifest {
   uint64_t ims_bytes = 0;          // serialized sizes, uncompressed
   uint64_t aes_bytes = 0;
   std::string producer;  // of the capture, from the IMS
+  // A segment of a split trace (docs/archive-format.md, "Segments"): its place, from 1; 0 for a
+  // whole trace.
+  uint64_t segment = 0;
 
   std::string ToText() const;
   static absl::StatusOr<Manifest> FromText(absl::string_view text);
@@ -57,10 +62,14 @@ class ReplayChecksums {
               int version = kFormatVersion);
   // The replay-derived fields of a manifest, once the replay has finished.
   void Fill(const replay::ReplaySummary& summary, Manifest& manifest) const;
+  // Adds the sums of the replay that went on where this one ended (the next segment): as if
+  // one replay had computed both.
+  void Append(const ReplayChecksums& next);
 
  private:
   uint64_t entries_ = 0, records_ = 0, record_bytes_ = 0;
   uint64_t instruction_crc_ = 0, cat_crc_ = 0;
+  uint64_t instruction_bytes_ = 0, cat_bytes_ = 0;  // the streams' lengths, for Append
 };
 
 // The manifest's replay-derived fields against what a replay produced: OK, or one line naming

@@ -79,6 +79,15 @@ constexpr Command kCommands[] = {
      "the checksums of the instruction trace and regenerated CAT in a manifest, and writes\n"
      "all three zstd-compressed; see docs/archive-format.md.",
      "citcat/pack.cc", RunPack},
+    {"split", "cut an archive into segment archives that each replay alone",
+     "citcat split TRACE.citcat --segments K | --every N -o DIR\n\n"
+     "Replays the archive once, cutting it into K segments of about equal length (or one\n"
+     "every N instructions) at the first point after each cut where a trace writer can start\n"
+     "afresh, and writes DIR/segment-0001.citcat ... : each holds the machine's whole state at\n"
+     "its first instruction, the first-touch memory image from there and its slice of the\n"
+     "schedule, replays and verifies alone, and the segments' traces and regenerated CATs,\n"
+     "concatenated, are those of the whole; see docs/archive-format.md, \"Segments\".",
+     "citcat/split.cc", RunSplit, nullptr, /*takes_output=*/true, /*reads_back_outputs=*/true},
     {"unpack", "write an archive's IMS, AES and manifest back as files",
      "citcat unpack TRACE.citcat -o DIR\n\n"
      "Checks the archive and writes DIR/ims.pb, DIR/aes.pb and DIR/manifest.txt.",

@@ -1,17 +1,27 @@
 #include "replay/replay.h"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <optional>
+#include <thread>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "archive/archive.h"
+#include "cat_parser/reader.h"
+#include "cat_parser/writer.h"
 #include "citcat/command.h"
 #include "citcat/progress.h"
 #include "machine/elf_loader.h"
 #include "systems/system.h"
+#include "traces/output.h"
 #include "traces/writers.h"
 
 ABSL_FLAG(std::string, ims, "", "the initial machine state (ims.pb from citcat extract)");
@@ -25,6 +35,9 @@ ABSL_FLAG(std::string, mode, "",
 ABSL_FLAG(bool, filter_idle, false,
           "with --format: leave out the kernel idle loop, found by its symbols citcat_idle_begin "
           "and citcat_idle_end in the kernel ELF (--kernel)");
+ABSL_FLAG(int, jobs, 1,
+          "replay in segments on this many threads: the same trace and CAT (a compressed trace "
+          "as one compressed stream per segment, the same bytes decompressed)");
 ABSL_FLAG(std::string, idle_range, "",
           "with --format: leave out instructions at START <= PC < END (hex, START:END), e.g. the "
           "kernel idle loop between citcat_idle_begin and citcat_idle_end");
@@ -61,9 +74,11 @@ struct TraceOutput {
   traces::TraceSink* sink() { return filter ? filter.get() : writer.get(); }
 };
 
-absl::StatusOr<TraceOutput> OpenTraceOutput(const ims::InitialMachineState& ims) {
+// `path`: -o, or (scratch) a segment's piece of it.
+absl::StatusOr<TraceOutput> OpenTraceOutput(const ims::InitialMachineState& ims,
+                                            const std::string& path, bool scratch = false) {
   TraceOutput t;
-  const std::string format = absl::GetFlag(FLAGS_format), path = absl::GetFlag(FLAGS_o);
+  const std::string format = absl::GetFlag(FLAGS_format);
   const std::string mode = absl::GetFlag(FLAGS_mode), idle = absl::GetFlag(FLAGS_idle_range);
   if (format.empty()) {
     if (!mode.empty() || !idle.empty() || absl::GetFlag(FLAGS_filter_idle)) {
@@ -108,13 +123,201 @@ absl::StatusOr<TraceOutput> OpenTraceOutput(const ims::InitialMachineState& ims)
     filter.idle_begin = (*system)->kernel_address(begin->value, elf->is64);
     filter.idle_end = (*system)->kernel_address(end->value, elf->is64);
   }
-  absl::StatusOr<std::unique_ptr<traces::TraceSink>> writer = traces::OpenWriter(*f, path);
-  if (!writer.ok()) return writer.status();
-  t.writer = *std::move(writer);
+  absl::StatusOr<std::unique_ptr<traces::ByteOutput>> out =
+      traces::OpenOutput(path, traces::CompressionThreads(), scratch);
+  if (!out.ok()) return out.status();
+  t.writer = traces::NewWriter(*f, *std::move(out));
   if (filter.mode || filter.idle_end != 0) {
     t.filter = std::make_unique<traces::FilterSink>(filter, *t.writer);
   }
   return t;
+}
+
+// ---- --jobs N ----
+
+// Appends a piece file's bytes to `out` and removes it.
+absl::Status AppendPiece(const std::string& piece, io::OutputFile& out) {
+  std::ifstream in(piece, std::ios::binary);
+  if (!in) return absl::InternalError(absl::StrCat(piece, ": cannot read back"));
+  std::vector<char> buffer(1 << 20);
+  while (in) {
+    in.read(buffer.data(), buffer.size());
+    if (in.gcount() > 0) {
+      if (absl::Status s = out.Write(absl::string_view(buffer.data(), in.gcount())); !s.ok()) {
+        return s;
+      }
+    }
+  }
+  std::remove(piece.c_str());
+  return absl::OkStatus();
+}
+
+// What one segment's replay made.
+struct Piece {
+  replay::Segment segment;
+  std::string trace, cat;  // scratch files, "" for none
+  absl::Status status;
+  replay::ReplaySummary summary;
+  archive::ReplayChecksums checksums;
+};
+
+absl::Status ReplayPiece(Piece& p, const std::optional<archive::Manifest>& manifest) {
+  replay::ReplayOptions options;
+  absl::StatusOr<TraceOutput> formatted = OpenTraceOutput(p.segment.ims, p.trace, true);
+  if (!formatted.ok()) return formatted.status();
+  options.sink = formatted->sink();
+  std::unique_ptr<io::OutputFile> text;
+  if (!p.trace.empty() && !options.sink) {
+    absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::CreateScratch(p.trace);
+    if (!out.ok()) return out.status();
+    text = *std::move(out);
+    options.trace = text.get();
+  }
+  std::unique_ptr<cat::CatWriter> regenerated;
+  if (!p.cat.empty()) {
+    absl::StatusOr<cat::CatHeader> header = systems::CatHeaderFor(p.segment.ims);
+    if (!header.ok()) return header.status();
+    absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::CreateScratch(p.cat);
+    if (!out.ok()) return out.status();
+    absl::StatusOr<std::unique_ptr<cat::CatWriter>> writer =
+        cat::CatWriter::Create(*std::move(out), *header);
+    if (!writer.ok()) return writer.status();
+    regenerated = *std::move(writer);
+    options.regenerated = regenerated.get();
+  }
+  if (manifest) p.checksums.Attach(options, p.segment.ims, manifest->version);
+  absl::StatusOr<replay::ReplaySummary> summary =
+      systems::Replay(p.segment.ims, p.segment.aes, options);
+  if (!summary.ok()) return summary.status();
+  p.summary = *summary;
+  if (text) {
+    if (absl::Status s = text->Commit(); !s.ok()) return s;
+  }
+  if (options.sink) {
+    if (absl::Status s = options.sink->Finish(); !s.ok()) return s;
+  }
+  if (regenerated) return regenerated->Finish();
+  return absl::OkStatus();
+}
+
+// Cuts the replay into segments (a replay with no output), replays them on `jobs` threads into
+// pieces of each output, and joins the pieces in order. The pieces go next to the outputs.
+absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::EventSchedule& aes,
+                              const std::optional<archive::Manifest>& manifest, int jobs) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string trace_path = absl::GetFlag(FLAGS_o), cat_path = absl::GetFlag(FLAGS_cat);
+  // Checks --format, --mode and the idle range before the long part.
+  if (!absl::GetFlag(FLAGS_format).empty() || !absl::GetFlag(FLAGS_mode).empty() ||
+      !absl::GetFlag(FLAGS_idle_range).empty() || absl::GetFlag(FLAGS_filter_idle)) {
+    if (trace_path.empty()) return absl::InvalidArgumentError("--format needs -o FILE");
+  }
+  uint64_t instructions = manifest ? manifest->instructions : 0;
+  if (!manifest) {
+    absl::StatusOr<replay::ReplaySummary> counted = systems::Replay(ims, aes, {});
+    if (!counted.ok()) return counted.status();
+    instructions = counted->instructions;
+  }
+  // More segments than threads, so that one long segment does not hold the others up.
+  const uint64_t wanted =
+      std::max<uint64_t>(1, std::min<uint64_t>(uint64_t{4} * jobs, instructions / 100'000));
+  replay::ReplayOptions cutting;
+  for (uint64_t k = 1; k < wanted; ++k) {
+    cutting.cut_at_instructions.push_back(ims.start().instructions() + instructions * k / wanted);
+  }
+  std::vector<Piece> pieces;
+  cutting.on_segment = [&](replay::Segment s) {
+    Piece& p = pieces.emplace_back();
+    p.segment = std::move(s);
+    const size_t k = pieces.size();
+    if (!trace_path.empty()) {
+      const std::string suffix = absl::EndsWith(trace_path, ".xz")    ? ".xz"
+                                 : absl::EndsWith(trace_path, ".zst") ? ".zst"
+                                                                      : "";
+      p.trace = absl::StrCat(trace_path, ".piece-", getpid(), "-", k, suffix);
+    }
+    if (!cat_path.empty()) p.cat = absl::StrCat(cat_path, ".piece-", getpid(), "-", k);
+    return absl::OkStatus();
+  };
+  if (absl::StatusOr<replay::ReplaySummary> cut = systems::Replay(ims, aes, cutting); !cut.ok()) {
+    return cut.status();
+  }
+
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> workers;
+  for (int j = 0; j < std::min<int>(jobs, pieces.size()); ++j) {
+    workers.emplace_back([&] {
+      for (size_t i = next++; i < pieces.size(); i = next++) {
+        pieces[i].status = ReplayPiece(pieces[i], manifest);
+      }
+    });
+  }
+  for (std::thread& t : workers) t.join();
+
+  absl::Status status;
+  for (const Piece& p : pieces) {
+    if (!p.status.ok()) {
+      status = p.status;
+      break;
+    }
+  }
+  replay::ReplaySummary total;
+  archive::ReplayChecksums checksums;
+  for (const Piece& p : pieces) {
+    total.instructions += p.summary.instructions;
+    total.steps += p.summary.steps;
+    total.records += p.summary.records;
+    total.interrupts += p.summary.interrupts;
+    total.dma += p.summary.dma;
+    total.device_accesses += p.summary.device_accesses;
+    total.register_reads += p.summary.register_reads;
+    total.end_branch_count = p.summary.end_branch_count;
+    checksums.Append(p.checksums);
+  }
+  if (status.ok() && manifest) {
+    archive::Manifest replayed;
+    checksums.Fill(total, replayed);
+    status = archive::CompareWithManifest(*manifest, replayed);
+  }
+  // The pieces in order into the outputs; the CAT's header comes from the first piece.
+  if (status.ok() && !trace_path.empty()) {
+    absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(trace_path);
+    status = out.status();
+    for (Piece& p : pieces) {
+      if (status.ok()) status = AppendPiece(p.trace, **out);
+    }
+    if (status.ok()) status = (*out)->Commit();
+  }
+  if (status.ok() && !cat_path.empty()) {
+    absl::StatusOr<cat::CatHeader> header = systems::CatHeaderFor(ims);
+    status = header.status();
+    absl::StatusOr<std::unique_ptr<cat::CatWriter>> writer;
+    if (status.ok()) {
+      writer = cat::CatWriter::Create(cat_path, *header);
+      status = writer.status();
+    }
+    for (Piece& p : pieces) {
+      if (!status.ok()) break;
+      absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(p.cat);
+      status = reader.status();
+      cat::BusRecord r;
+      while (status.ok()) {
+        absl::StatusOr<bool> more = (*reader)->Next(r);
+        if (!more.ok()) status = more.status();
+        if (!status.ok() || !*more) break;
+        status = (*writer)->Write(r);
+      }
+      std::remove(p.cat.c_str());
+    }
+    if (status.ok()) status = (*writer)->Finish();
+  }
+  for (const Piece& p : pieces) {
+    if (!p.trace.empty()) std::remove(p.trace.c_str());
+    if (!p.cat.empty()) std::remove(p.cat.c_str());
+  }
+  if (!status.ok()) return status;
+  total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!absl::GetFlag(FLAGS_quiet)) PrintReplaySummary("replay", total);
+  return absl::OkStatus();
 }
 
 absl::Status RunReplay(const std::vector<std::string>& args) {
@@ -148,8 +351,12 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
     if (absl::Status s = ReadMessage(aes_path, aes); !s.ok()) return s;
   }
 
+  const int jobs = absl::GetFlag(FLAGS_jobs);
+  if (jobs < 1 || jobs > 1024) return absl::InvalidArgumentError("--jobs must be 1 to 1024");
+  if (jobs > 1) return ReplayInSegments(ims, aes, manifest, jobs);
+
   replay::ReplayOptions options;
-  absl::StatusOr<TraceOutput> formatted = OpenTraceOutput(ims);
+  absl::StatusOr<TraceOutput> formatted = OpenTraceOutput(ims, absl::GetFlag(FLAGS_o));
   if (!formatted.ok()) return formatted.status();
   options.sink = formatted->sink();
   std::unique_ptr<io::OutputFile> trace;

@@ -165,7 +165,7 @@ absl::Status OutputFile::Commit() {
     committed_ = true;
     return absl::OkStatus();
   }
-  if (active_group != nullptr) {
+  if (active_group != nullptr && grouped_) {
     active_group->pending_.push_back({temp_path_, path_, std::move(cleanup_)});
     committed_ = true;  // the group owns the temporary now
     return absl::OkStatus();
@@ -175,6 +175,12 @@ absl::Status OutputFile::Commit() {
   cleanup_.Release();
   committed_ = true;
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::CreateScratch(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<OutputFile>> file = Create(path);
+  if (file.ok()) (*file)->grouped_ = false;
+  return file;
 }
 
 OutputGroup::OutputGroup() { active_group = this; }

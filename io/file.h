@@ -55,6 +55,9 @@ class InputFile {
 class OutputFile {
  public:
   static absl::StatusOr<std::unique_ptr<OutputFile>> Create(const std::string& path);
+  // The same for a command's scratch file, which it reads back itself: Commit() makes it appear
+  // at once, whatever OutputGroup is active.
+  static absl::StatusOr<std::unique_ptr<OutputFile>> CreateScratch(const std::string& path);
   ~OutputFile();
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -81,6 +84,7 @@ class OutputFile {
   int fd_;
   std::string buffer_;
   uint64_t bytes_written_ = 0;
+  bool grouped_ = true;  // Commit waits for the active OutputGroup
   bool committed_ = false;
 };
 

@@ -189,8 +189,9 @@ absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path) 
 }
 
 absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path,
-                                                       int compression_threads) {
-  absl::StatusOr<std::unique_ptr<io::OutputFile>> file = io::OutputFile::Create(path);
+                                                       int compression_threads, bool scratch) {
+  absl::StatusOr<std::unique_ptr<io::OutputFile>> file =
+      scratch ? io::OutputFile::CreateScratch(path) : io::OutputFile::Create(path);
   if (!file.ok()) return file.status();
   if (absl::EndsWith(path, ".xz")) {
     auto out = std::make_unique<XzOutput>(*std::move(file));

@@ -26,9 +26,11 @@ class ByteOutput {
 // Compression runs on `compression_threads` threads of the compressor's own (liblzma's
 // multi-threaded encoder, zstd's workers); the file's bytes do not depend on how many from 1 up
 // (0: zstd on the calling thread, other bytes; xz takes it as 1). A plain file is written on a
-// thread of its own.
+// thread of its own. `scratch`: a file the command reads back itself
+// (io::OutputFile::CreateScratch).
 absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path,
-                                                       int compression_threads);
+                                                       int compression_threads,
+                                                       bool scratch = false);
 // The same with CompressionThreads().
 absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path);
 

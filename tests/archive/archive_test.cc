@@ -84,6 +84,17 @@ TEST(Crc64, CheckValue) {
   EXPECT_EQ(Crc64(Bytes(check.substr(4)), Crc64(Bytes(check.substr(0, 4)))), 0x995DC9BBDF1939FAull);
 }
 
+// The sum of a whole from the sums of its pieces, without their bytes, at every cut point and
+// for pieces long enough to take many squarings.
+TEST(Crc64, CombinePieces) {
+  std::string text;
+  for (int i = 0; i < 5000; ++i) text.push_back(static_cast<char>(i * 131 + i / 7));
+  for (size_t cut : {size_t{0}, size_t{1}, size_t{9}, size_t{1000}, size_t{4999}, size_t{5000}}) {
+    const std::string a = text.substr(0, cut), b = text.substr(cut);
+    EXPECT_EQ(Crc64Combine(Crc64(Bytes(a)), Crc64(Bytes(b)), b.size()), Crc64(Bytes(text))) << cut;
+  }
+}
+
 TEST_F(ArchiveTest, ManifestChecksumsMatchTheTextTraceAndTheRegeneratedCat) {
   // Replay again with a text trace and a regenerated CAT file, then recompute both checksums
   // from those files alone, as a user of another tool would.

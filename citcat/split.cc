@@ -1,0 +1,108 @@
+// citcat split: one archive into segment archives that each replay alone
+// (docs/archive-format.md, "Segments").
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "archive/archive.h"
+#include "citcat/command.h"
+#include "citcat/progress.h"
+#include "replay/replay.h"
+#include "systems/system.h"
+
+ABSL_FLAG(uint64_t, segments, 0, "split into this many segments of about equal length");
+ABSL_FLAG(uint64_t, every, 0, "split every this many instructions");
+
+namespace citcat::cli {
+
+absl::Status RunSplit(const std::vector<std::string>& args) {
+  const char* synopsis = "TRACE.citcat --segments K | --every N -o DIR";
+  if (args.size() != 1) return UsageError("split", synopsis);
+  std::string dir;
+  if (absl::Status s = RequireOutput("split", dir); !s.ok()) return s;
+  const uint64_t segments = absl::GetFlag(FLAGS_segments), every = absl::GetFlag(FLAGS_every);
+  if ((segments == 0) == (every == 0)) {
+    return absl::InvalidArgumentError("citcat split: give --segments K or --every N (one of them)");
+  }
+  if (std::filesystem::exists(dir)) {
+    return absl::AlreadyExistsError(absl::StrCat(dir, ": exists; split writes a new directory"));
+  }
+  absl::StatusOr<archive::Archive> whole = archive::Read(args[0]);
+  if (!whole.ok()) return whole.status();
+  ims::InitialMachineState ims;
+  aes::EventSchedule aes;
+  if (absl::Status s = archive::Unpack(*whole, ims, aes); !s.ok()) return s;
+  const uint64_t instructions = whole->manifest.instructions;
+  if (segments > instructions || (segments > 0 && instructions / segments == 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("--segments ", segments, ": the trace has ",
+                                                   instructions, " instructions"));
+  }
+
+  replay::ReplayOptions options;
+  const uint64_t first = ims.start().instructions();
+  if (segments > 0) {
+    for (uint64_t k = 1; k < segments; ++k) {
+      options.cut_at_instructions.push_back(first + instructions * k / segments);
+    }
+  } else {
+    for (uint64_t at = every; at < instructions; at += every) {
+      options.cut_at_instructions.push_back(first + at);
+    }
+  }
+  // Written into a directory of its own, renamed to DIR once every segment is there.
+  const std::string partial = absl::StrCat(dir, ".partial-", getpid());
+  std::error_code error;
+  std::filesystem::create_directories(partial, error);
+  if (error) return absl::InternalError(absl::StrCat(partial, ": ", error.message()));
+  uint64_t written = 0, segment_instructions = 0;
+  Progress progress("split", instructions, "instructions");
+  options.on_segment = [&](replay::Segment s) -> absl::Status {
+    // Packing replays the segment alone: each is checked as it is written.
+    absl::StatusOr<archive::Archive> a = archive::Pack(s.ims, s.aes);
+    if (!a.ok()) {
+      return absl::InternalError(
+          absl::StrCat("segment ", written + 1, " does not replay alone: ", a.status().message()));
+    }
+    a->manifest.segment = ++written;
+    segment_instructions += a->manifest.instructions;
+    progress.Update(segment_instructions);
+    const std::string path = absl::StrFormat("%s/segment-%04d.citcat", partial, written);
+    absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(path);
+    if (!out.ok()) return out.status();
+    if (absl::Status st = archive::Write(*a, **out); !st.ok()) return st;
+    return (*out)->Commit();
+  };
+  // The whole replay that cuts is checked against the archive's manifest too.
+  archive::ReplayChecksums checksums;
+  checksums.Attach(options, ims, whole->manifest.version);
+  absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(ims, aes, options);
+  progress.Finish();
+  absl::Status status = summary.status();
+  if (status.ok()) {
+    archive::Manifest replayed;
+    checksums.Fill(*summary, replayed);
+    status = archive::CompareWithManifest(whole->manifest, replayed);
+  }
+  if (status.ok() && segment_instructions != instructions) {
+    status = absl::InternalError(absl::StrCat("the segments hold ", segment_instructions,
+                                              " instructions, the trace ", instructions));
+  }
+  if (status.ok()) {
+    std::filesystem::rename(partial, dir, error);
+    if (error) status = absl::InternalError(absl::StrCat(dir, ": ", error.message()));
+  }
+  if (!status.ok()) {
+    std::filesystem::remove_all(partial, error);
+    return status;
+  }
+  if (!absl::GetFlag(FLAGS_quiet)) {
+    std::fprintf(stderr, "citcat split: %llu segments of %s in %s\n",
+                 static_cast<unsigned long long>(written), args[0].c_str(), dir.c_str());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace citcat::cli
