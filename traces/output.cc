@@ -212,7 +212,9 @@ absl::StatusOr<std::string> ReadDecompressed(const std::string& path) {
   std::string out;
   if (absl::EndsWith(path, ".xz")) {
     lzma_stream s = LZMA_STREAM_INIT;
-    if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK) {
+    // Concatenated streams (citcat replay --jobs writes one per segment) read as one, as xz -d
+    // reads them.
+    if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
       return absl::InternalError("cannot start the xz decompressor");
     }
     s.next_in = reinterpret_cast<const uint8_t*>(raw->data());

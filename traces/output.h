@@ -51,7 +51,7 @@ class StringOutput final : public ByteOutput {
 };
 
 // Decompresses a whole file written by OpenOutput (by the same suffix rule), for tests and tools
-// reading back small traces.
+// reading back small traces; concatenated xz streams and zstd frames read as one.
 absl::StatusOr<std::string> ReadDecompressed(const std::string& path);
 
 }  // namespace citcat::traces

@@ -4,6 +4,7 @@
 // byte.
 #include <unistd.h>
 
+#include <filesystem>
 #include <iterator>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 #include "replay/replay.h"
 #include "simcore/ram_bus.h"
 #include "systems/system.h"
+#include "tests/support/run_citcat.h"
 #include "traces/output.h"
 #include "traces/writers.h"
 
@@ -206,6 +208,67 @@ TEST(I486Segments, StateRoundTrip) {
   wrong = saved;
   wrong.mutable_tlb(0)->set_way(4);
   EXPECT_FALSE(LoadX86State(wrong, other).ok());
+}
+
+// The command line: `citcat split` writes segment archives that each replay alone and whose
+// traces join to the whole's, and `citcat replay --jobs 2` writes what `--jobs 1` does.
+TEST(I486Segments, SplitAndJobsOnTheCommandLine) {
+  const std::filesystem::path dir = citcat::testing::FreshTestDir("i486-split");
+  auto run = [&](const std::string& args) { return citcat::testing::RunCitcat(dir, args); };
+  auto read = [&](const std::string& name) { return citcat::testing::ReadFile(dir / name); };
+  const std::string d = dir.string() + "/";
+  auto r =
+      run(absl::StrCat("capture --quiet --machine i486 --workload rep,io --seed 5 "
+                       "--instructions 1500000 -o ",
+                       d, "c.cat"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(run(absl::StrCat("extract --quiet ", d, "c.cat -o ", d, "x")).exit_code, 0);
+  ASSERT_EQ(run(absl::StrCat("pack --quiet ", d, "x -o ", d, "t.citcat")).exit_code, 0);
+  r = run(absl::StrCat("replay --quiet ", d, "t.citcat --format champsim -o ", d, "whole.champsim",
+                       " --cat ", d, "whole.cat"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(run(absl::StrCat("replay --quiet ", d, "t.citcat -o ", d, "whole.txt")).exit_code, 0);
+
+  r = run(absl::StrCat("split --quiet ", d, "t.citcat --segments 3 -o ", d, "segs"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string joined;
+  for (int k = 1; k <= 3; ++k) {
+    const std::string segment = absl::StrCat(d, "segs/segment-000", k, ".citcat");
+    ASSERT_TRUE(std::filesystem::exists(segment)) << segment;
+    r = run(absl::StrCat("replay --quiet ", segment, " --format champsim -o ", d, "piece-", k));
+    ASSERT_EQ(r.exit_code, 0) << r.err;  // its own manifest checked
+    joined += read(absl::StrCat("piece-", k));
+  }
+  EXPECT_FALSE(std::filesystem::exists(d + "segs/segment-0004.citcat"));
+  EXPECT_TRUE(joined == read("whole.champsim"));
+
+  // --jobs: the same trace (compressed: the same bytes decompressed) and the same CAT, from an
+  // archive (its checksums checked across the segments) and from IMS and AES files.
+  r = run(absl::StrCat("replay --quiet --jobs 2 ", d, "t.citcat --format champsim -o ", d,
+                       "jobs.champsim.xz --cat ", d, "jobs.cat"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto xz = traces::ReadDecompressed(d + "jobs.champsim.xz");
+  ASSERT_TRUE(xz.ok()) << xz.status();
+  EXPECT_TRUE(*xz == read("whole.champsim"));
+  EXPECT_TRUE(read("jobs.cat") == read("whole.cat"));
+  r = run(absl::StrCat("replay --quiet --jobs 3 --ims ", d, "x/ims.pb --aes ", d, "x/aes.pb -o ", d,
+                       "jobs.txt"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read("jobs.txt") == read("whole.txt"));
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(entry.path().string().find(".piece-"), std::string::npos) << entry.path();
+  }
+
+  // Refusals, each one line.
+  r = run(absl::StrCat("split --quiet ", d, "t.citcat -o ", d, "segs2"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--segments K or --every N"), std::string::npos) << r.err;
+  r = run(absl::StrCat("split --quiet ", d, "t.citcat --segments 2 -o ", d, "segs"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("exists"), std::string::npos) << r.err;
+  r = run(absl::StrCat("replay --quiet --jobs 0 ", d, "t.citcat -o ", d, "j0.txt"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--jobs"), std::string::npos) << r.err;
 }
 
 }  // namespace
