@@ -45,6 +45,7 @@ absl::Status RunPack(const std::vector<std::string>& args);
 absl::Status RunUnpack(const std::vector<std::string>& args);
 absl::Status RunStats(const std::vector<std::string>& args);
 absl::Status RunSplit(const std::vector<std::string>& args);
+absl::Status RunJoin(const std::vector<std::string>& args);
 
 // The output path from -o, or an error naming the subcommand when it is required and missing.
 absl::Status RequireOutput(const char* command, std::string& path);

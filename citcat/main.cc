@@ -88,6 +88,17 @@ constexpr Command kCommands[] = {
      "schedule, replays and verifies alone, and the segments' traces and regenerated CATs,\n"
      "concatenated, are those of the whole; see docs/archive-format.md, \"Segments\".",
      "citcat/split.cc", RunSplit, nullptr, /*takes_output=*/true, /*reads_back_outputs=*/true},
+    {"join", "join the pieces of a trace or CAT replayed segment by segment into the whole",
+     "citcat join PIECE-0001 PIECE-0002 ... -o WHOLE [--segment-dir DIR]\n\n"
+     "Joins the pieces that `citcat replay DIR/segment-NNNN.citcat` wrote, one per segment of\n"
+     "citcat split, in segment order: instruction trace pieces byte after byte (compressed\n"
+     "ones, .xz or .zst like WHOLE, each checked whole first: one stream per segment), CAT\n"
+     "pieces record after record under the first piece's header. The segment number ends each\n"
+     "piece's file name stem (piece-0003.champsim.xz); a piece missing, out of order or\n"
+     "damaged is refused and nothing is written. With --segment-dir, the split's directory,\n"
+     "there must be a piece for every segment, and each CAT piece must hold the records its\n"
+     "segment's manifest counts and sums; see docs/archive-format.md, \"Joining pieces\".",
+     "citcat/join.cc", RunJoin},
     {"unpack", "write an archive's IMS, AES and manifest back as files",
      "citcat unpack TRACE.citcat -o DIR\n\n"
      "Checks the archive and writes DIR/ims.pb, DIR/aes.pb and DIR/manifest.txt.",

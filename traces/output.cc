@@ -252,4 +252,84 @@ absl::StatusOr<std::string> ReadDecompressed(const std::string& path) {
   return *std::move(raw);
 }
 
+absl::StatusOr<uint64_t> CheckCompressed(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<io::InputFile>> in = io::InputFile::Open(path);
+  if (!in.ok()) return in.status();
+  const bool xz = absl::EndsWith(path, ".xz"), zst = absl::EndsWith(path, ".zst");
+  std::vector<uint8_t> input(kChunk), output(kChunk);
+  uint64_t decompressed = 0;
+  if (!xz && !zst) {
+    for (;;) {
+      absl::StatusOr<size_t> n = (*in)->Read(input);
+      if (!n.ok()) return n.status();
+      if (*n == 0) return decompressed;
+      decompressed += *n;
+    }
+  }
+  if (xz) {
+    lzma_stream s = LZMA_STREAM_INIT;
+    if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+      return absl::InternalError("cannot start the xz decompressor");
+    }
+    lzma_ret r = LZMA_OK;
+    bool end_of_file = false;
+    while (r == LZMA_OK) {
+      if (s.avail_in == 0 && !end_of_file) {
+        absl::StatusOr<size_t> n = (*in)->Read(input);
+        if (!n.ok()) {
+          lzma_end(&s);
+          return n.status();
+        }
+        s.next_in = input.data();
+        s.avail_in = *n;
+        end_of_file = *n == 0;
+      }
+      s.next_out = output.data();
+      s.avail_out = output.size();
+      r = lzma_code(&s, end_of_file ? LZMA_FINISH : LZMA_RUN);
+      decompressed += output.size() - s.avail_out;
+    }
+    const uint64_t offset = s.total_in;
+    lzma_end(&s);
+    if (r != LZMA_STREAM_END) {
+      return absl::DataLossError(absl::StrCat(path, ": bad xz data at byte ", offset,
+                                              r == LZMA_BUF_ERROR ? " (cut short)" : ""));
+    }
+    return decompressed;
+  }
+  ZSTD_DCtx* d = ZSTD_createDCtx();
+  size_t r = 1;  // nothing read yet: not at the end of a frame
+  uint64_t offset = 0;
+  bool any = false;
+  for (;;) {
+    absl::StatusOr<size_t> n = (*in)->Read(input);
+    if (!n.ok()) {
+      ZSTD_freeDCtx(d);
+      return n.status();
+    }
+    if (*n == 0) break;
+    any = true;
+    ZSTD_inBuffer in_buffer = {input.data(), *n, 0};
+    bool full = true;
+    while (in_buffer.pos < in_buffer.size || full) {
+      ZSTD_outBuffer o = {output.data(), output.size(), 0};
+      r = ZSTD_decompressStream(d, &o, &in_buffer);
+      if (ZSTD_isError(r)) break;
+      decompressed += o.pos;
+      full = o.pos == o.size;
+    }
+    if (ZSTD_isError(r)) break;
+    offset += *n;
+  }
+  ZSTD_freeDCtx(d);
+  if (ZSTD_isError(r)) {
+    return absl::DataLossError(absl::StrCat(path, ": bad zstd data at or after byte ", offset, ": ",
+                                            ZSTD_getErrorName(r)));
+  }
+  if (!any || r != 0) {
+    return absl::DataLossError(absl::StrCat(path, ": zstd data cut short (", offset, " bytes)"));
+  }
+  return decompressed;
+}
+
 }  // namespace citcat::traces

@@ -54,6 +54,12 @@ class StringOutput final : public ByteOutput {
 // reading back small traces; concatenated xz streams and zstd frames read as one.
 absl::StatusOr<std::string> ReadDecompressed(const std::string& path);
 
+// Whether `path` is complete compressed data by the same suffix rule: one or more whole xz
+// streams (each with its check) or zstd frames, read in pieces of 64 KiB, the decompressed bytes
+// thrown away. Returns how many bytes it decompresses to; a plain file's size. A file cut short
+// or damaged is a DataLoss naming it.
+absl::StatusOr<uint64_t> CheckCompressed(const std::string& path);
+
 }  // namespace citcat::traces
 
 #endif  // CITCAT_TRACES_OUTPUT_H_

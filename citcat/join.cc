@@ -1,0 +1,292 @@
+// citcat join: the pieces of an instruction trace or of a regenerated CAT, replayed segment by
+// segment (citcat split, then one `citcat replay` per segment, on one machine or many), into the
+// whole, in segment order (docs/archive-format.md, "Joining pieces").
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "archive/archive.h"
+#include "cat_parser/format.h"
+#include "cat_parser/reader.h"
+#include "cat_parser/writer.h"
+#include "citcat/command.h"
+#include "io/file.h"
+#include "systems/system.h"
+#include "traces/output.h"
+
+ABSL_FLAG(std::string, segment_dir, "",
+          "the directory citcat split wrote: every segment must have its piece, and each CAT "
+          "piece must hold the records its segment's manifest counts and sums");
+
+namespace citcat::cli {
+namespace {
+
+// The segment number a piece's file name carries: the digits that end its stem (the name up to
+// its first dot), as in piece-0003.champsim.xz or segment-0003.cat.
+std::optional<uint64_t> SegmentNumber(const std::string& path) {
+  std::string stem = std::filesystem::path(path).filename().string();
+  stem = stem.substr(0, stem.find('.'));
+  size_t digits = stem.size();
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(stem[digits - 1]))) --digits;
+  uint64_t n = 0;
+  if (digits == stem.size() || !absl::SimpleAtoi(stem.substr(digits), &n)) return std::nullopt;
+  return n;
+}
+
+// The compression suffix that decides how a trace is written (traces/output.h), or "".
+std::string CompressionSuffix(const std::string& path) {
+  if (absl::EndsWith(path, ".xz")) return ".xz";
+  if (absl::EndsWith(path, ".zst")) return ".zst";
+  return "";
+}
+
+bool StartsWithCatMagic(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  uint8_t head[cat::format::kMagic.size()];
+  const bool cat = std::fread(head, 1, sizeof head, f) == sizeof head &&
+                   std::equal(cat::format::kMagic.begin(), cat::format::kMagic.end(), head);
+  std::fclose(f);
+  return cat;
+}
+
+// The pieces, named in segment order 1, 2, ..., each a regular file.
+absl::Status CheckOrder(const std::vector<std::string>& pieces) {
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const std::optional<uint64_t> n = SegmentNumber(pieces[i]);
+    if (!n) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          pieces[i],
+          ": no segment number in the file name (expected it at the end of the name's stem, "
+          "as in piece-0001.trace)"));
+    }
+    if (*n != i + 1) {
+      bool later = false;  // the right piece comes later in the list
+      for (size_t j = i + 1; j < pieces.size(); ++j)
+        later = later || SegmentNumber(pieces[j]) == i + 1;
+      if (later || *n < i + 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("pieces out of order or given twice: ", pieces[i], " (segment ", *n,
+                         ") given as piece ", i + 1));
+      }
+      return absl::NotFoundError(absl::StrCat("the piece of segment ", i + 1, " is missing: piece ",
+                                              i + 1, " given is ", pieces[i], " (segment ", *n,
+                                              ")"));
+    }
+    struct stat st;
+    if (stat(pieces[i].c_str(), &st) != 0) {
+      return absl::NotFoundError(
+          absl::StrCat("the piece of segment ", i + 1, " is missing: ", pieces[i], " not found"));
+    }
+    if (!S_ISREG(st.st_mode)) {
+      return absl::InvalidArgumentError(absl::StrCat(pieces[i], ": not a regular file"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// What a segment archive says its CAT piece holds.
+struct SegmentPiece {
+  archive::Manifest manifest;
+  cat::CatHeader header;               // as its replay writes it
+  std::vector<cat::OwnedRecord> dump;  // the state dump ahead of the records (first segment)
+};
+
+// The segment archives in `dir`, in order; there must be exactly `count`.
+absl::StatusOr<std::vector<SegmentPiece>> ReadSegments(const std::string& dir, size_t count) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(dir, error)) {
+    return absl::NotFoundError(absl::StrCat(dir, ": no such directory"));
+  }
+  size_t archives = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (absl::StartsWith(name, "segment-") && absl::EndsWith(name, ".citcat")) ++archives;
+  }
+  if (error) return absl::InternalError(absl::StrCat(dir, ": ", error.message()));
+  if (archives != count) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(dir, " holds ", archives, " segments, but ", count, " pieces were given"));
+  }
+  std::vector<SegmentPiece> segments;
+  for (size_t k = 1; k <= count; ++k) {
+    const std::string path = absl::StrFormat("%s/segment-%04d.citcat", dir, k);
+    absl::StatusOr<archive::Archive> a = archive::Read(path);
+    if (!a.ok()) return a.status();
+    if (a->manifest.segment != k) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": its manifest names segment ", a->manifest.segment, ", not ", k));
+    }
+    ims::InitialMachineState ims;
+    aes::EventSchedule aes;
+    if (absl::Status s = archive::Unpack(*a, ims, aes); !s.ok()) return s;
+    absl::StatusOr<const systems::System*> system = systems::ForIms(ims);
+    if (!system.ok()) return system.status();
+    SegmentPiece& p = segments.emplace_back();
+    p.manifest = a->manifest;
+    p.header = (*system)->replay.header(ims);
+    // Replay writes the state dump ahead of the records of a whole trace's first segment
+    // (replay::Replay); the manifest's sums leave it out.
+    if (!ims.start().from_reset() && !ims.start().segment() && (*system)->replay.state_dump) {
+      absl::StatusOr<std::vector<cat::OwnedRecord>> dump =
+          (*system)->replay.state_dump(p.header, ims);
+      if (!dump.ok()) return dump.status();
+      p.dump = *std::move(dump);
+    }
+  }
+  return segments;
+}
+
+// The trace pieces' bytes one after the other; a compressed piece is checked whole first.
+absl::Status JoinTraces(const std::vector<std::string>& pieces, const std::string& out_path,
+                        uint64_t& bytes) {
+  const std::string suffix = CompressionSuffix(out_path);
+  for (const std::string& piece : pieces) {
+    if (CompressionSuffix(piece) != suffix) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(piece, ": a piece of ", out_path, " must be ",
+                       suffix.empty() ? "uncompressed (no .xz or .zst)"
+                                      : absl::StrCat("compressed (", suffix, ")"),
+                       " like it"));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(out_path);
+  if (!out.ok()) return out.status();
+  std::vector<uint8_t> buffer(1 << 20);
+  for (const std::string& piece : pieces) {
+    if (!suffix.empty()) {
+      if (absl::StatusOr<uint64_t> ok = traces::CheckCompressed(piece); !ok.ok()) {
+        return ok.status();
+      }
+    }
+    absl::StatusOr<std::unique_ptr<io::InputFile>> in = io::InputFile::Open(piece);
+    if (!in.ok()) return in.status();
+    for (;;) {
+      absl::StatusOr<size_t> n = (*in)->Read(buffer);
+      if (!n.ok()) return n.status();
+      if (*n == 0) break;
+      if (absl::Status s = (*out)->Write(std::span<const uint8_t>(buffer.data(), *n)); !s.ok()) {
+        return s;
+      }
+    }
+  }
+  bytes = (*out)->bytes_written();
+  return (*out)->Commit();
+}
+
+// The CAT pieces' records in order under the first piece's header. Each piece is read whole
+// (framing and checksums); with its segment, its header must be the one the segment's replay
+// writes, its state dump (if any) the one the segment's IMS implies, and the count and CRC-64 of
+// the records after it the segment's manifest's.
+absl::Status JoinCats(const std::vector<std::string>& pieces, const std::string& out_path,
+                      const std::vector<SegmentPiece>& segments, uint64_t& records) {
+  std::unique_ptr<cat::CatWriter> writer;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(pieces[i]);
+    if (!reader.ok()) return reader.status();
+    const cat::CatHeader& header = (*reader)->header();
+    if (writer == nullptr) {
+      absl::StatusOr<std::unique_ptr<cat::CatWriter>> w = cat::CatWriter::Create(out_path, header);
+      if (!w.ok()) return w.status();
+      writer = *std::move(w);
+    } else if (!(header == writer->header())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          pieces[i], ": its header differs from ", pieces[0], "'s: not a piece of the same trace"));
+    }
+    const SegmentPiece* segment = segments.empty() ? nullptr : &segments[i];
+    if (segment != nullptr && !(header == segment->header)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(pieces[i], ": not the header segment ", i + 1, "'s replay writes"));
+    }
+    // The manifest's record sums, as a replay computes them (archive::ReplayChecksums).
+    archive::ReplayChecksums sums;
+    replay::ReplayOptions hooks;
+    sums.Attach(hooks, ims::InitialMachineState());
+    cat::BusRecord r;
+    uint64_t index = 0;
+    for (;; ++index) {
+      absl::StatusOr<bool> more = (*reader)->Next(r);
+      if (!more.ok()) return more.status();
+      if (!*more) break;
+      if (segment != nullptr && index < segment->dump.size()) {
+        if (!(cat::OwnedRecord(r) == segment->dump[index])) {
+          return absl::DataLossError(
+              absl::StrCat(pieces[i], ": record ", index, " is not the state dump segment ", i + 1,
+                           "'s initial state implies: a damaged piece, or another segment's"));
+        }
+      } else {
+        hooks.on_record_retired(r, 0);
+      }
+      if (absl::Status s = writer->Write(r); !s.ok()) return s;
+    }
+    if (segment != nullptr) {
+      archive::Manifest got;
+      sums.Fill(replay::ReplaySummary(), got);
+      const archive::Manifest& want = segment->manifest;
+      if (index < segment->dump.size() || got.records != want.records ||
+          got.record_bytes != want.record_bytes || got.cat_crc64 != want.cat_crc64) {
+        return absl::DataLossError(absl::StrFormat(
+            "%s: %d records, %d data bytes, CRC-64 %016x after the state dump; segment %d's "
+            "manifest has %d, %d, %016x: a damaged piece, or another segment's",
+            pieces[i], got.records, got.record_bytes, got.cat_crc64, i + 1, want.records,
+            want.record_bytes, want.cat_crc64));
+      }
+    }
+  }
+  records = writer->records_written();
+  return writer->Finish();
+}
+
+}  // namespace
+
+absl::Status RunJoin(const std::vector<std::string>& args) {
+  const char* synopsis = "PIECE-0001 PIECE-0002 ... -o WHOLE [--segment-dir DIR]";
+  if (args.empty()) return UsageError("join", synopsis);
+  std::string out_path;
+  if (absl::Status s = RequireOutput("join", out_path); !s.ok()) return s;
+  const std::string segment_dir = absl::GetFlag(FLAGS_segment_dir);
+  if (absl::Status s = CheckOutputs(args, {out_path}); !s.ok()) return s;
+  if (absl::Status s = CheckOrder(args); !s.ok()) return s;
+  std::vector<SegmentPiece> segments;
+  if (!segment_dir.empty()) {
+    absl::StatusOr<std::vector<SegmentPiece>> read = ReadSegments(segment_dir, args.size());
+    if (!read.ok()) return read.status();
+    segments = *std::move(read);
+  }
+  // All CATs or all trace pieces.
+  const bool cat = StartsWithCatMagic(args[0]);
+  for (const std::string& piece : args) {
+    if (StartsWithCatMagic(piece) != cat) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          cat ? args[0] : piece, " is a CAT, ", cat ? piece : args[0],
+          " is not: the pieces of one trace or of one CAT (a CAT damaged at its start is no CAT)"));
+    }
+  }
+  uint64_t count = 0;
+  if (absl::Status s =
+          cat ? JoinCats(args, out_path, segments, count) : JoinTraces(args, out_path, count);
+      !s.ok()) {
+    return s;
+  }
+  if (!absl::GetFlag(FLAGS_quiet)) {
+    std::fprintf(stderr, "citcat join: %zu pieces, %llu %s in %s%s\n", args.size(),
+                 static_cast<unsigned long long>(count), cat ? "records" : "bytes",
+                 out_path.c_str(),
+                 cat && !segments.empty() ? " (each piece as its segment's manifest sums it)" : "");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace citcat::cli
