@@ -1,4 +1,5 @@
-# What `cmake --install` and the CPack .deb put where: the citcat binary; its docs; the guest
+# What `cmake --install` and the CPack .deb put where: the citcat binary, and scripts/slurm-replay
+# as citcat-slurm-replay (replay on a Slurm cluster); its docs; the guest
 # software it captures with (kernels, disk images, the SDKs with newlib), found beside the binary
 # at run time (systems/guest_support.h); and a CMake package, find_package(Citcat), that gives an
 # out-of-tree analyzer the trace consumer API (traces/sink.h), the archive reader
@@ -7,6 +8,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 install(TARGETS citcat RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(PROGRAMS scripts/slurm-replay DESTINATION ${CMAKE_INSTALL_BINDIR} RENAME citcat-slurm-replay)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

@@ -141,39 +141,49 @@ w=$dir/work
   --cat "$w/whole.cat" || fail "local replay"
 "$citcat" replay --quiet "$w/t.citcat" --format text -o "$w/whole.txt" || fail "local replay"
 
-# Two submissions: a plain ChampSim trace with the CAT, and an xz-compressed text trace.
+# Three submissions: a plain ChampSim trace with the CAT, an xz-compressed text trace, and one
+# whose second task fails (a citcat that refuses segment 2), so that its join never runs.
 submit() {
-  "$source_dir/scripts/slurm-replay" --citcat "$citcat" "$@" --partition citcat --time 5
+  "$source_dir/scripts/slurm-replay" "$@" --partition citcat --time 5
 }
-out1=$(submit "$w/t.citcat" --segments 4 --format champsim -o "$w/out/cluster.champsim" \
-  --cat "$w/out/cluster.cat" --workdir "$w/plain") || { logs; fail "slurm-replay (plain)"; }
+failing=$dir/failing-citcat
+printf '#!/bin/sh\ncase "$*" in *segment-0002.citcat*) echo "refused" >&2; exit 1 ;; esac\nexec %q "$@"\n' \
+  "$citcat" >"$failing"
+chmod +x "$failing"
+out1=$(submit --citcat "$citcat" "$w/t.citcat" --segments 4 --format champsim \
+  -o "$w/out/cluster.champsim" --cat "$w/out/cluster.cat" --workdir "$w/plain") ||
+  { logs; fail "slurm-replay (plain)"; }
 echo "$out1"
-out2=$(submit "$w/t.citcat" --segments 3 --format text -o "$w/out/cluster.txt.xz" \
-  --workdir "$w/xz" --keep-pieces) || { logs; fail "slurm-replay (xz)"; }
+out2=$(submit --citcat "$citcat" "$w/t.citcat" --segments 3 --format text \
+  -o "$w/out/cluster.txt.xz" --workdir "$w/xz" --keep-pieces) || { logs; fail "slurm-replay (xz)"; }
 echo "$out2"
-for out in "$out1" "$out2"; do
+out3=$(submit --citcat "$failing" "$w/t.citcat" --segments 3 --format din -o "$w/out/failed.din" \
+  --workdir "$w/failing") || { logs; fail "slurm-replay (a failing task)"; }
+for out in "$out1" "$out2" "$out3"; do
   jobs+=("$(sed -n 's/^replay job: \([0-9]*\) .*/\1/p' <<<"$out")")
   jobs+=("$(sed -n 's/^join job: \([0-9]*\) .*/\1/p' <<<"$out")")
 done
 for j in "${jobs[@]}"; do [[ "$j" =~ ^[0-9]+$ ]] || fail "no job id in the output of slurm-replay"; done
 
-# Waits for the join jobs to end (their state from scontrol; no accounting), 45 s at most.
+# Waits for the join jobs to end as expected (their state from scontrol; no accounting), 45 s
+# at most: the first two complete, the third is cancelled once its array job has failed.
 job_state() { scontrol -o show job "$1" 2>/dev/null | grep -o 'JobState=[A-Z_]*' | head -n 1 | cut -d= -f2; }
 deadline=$((SECONDS + 45))
-for j in "${jobs[1]}" "${jobs[3]}"; do
+for expect in "${jobs[1]}:COMPLETED" "${jobs[3]}:COMPLETED" "${jobs[5]}:CANCELLED"; do
+  j=${expect%:*} want=${expect#*:}
   while :; do
     s=$(job_state "$j")
+    [ "$s" = "$want" ] && break
     case "$s" in
-      COMPLETED) break ;;
-      FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE)
+      COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE)
         logs
-        fail "join job $j ended $s (logs above)"
+        fail "join job $j ended $s, not $want (logs above)"
         ;;
     esac
     if [ "$SECONDS" -ge "$deadline" ]; then
       squeue >&2 || true
       logs
-      fail "join job $j not done after 45 s (state '$s')"
+      fail "join job $j not $want after 45 s (state '$s')"
     fi
     sleep 0.5
   done
@@ -191,6 +201,9 @@ xz -dc "$w/out/cluster.txt.xz" | cmp - "$w/whole.txt" || fail "the joined text t
 [ ! -e "$w/plain/pieces" ] || fail "the pieces were not removed after the join"
 pieces=$(ls "$w/xz/pieces" | wc -l)
 [ "$pieces" -eq 3 ] || fail "--keep-pieces kept $pieces pieces, not 3"
+[ ! -e "$w/out/failed.din" ] || fail "a join ran after a failed task"
+grep -q refused "$w/failing/logs/replay-2.out" || fail "the failed task's log does not say why"
+echo "failing task: join job ${jobs[5]} cancelled, no output"
 echo "slurm replay: champsim trace identical ($(stat -c %s "$w/whole.champsim") bytes)," \
   "CAT identical ($(stat -c %s "$w/whole.cat") bytes)," \
   "xz text trace identical decompressed ($(stat -c %s "$w/whole.txt") bytes, 3 streams)"
