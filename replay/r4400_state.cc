@@ -1,5 +1,6 @@
 #include "replay/r4400_state.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -12,12 +13,13 @@ constexpr uint32_t kHardwareIp = 0xFC00;  // Cause.IP7..IP2: device lines replay
 
 // Lines of `contents` into `cache`. A primary cache is indexed by the virtual address, so only
 // the index bits inside a 4 KB page must agree with the physical address; the secondary cache is
-// indexed by the physical address, whose bits below 128 KB (what its Index_Store_Tag keeps of
-// the index) must agree.
+// indexed by the physical address, whose index bits below 128 KB (what its Index_Store_Tag keeps
+// of the index) must agree.
 absl::Status LoadLines(const ims::CacheContents& contents, const char* name, bool physical,
                        mips::Cache& cache) {
   const uint32_t line = cache.line_bytes();
-  const uint64_t fixed = physical ? 0x1FFFF : 0xFFF;  // address bits the index must match
+  // The address bits the index must match.
+  const uint64_t fixed = std::min<uint64_t>(cache.size(), physical ? 0x20000 : 0x1000) - 1;
   auto refuse = [&](const std::string& what) {
     return absl::InvalidArgumentError(absl::StrCat("IMS mips.", name, ": ", what,
                                                    "; the cache has ", cache.num_lines(),

@@ -160,11 +160,6 @@ TEST(R4400Segments, ConcatenatedSegmentsAreTheWhole) {
   EXPECT_GT(c.dlines, 1000u);
   EXPECT_GT(c.dirty, 100u);  // newer than memory: the segment's image cannot hold them
   EXPECT_GT(c.tlb_changed, 0u);
-  fprintf(stderr,
-          "DBG: instr %lu records %zu trace %zu segs %zu ilines %lu dlines %lu dirty %lu tlb %lu "
-          "slots %lu\n",
-          whole.instructions, whole.records.size(), whole.trace.size(), segments.size(), c.ilines,
-          c.dlines, c.dirty, c.tlb_changed, c.delay_slots);
   ExpectConcatenationIsTheWhole(segments, whole);
 }
 
@@ -222,8 +217,6 @@ TEST(R4400Segments, CutsInDelaySlots) {
     EXPECT_EQ(segments[i].ims.start().instructions(), cuts[i - 1] + 1);
     ++(m.branch_target() == m.pc() + 4 ? not_taken : taken);
   }
-  fprintf(stderr, "DBG cuts %zu slots %lu taken %d not %d\n", cuts.size(), c.delay_slots, taken,
-          not_taken);
   EXPECT_GT(taken, 0);
   EXPECT_GT(not_taken, 0);
   ExpectConcatenationIsTheWhole(segments, whole);
