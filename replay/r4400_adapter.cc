@@ -178,6 +178,15 @@ absl::Status R4400Adapter::Load(const ims::InitialMachineState& ims) {
         "an R4400 trace from reset has no interrupts and no Count or Cause values in its "
         "schedule");
   }
+  // Only a segment's start holds what the core had at a cut: no begin-of-trace driver leaves
+  // a line in the caches or stops in a delay slot, and the count starts at 0 there.
+  if (!ims.start().segment() &&
+      (ims.start().instructions() != 0 || s.delay_slot() || s.primary_icache().lines_size() != 0 ||
+       s.primary_dcache().lines_size() != 0 || s.secondary_cache().lines_size() != 0)) {
+    return InvalidReplayInput(
+        "the IMS holds retired instructions, a pending delay slot or cache lines, which only a "
+        "segment's start (start.segment) has");
+  }
   // A segment's start holds the instructions retired before it; Random counts from there.
   if (absl::Status st = LoadMipsState(s, ims.start().instructions(), cpu_); !st.ok()) {
     return InvalidReplayInput(st.message());

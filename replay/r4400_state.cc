@@ -130,6 +130,9 @@ absl::Status LoadMipsState(const ims::MipsState& s, uint64_t instructions, mips:
   // The predecoded lines, the fetch window, the data keys and the cached translations follow the
   // lines and the TLB just written.
   cpu.CachesLoaded();
+  if (!s.delay_slot() && s.branch_target() != 0) {
+    return absl::InvalidArgumentError("IMS mips.branch_target is set without mips.delay_slot");
+  }
   if (s.delay_slot()) {
     cpu.SetPcInDelaySlot(s.pc(), s.branch_target());
   } else {

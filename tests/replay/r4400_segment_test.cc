@@ -4,6 +4,7 @@
 // traces, concatenated, are those of the whole replay, byte for byte.
 #include <unistd.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,21 @@ const Output& Whole() {
   return *whole;
 }
 
+// The second segment of the replay cut at `at` and 2 * `at`, without replaying on to the end.
+Segment SecondSegment(uint64_t at) {
+  std::vector<Segment> segments;
+  ReplayOptions cutting;
+  cutting.cut_at_instructions = {at, 2 * at};
+  cutting.on_segment = [&](Segment s) {
+    segments.push_back(std::move(s));
+    return segments.size() < 2 ? absl::OkStatus() : absl::CancelledError("enough segments");
+  };
+  auto summary = systems::Replay(Kernel().ims, Kernel().aes, cutting);
+  EXPECT_TRUE(absl::IsCancelled(summary.status())) << summary.status();
+  EXPECT_EQ(segments.size(), 2u);
+  return segments.size() == 2 ? segments[1] : Segment();
+}
+
 TEST(R4400Segments, ConcatenatedSegmentsAreTheWhole) {
   const Output& whole = Whole();
   ASSERT_TRUE(whole.status.ok()) << whole.status;
@@ -222,28 +238,31 @@ TEST(R4400Segments, CutsInDelaySlots) {
   ExpectConcatenationIsTheWhole(segments, whole);
 }
 
-// The dirty lines are part of the state: without the D-cache's lines the segment replays
-// something else (stale memory) or diverges.
+// The D-cache's lines and their dirty bits are part of the state: a segment without them replays
+// something else (stale memory, write-backs missing) or diverges.
 TEST(R4400Segments, TheDataCacheIsPartOfTheState) {
-  const Output& whole = Whole();
-  ASSERT_TRUE(whole.status.ok()) << whole.status;
-  const std::vector<Segment> segments = Cut(Kernel(), 350'000, whole.instructions, whole);
-  ASSERT_GE(segments.size(), 2u);
-  Segment s = segments[1];
+  const Segment s = SecondSegment(350'000);
+  ASSERT_TRUE(s.ims.start().segment());
+  int dirty = 0;
+  for (const ims::CacheLine& l : s.ims.mips().primary_dcache().lines()) dirty += l.dirty();
+  ASSERT_GT(dirty, 0);
   const Output kept = ReplayOf(s.ims, s.aes);
   ASSERT_TRUE(kept.status.ok()) << kept.status;
-  s.ims.mutable_mips()->clear_primary_dcache();
-  const Output dropped = ReplayOf(s.ims, s.aes);
-  EXPECT_TRUE(!dropped.status.ok() || dropped.records != kept.records ||
-              dropped.trace != kept.trace);
+  auto differs = [&](const std::function<void(ims::MipsState&)>& edit) {
+    ims::InitialMachineState ims = s.ims;
+    edit(*ims.mutable_mips());
+    const Output edited = ReplayOf(ims, s.aes);
+    return !edited.status.ok() || edited.records != kept.records || edited.trace != kept.trace;
+  };
+  EXPECT_TRUE(differs([](ims::MipsState& m) { m.clear_primary_dcache(); }));
+  EXPECT_TRUE(differs([](ims::MipsState& m) {
+    for (ims::CacheLine& l : *m.mutable_primary_dcache()->mutable_lines()) l.set_dirty(false);
+  }));
 }
 
 TEST(R4400Segments, ACacheLineOutsideTheGeometryIsRefused) {
-  const Output& whole = Whole();
-  ASSERT_TRUE(whole.status.ok()) << whole.status;
-  const std::vector<Segment> segments = Cut(Kernel(), 350'000, whole.instructions, whole);
-  ASSERT_GE(segments.size(), 2u);
-  const Segment& s = segments[1];
+  const Segment s = SecondSegment(350'000);
+  ASSERT_TRUE(s.ims.start().segment());
   ASSERT_GT(s.ims.mips().primary_dcache().lines_size(), 0);
   ASSERT_GT(s.ims.mips().primary_icache().lines_size(), 0);
   auto refused = [&](const std::function<void(ims::MipsState&)>& edit) {
@@ -284,6 +303,18 @@ TEST(R4400Segments, ACacheLineOutsideTheGeometryIsRefused) {
                 *m.mutable_secondary_cache()->add_lines() = m.primary_dcache().lines(0);
               }),
               HasSubstr("no secondary cache"));
+  EXPECT_THAT(refused([](ims::MipsState& m) { m.set_branch_target(m.pc() + 8); }),
+              HasSubstr("branch_target is set without mips.delay_slot"));
+  // A begin-of-trace IMS holds none of what a cut keeps.
+  ims::InitialMachineState begin = Kernel().ims;
+  *begin.mutable_mips()->mutable_primary_dcache() = s.ims.mips().primary_dcache();
+  auto summary = systems::Replay(begin, Kernel().aes, {});
+  EXPECT_TRUE(absl::IsInvalidArgument(summary.status())) << summary.status();
+  EXPECT_THAT(summary.status().message(), HasSubstr("only a segment's start"));
+  begin = Kernel().ims;
+  begin.mutable_start()->set_instructions(1);
+  summary = systems::Replay(begin, Kernel().aes, {});
+  EXPECT_THAT(summary.status().message(), HasSubstr("only a segment's start"));
 }
 
 }  // namespace
