@@ -119,6 +119,20 @@ void Cpu::SetPc(uint64_t pc) {
   in_delay_ = false;
 }
 
+void Cpu::SetPcInDelaySlot(uint64_t slot, uint64_t target) {
+  pc_ = slot;
+  target_ = target;
+  flow_ = kDelaySlot;
+  in_delay_ = true;
+}
+
+void Cpu::CachesLoaded() {
+  for (uint32_t i = 0; i < icache_.num_lines(); ++i) {
+    if (icache_.valid(i)) DecodeILine(i);
+  }
+  FlushTranslations();
+}
+
 uint64_t Cpu::Run(uint64_t n) { return RunLoop<false>(n, nullptr); }
 
 uint64_t Cpu::Run(uint64_t n, InstructionObserver& observer) { return RunLoop<true>(n, &observer); }
