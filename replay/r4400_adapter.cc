@@ -128,6 +128,7 @@ class R4400Adapter final : public mips::InstructionObserver,
     if (bytes.size() != 4) return "?";
     return disasm_->Text(pc, mips::BytesWord(bytes.data(), big_endian_));
   }
+  bool AtFlowBreak() const override { return cpu_.AtFlowBreak(); }
   absl::Status SaveState(ims::InitialMachineState& ims) const override {
     SaveMipsState(cpu_, *ims.mutable_mips());
     return absl::OkStatus();

@@ -209,6 +209,10 @@ class Cpu {
   // Jumps to `pc` (not in a delay slot): for loaders and tests.
   void SetPc(uint64_t pc);
   bool in_delay_slot() const { return in_delay_; }
+  // The run stopped at its stop branch count after a step that left the sequential flow: a taken
+  // branch whose slot completed, an untaken branch-likely that skipped its slot, an exception
+  // entry or ERET. False after any other stop (where a replay may not be cut: replay/engine.h).
+  bool AtFlowBreak() const { return flow_break_ && !in_delay_; }
   // Where the branch before a delay slot goes once the slot completes (its branch target, or the
   // instruction after the slot if not taken); meaningful while in_delay_slot().
   uint64_t branch_target() const { return target_; }
@@ -595,6 +599,7 @@ class Cpu {
 
   uint64_t branch_count_ = 0;
   uint64_t stop_branch_count_ = ~uint64_t{0};
+  bool flow_break_ = false;  // the step that stopped the run at the branch count broke the flow
   uint64_t retired_ = 0;
   uint64_t exceptions_ = 0;
 
