@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -224,8 +226,27 @@ absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::Ev
   for (uint64_t k = 1; k < wanted; ++k) {
     cutting.cut_at_instructions.push_back(ims.start().instructions() + instructions * k / wanted);
   }
-  std::vector<Piece> pieces;
+  // The threads replay each segment as soon as the cutting replay hands it over.
+  std::deque<Piece> pieces;  // grows at the back; what a thread works on stays where it is
+  std::mutex mutex;
+  std::condition_variable more;
+  size_t ready = 0, next = 0;
+  bool cut_done = false;
+  const auto work = [&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (true) {
+      more.wait(lock, [&] { return next < ready || cut_done; });
+      if (next >= ready) return;
+      Piece& p = pieces[next++];
+      lock.unlock();
+      p.status = ReplayPiece(p, manifest);
+      lock.lock();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int j = 0; j < jobs && static_cast<uint64_t>(j) < wanted; ++j) workers.emplace_back(work);
   cutting.on_segment = [&](replay::Segment s) {
+    std::unique_lock<std::mutex> lock(mutex);
     Piece& p = pieces.emplace_back();
     p.segment = std::move(s);
     const size_t k = pieces.size();
@@ -236,25 +257,21 @@ absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::Ev
       p.trace = absl::StrCat(trace_path, ".piece-", getpid(), "-", k, suffix);
     }
     if (!cat_path.empty()) p.cat = absl::StrCat(cat_path, ".piece-", getpid(), "-", k);
+    ++ready;
+    more.notify_one();
     return absl::OkStatus();
   };
-  if (absl::StatusOr<replay::ReplaySummary> cut = systems::Replay(ims, aes, cutting); !cut.ok()) {
-    return cut.status();
+  absl::StatusOr<replay::ReplaySummary> cut = systems::Replay(ims, aes, cutting);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    cut_done = true;
   }
-
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> workers;
-  for (int j = 0; j < std::min<int>(jobs, pieces.size()); ++j) {
-    workers.emplace_back([&] {
-      for (size_t i = next++; i < pieces.size(); i = next++) {
-        pieces[i].status = ReplayPiece(pieces[i], manifest);
-      }
-    });
-  }
+  more.notify_all();
   for (std::thread& t : workers) t.join();
 
-  absl::Status status;
+  absl::Status status = cut.status();
   for (const Piece& p : pieces) {
+    if (!status.ok()) break;
     if (!p.status.ok()) {
       status = p.status;
       break;

@@ -102,6 +102,9 @@ absl::Status Engine::Load(const CoreAdapterFactory& make_core) {
   last_record_bc_ = ims_.start().segment() ? ims_.start().last_record_branch_count()
                                            : ims_.start().branch_count();
   if (cutting()) {
+    if (ims_.start().from_reset()) {
+      return InvalidReplayInput("a trace from reset cannot be cut into segments yet");
+    }
     segment_.ims = ims_;  // the first segment starts where the replay does
     const uint64_t words = (ram_size_ + 63) / 64;
     touched_.assign(words, 0);

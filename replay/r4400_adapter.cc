@@ -9,6 +9,7 @@
 #include "machine/r4400/system.h"
 #include "replay/divergence.h"
 #include "replay/engine.h"
+#include "replay/r4400_state.h"
 #include "simcore/mips/cpu.h"
 #include "simcore/mips/disasm.h"
 #include "traces/mips_recorder.h"
@@ -127,6 +128,11 @@ class R4400Adapter final : public mips::InstructionObserver,
     if (bytes.size() != 4) return "?";
     return disasm_->Text(pc, mips::BytesWord(bytes.data(), big_endian_));
   }
+  bool AtFlowBreak() const override { return cpu_.AtFlowBreak(); }
+  absl::Status SaveState(ims::InitialMachineState& ims) const override {
+    SaveMipsState(cpu_, *ims.mutable_mips());
+    return absl::OkStatus();
+  }
   absl::Status Finish() override {
     if (!recorder_) return absl::OkStatus();
     recorder_->Flush(cpu_);
@@ -173,50 +179,20 @@ absl::Status R4400Adapter::Load(const ims::InitialMachineState& ims) {
         "an R4400 trace from reset has no interrupts and no Count or Cause values in its "
         "schedule");
   }
-  for (int i = 1; i < 32; ++i) cpu_.set_gpr(i, s.gpr(i));
-  cpu_.set_hi(s.hi());
-  cpu_.set_lo(s.lo());
-  for (int i = 0; i < 32; ++i) cpu_.fpu().set_raw_fgr(i, s.fgr(i));
-  cpu_.fpu().set_fcsr(s.fcr31());
-  for (int i = 0; i < 48; ++i) {
-    const ims::MipsTlbEntry& e = s.tlb(i);
-    cpu_.tlb().Write(i, static_cast<uint32_t>(e.page_mask()), e.entry_hi(), e.entry_lo0(),
-                     e.entry_lo1());
+  // Only a segment's start holds what the core had at a cut: no begin-of-trace driver leaves
+  // a line in the caches or stops in a delay slot, and the count starts at 0 there.
+  if (!ims.start().segment() &&
+      (ims.start().instructions() != 0 || s.delay_slot() || s.primary_icache().lines_size() != 0 ||
+       s.primary_dcache().lines_size() != 0 || s.secondary_cache().lines_size() != 0)) {
+    return InvalidReplayInput(
+        "the IMS holds retired instructions, a pending delay slot or cache lines, which only a "
+        "segment's start (start.segment) has");
   }
-  const ims::MipsCp0& c = s.cp0();
-  // Every CP0 register as the driver read it, read-only fields included; Random from here on.
-  mips::Cpu::Cp0State cp0 = cpu_.SaveCp0();
-  cp0.index = c.index();
-  cp0.random = c.random();
-  cp0.page_mask = c.page_mask();
-  cp0.wired = c.wired();
-  cp0.count = c.count();
-  cp0.compare = c.compare();
-  cp0.status = c.status();
-  // The dumped IP7..IP2 follow device lines; replay raises them only from the AES.
-  cp0.cause = c.cause() & ~kHardwareIp;
-  if (c.prid() != 0) cp0.prid = c.prid();
-  cp0.config = c.config();
-  cp0.lladdr = c.ll_addr();
-  cp0.watch_lo = c.watch_lo();
-  cp0.watch_hi = c.watch_hi();
-  cp0.ecc = c.ecc();
-  cp0.cache_err = c.cache_err();
-  cp0.tag_lo = c.tag_lo();
-  cp0.tag_hi = c.tag_hi();
-  cp0.entry_lo0 = c.entry_lo0();
-  cp0.entry_lo1 = c.entry_lo1();
-  cp0.context = c.context();
-  cp0.bad_vaddr = c.bad_vaddr();
-  cp0.entry_hi = c.entry_hi();
-  cp0.epc = c.epc();
-  cp0.xcontext = c.xcontext();
-  cp0.error_epc = c.error_epc();
-  cp0.ll_bit = false;  // the driver runs with no LL/SC sequence open
-  cpu_.RestoreCp0(cp0);
-  cpu_.FlushTranslations();
+  // A segment's start holds the instructions retired before it; Random counts from there.
+  if (absl::Status st = LoadMipsState(s, ims.start().instructions(), cpu_); !st.ok()) {
+    return InvalidReplayInput(st.message());
+  }
   cpu_.set_branch_count(ims.start().branch_count());
-  cpu_.SetPc(s.pc());
   from_reset_ = ims.start().from_reset();
   cpu_.set_cp0_hooks(this);
   cpu_.set_exception_observer(this);

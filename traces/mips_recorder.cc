@@ -355,13 +355,9 @@ void MipsRecorder::OnException(mips::Cpu& cpu, uint8_t code, uint64_t faulting_p
   e.pc = faulting_pc;
   e.name = name;
   if (pending_ != nullptr && code != mips::kExcInt && pending_->record.pc == faulting_pc) {
-    // The observed instruction raised it: it did not complete, so nothing it would have written
-    // or accessed is real. Without its registers written, it is no longer its form.
+    // The observed instruction raised it.
     changed_ = pending_->record;
-    changed_.form = 0;
-    changed_.raised = std::move(e);
-    changed_.accesses.clear();
-    changed_.written.clear();
+    changed_.Raise(std::move(e));
     Emit(changed_);
     return;
   }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
@@ -125,6 +126,15 @@ class Record {
   void SetBytes(absl::Span<const uint8_t> b) {
     size = static_cast<uint8_t>(b.size() < kMaxInstructionBytes ? b.size() : kMaxInstructionBytes);
     std::memcpy(bytes, b.data(), size);
+  }
+
+  // This instruction raised `e` and did not complete: nothing it would have written or accessed
+  // is real, and without its registers written it is no longer its form.
+  void Raise(Event e) {
+    form = 0;
+    raised = std::move(e);
+    accesses.clear();
+    written.clear();
   }
 
   bool Reads(uint16_t reg) const {

@@ -350,13 +350,9 @@ void X86Recorder::OnEvent(x86::Cpu& cpu, uint8_t vector, x86::Cpu::EventKind kin
   e.pc = cpu.segment(x86::kCs).base + cpu.eip();
   e.name = EventName(vector, kind);
   if (pending_ != nullptr && kind == x86::Cpu::EventKind::kFault && pending_->pc == e.pc) {
-    // The observed instruction faulted: it did not complete, so nothing it would have written or
-    // accessed is real. Without its registers written, it is no longer its form.
+    // The observed instruction faulted.
     changed_ = pending_->record;
-    changed_.form = 0;
-    changed_.raised = std::move(e);
-    changed_.accesses.clear();
-    changed_.written.clear();
+    changed_.Raise(std::move(e));
     Emit(changed_);
     return;
   }

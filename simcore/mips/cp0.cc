@@ -249,13 +249,13 @@ void Cpu::LoadCp0(int reg, uint64_t v) {
   FlushTranslations();
 }
 
-Cpu::Cp0State Cpu::SaveCp0() {
+Cpu::Cp0State Cpu::StoredCp0() const {
   Cp0State s;
   s.index = index_;
   s.random = random();
   s.page_mask = page_mask_;
   s.wired = wired_;
-  s.count = static_cast<uint32_t>(ReadCp0(kCp0Count));
+  s.count = static_cast<uint32_t>(count_offset_ + retired());
   s.compare = compare_;
   s.status = status_;
   s.cause = cause_;
@@ -277,6 +277,12 @@ Cpu::Cp0State Cpu::SaveCp0() {
   s.xcontext = xcontext_;
   s.error_epc = error_epc_;
   s.ll_bit = ll_bit_;
+  return s;
+}
+
+Cpu::Cp0State Cpu::SaveCp0() {
+  Cp0State s = StoredCp0();
+  s.count = static_cast<uint32_t>(ReadCp0(kCp0Count));
   return s;
 }
 

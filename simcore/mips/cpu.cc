@@ -119,6 +119,20 @@ void Cpu::SetPc(uint64_t pc) {
   in_delay_ = false;
 }
 
+void Cpu::SetPcInDelaySlot(uint64_t slot, uint64_t target) {
+  pc_ = slot;
+  target_ = target;
+  flow_ = kDelaySlot;
+  in_delay_ = true;
+}
+
+void Cpu::CachesLoaded() {
+  for (uint32_t i = 0; i < icache_.num_lines(); ++i) {
+    if (icache_.valid(i)) DecodeILine(i);
+  }
+  FlushTranslations();
+}
+
 uint64_t Cpu::Run(uint64_t n) { return RunLoop<false>(n, nullptr); }
 
 uint64_t Cpu::Run(uint64_t n, InstructionObserver& observer) { return RunLoop<true>(n, &observer); }
@@ -126,6 +140,7 @@ uint64_t Cpu::Run(uint64_t n, InstructionObserver& observer) { return RunLoop<tr
 template <bool kObserved>
 uint64_t Cpu::RunLoop(uint64_t n, InstructionObserver* observer) {
   stop_ = false;
+  flow_break_ = false;
   uint64_t done = 0;
   while (done < n && !stop_) {
     const uint64_t pc = pc_;
@@ -168,8 +183,11 @@ void Cpu::FinishFlow(uint64_t pc) {
       in_delay_ = false;
       break;
   }
-  if (branch_count_ >= stop_branch_count_) [[unlikely]]
+  if (branch_count_ >= stop_branch_count_) [[unlikely]] {
     stop_ = true;
+    flow_break_ = flow == kSkipSlot || flow == kRedirected || flow == kReturned ||
+                  (flow == kDelaySlot && target_ != pc + 4);
+  }
 }
 
 const Inst* Cpu::FetchSlow() {

@@ -209,6 +209,16 @@ class Cpu {
   // Jumps to `pc` (not in a delay slot): for loaders and tests.
   void SetPc(uint64_t pc);
   bool in_delay_slot() const { return in_delay_; }
+  // The run stopped at its stop branch count after a step that left the sequential flow: a taken
+  // branch whose slot completed, an untaken branch-likely that skipped its slot, an exception
+  // entry or ERET. False after any other stop (where a replay may not be cut: replay/engine.h).
+  bool AtFlowBreak() const { return flow_break_ && !in_delay_; }
+  // Where the branch before a delay slot goes once the slot completes (its branch target, or the
+  // instruction after the slot if not taken); meaningful while in_delay_slot().
+  uint64_t branch_target() const { return target_; }
+  // Resumes between a branch and its delay slot: `slot` executes next, then `target` (loading a
+  // machine state saved at that boundary).
+  void SetPcInDelaySlot(uint64_t slot, uint64_t target);
   uint64_t gpr(int i) const { return gpr_[i & 31]; }
   void set_gpr(int i, uint64_t v) {
     if (i & 31) gpr_[i & 31] = v;
@@ -239,6 +249,9 @@ class Cpu {
   };
   Cp0State SaveCp0();
   void RestoreCp0(const Cp0State& s);
+  // SaveCp0 without the hooks: Count is the core's own clock, whatever the hooks would answer
+  // (saving a machine state must not consume what the outside world supplies).
+  Cp0State StoredCp0() const;
 
   uint32_t status() const { return status_; }
   uint32_t cause() const { return cause_; }
@@ -248,6 +261,7 @@ class Cpu {
   uint64_t entry_hi() const { return entry_hi_; }
   uint32_t random() const;
   Tlb& tlb() { return tlb_; }
+  const Tlb& tlb() const { return tlb_; }
   // After writing the TLB directly (machine-state loading), drop cached translations.
   void FlushTranslations();
   // Drops the cached translations that TLB entry `old` may have produced.
@@ -268,14 +282,25 @@ class Cpu {
   // instruction executes this counts the ones before it, so Random and the default Count are
   // functions of the instructions retired before the reading instruction.
   uint64_t retired() const { return retired_; }
+  // Sets the count (a machine state saved after that many instructions); call before loading
+  // Random, which counts from it.
+  void set_retired(uint64_t v) { retired_ = v; }
 
   Fpu& fpu() { return fpu_; }
-  // Direct cache access (machine-state loading, tests): call FlushTranslations() after changing
-  // the I-cache so that no stale fetch window survives.
+  const Fpu& fpu() const { return fpu_; }
+  // Direct cache access (machine-state loading, tests): call CachesLoaded() after changing lines
+  // so that no stale predecoded line, fetch window or data key survives.
   Cache& icache() { return icache_; }
   Cache& dcache() { return dcache_; }
+  const Cache& icache() const { return icache_; }
+  const Cache& dcache() const { return dcache_; }
+  // After writing cache lines directly (loading a machine state that holds them): predecodes the
+  // I-cache's valid lines again and drops the fetch window, the data keys and the cached
+  // translations, which may name lines that changed.
+  void CachesLoaded();
   simcore::Bus& bus() { return bus_; }
   SecondaryCache* scache() { return scache_.get(); }
+  const SecondaryCache* scache() const { return scache_.get(); }
   bool big_endian() const { return big_endian_; }
 
   // Reads memory as the CPU would see it through the current translation and the D-cache,
@@ -287,7 +312,8 @@ class Cpu {
  private:
   friend struct Exec;  // the instruction handlers (interpreter.cc)
 
-  Cpu(simcore::Bus& bus, const CpuConfig& sanitized_config, int);  // the config is known to be valid
+  Cpu(simcore::Bus& bus, const CpuConfig& sanitized_config,
+      int);  // the config is known to be valid
 
   enum class Access : uint8_t { kLoad, kStore, kFetch };
 
@@ -523,7 +549,8 @@ class Cpu {
   simcore::Bus& bus_;
   CpuConfig config_;
   std::unique_ptr<SecondaryCache> scache_;
-  simcore::Bus* line_bus_;  // where primary lines come from and go to: the secondary cache or the bus
+  simcore::Bus*
+      line_bus_;  // where primary lines come from and go to: the secondary cache or the bus
   bool big_endian_;
   // Byte order of data accesses: the CPU's, reversed in user mode when Status.RE is set.
   bool data_big_;
@@ -572,6 +599,7 @@ class Cpu {
 
   uint64_t branch_count_ = 0;
   uint64_t stop_branch_count_ = ~uint64_t{0};
+  bool flow_break_ = false;  // the step that stopped the run at the branch count broke the flow
   uint64_t retired_ = 0;
   uint64_t exceptions_ = 0;
 

@@ -908,6 +908,7 @@ take_branch:  // the delay slot completed: the branch retires and takes effect
   in_delay_ = false;
   flow_ = kSequential;
   if (++branch_count_ >= stop_branch_count_) [[unlikely]] {
+    flow_break_ = target != pc + 4;
     pc = target;
     stop_ = true;
     goto out;
@@ -922,8 +923,9 @@ take_branch:  // the delay slot completed: the branch retires and takes effect
   if (left == 0) goto out;
   goto fetch;
 
-check_stop:
+check_stop:  // after an untaken branch-likely skipped its slot
   if (branch_count_ >= stop_branch_count_) [[unlikely]] {
+    flow_break_ = true;
     stop_ = true;
     goto out;
   }

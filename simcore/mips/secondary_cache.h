@@ -36,6 +36,8 @@ class SecondaryCache : public simcore::Bus {
   void Operate(uint32_t kind, uint64_t paddr, uint32_t* tag_lo);
 
   const Cache& lines() const { return cache_; }
+  // Direct access (loading a machine state): the primaries must not hold lines outside it.
+  Cache& lines() { return cache_; }
   void InvalidateAll() { cache_.InvalidateAll(); }
   uint32_t line_bytes() const { return cache_.line_bytes(); }
 

@@ -17,31 +17,13 @@
 #include "replay/replay.h"
 #include "simcore/ram_bus.h"
 #include "systems/system.h"
+#include "tests/support/guest_capture.h"
 #include "tests/support/run_citcat.h"
 #include "traces/output.h"
 #include "traces/writers.h"
 
 namespace citcat::replay {
 namespace {
-
-extract::Extraction Capture(const std::string& workloads, uint64_t seed, uint64_t max_traced) {
-  auto system = systems::ByName("i486");
-  EXPECT_TRUE(system.ok());
-  systems::CaptureRequest request;
-  request.workloads = workloads;
-  request.seed = seed;
-  request.max_traced = max_traced;
-  const std::string path =
-      absl::StrCat(::testing::TempDir(), "/i486-segments-", getpid(), "-", seed, ".cat");
-  auto report = (*system)->capture(request, path);
-  EXPECT_TRUE(report.ok()) << report.status();
-  auto reader = cat::CatReader::Open(path);
-  EXPECT_TRUE(reader.ok()) << reader.status();
-  auto x = systems::Extract(**reader);
-  EXPECT_TRUE(x.ok()) << x.status();
-  std::remove(path.c_str());
-  return *std::move(x);
-}
 
 // Fans one replay out to several sinks.
 class Tee : public traces::TraceSink {
@@ -115,7 +97,9 @@ TEST(I486Segments, ConcatenatedSegmentsAreTheWhole) {
   // REP strings, the disk's DMA and interrupts, paging, the x87: state in the TLB and the cache
   // at every cut.
   const uint64_t length = CITCAT_LONG_TESTS ? 4'000'000 : 1'500'000;
-  const extract::Extraction x = Capture("rep,io,x87", 3, length);
+  const citcat::testing::GuestCapture c =
+      citcat::testing::CaptureGuest("i486", "rep,io,x87", 3, length);
+  const extract::Extraction& x = c.x;
   const Output whole = ReplayOf(x.ims, x.aes);
   ASSERT_GT(whole.instructions, length * 9 / 10);
 

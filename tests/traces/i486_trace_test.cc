@@ -20,6 +20,7 @@
 #include "machine/elf_loader.h"
 #include "replay/replay.h"
 #include "systems/system.h"
+#include "tests/support/guest_capture.h"
 #include "tests/support/run_citcat.h"
 #include "traces/champsim.h"
 #include "traces/output.h"
@@ -28,29 +29,6 @@
 
 namespace citcat::traces {
 namespace {
-
-struct Captured {
-  std::string cat_path;
-  extract::Extraction x;
-};
-
-Captured Capture(const std::string& workloads, uint64_t seed, uint64_t max_traced) {
-  auto system = systems::ByName("i486");
-  EXPECT_TRUE(system.ok());
-  systems::CaptureRequest request;
-  request.workloads = workloads;
-  request.seed = seed;
-  request.max_traced = max_traced;
-  const std::string path =
-      absl::StrCat(::testing::TempDir(), "/i486-trace-", getpid(), "-", seed, ".cat");
-  auto report = (*system)->capture(request, path);
-  EXPECT_TRUE(report.ok()) << report.status();
-  auto reader = cat::CatReader::Open(path);
-  EXPECT_TRUE(reader.ok()) << reader.status();
-  auto x = systems::Extract(**reader);
-  EXPECT_TRUE(x.ok()) << x.status();
-  return {path, *std::move(x)};
-}
 
 uint64_t Symbol(const machine::ElfImage& elf, const char* name) {
   const machine::ElfSymbol* s = elf.FindSymbol(name);
@@ -154,7 +132,8 @@ class Checker : public TraceSink {
 };
 
 TEST(I486Trace, RecordsAgreeWithExecution) {
-  const Captured c = Capture("rep,x87,mode16,sort", 4, 6'000'000);
+  const citcat::testing::GuestCapture c =
+      citcat::testing::CaptureGuest("i486", "rep,x87,mode16,sort", 4, 6'000'000);
   const extract::Extraction& x = c.x;
   auto elf = machine::LoadElfFile(CITCAT_I486_KERNEL_ELF);
   ASSERT_TRUE(elf.ok()) << elf.status();
