@@ -1,6 +1,8 @@
 // citcat join: the pieces of an instruction trace or of a regenerated CAT, replayed segment by
 // segment (citcat split, then one `citcat replay` per segment, on one machine or many), into the
 // whole, in segment order (docs/archive-format.md, "Joining pieces").
+#include "citcat/join.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -97,13 +99,6 @@ absl::Status CheckOrder(const std::vector<std::string>& pieces) {
   return absl::OkStatus();
 }
 
-// What a segment archive says its CAT piece holds.
-struct SegmentPiece {
-  archive::Manifest manifest;
-  cat::CatHeader header;               // as its replay writes it
-  std::vector<cat::OwnedRecord> dump;  // the state dump ahead of the records (first segment)
-};
-
 // The segment archives in `dir`, in order; there must be exactly `count`.
 absl::StatusOr<std::vector<SegmentPiece>> ReadSegments(const std::string& dir, size_t count) {
   std::error_code error;
@@ -149,9 +144,10 @@ absl::StatusOr<std::vector<SegmentPiece>> ReadSegments(const std::string& dir, s
   return segments;
 }
 
-// The trace pieces' bytes one after the other; a compressed piece is checked whole first.
+}  // namespace
+
 absl::Status JoinTraces(const std::vector<std::string>& pieces, const std::string& out_path,
-                        uint64_t& bytes) {
+                        bool check_compressed, uint64_t& bytes) {
   const std::string suffix = CompressionSuffix(out_path);
   for (const std::string& piece : pieces) {
     if (CompressionSuffix(piece) != suffix) {
@@ -166,7 +162,7 @@ absl::Status JoinTraces(const std::vector<std::string>& pieces, const std::strin
   if (!out.ok()) return out.status();
   std::vector<uint8_t> buffer(1 << 20);
   for (const std::string& piece : pieces) {
-    if (!suffix.empty()) {
+    if (!suffix.empty() && check_compressed) {
       if (absl::StatusOr<uint64_t> ok = traces::CheckCompressed(piece); !ok.ok()) {
         return ok.status();
       }
@@ -186,10 +182,6 @@ absl::Status JoinTraces(const std::vector<std::string>& pieces, const std::strin
   return (*out)->Commit();
 }
 
-// The CAT pieces' records in order under the first piece's header. Each piece is read whole
-// (framing and checksums); with its segment, its header must be the one the segment's replay
-// writes, its state dump (if any) the one the segment's IMS implies, and the count and CRC-64 of
-// the records after it the segment's manifest's.
 absl::Status JoinCats(const std::vector<std::string>& pieces, const std::string& out_path,
                       const std::vector<SegmentPiece>& segments, uint64_t& records) {
   std::unique_ptr<cat::CatWriter> writer;
@@ -249,8 +241,6 @@ absl::Status JoinCats(const std::vector<std::string>& pieces, const std::string&
   return writer->Finish();
 }
 
-}  // namespace
-
 absl::Status RunJoin(const std::vector<std::string>& args) {
   const char* synopsis = "PIECE-0001 PIECE-0002 ... -o WHOLE [--segment-dir DIR]";
   if (args.empty()) return UsageError("join", synopsis);
@@ -275,8 +265,8 @@ absl::Status RunJoin(const std::vector<std::string>& args) {
     }
   }
   uint64_t count = 0;
-  if (absl::Status s =
-          cat ? JoinCats(args, out_path, segments, count) : JoinTraces(args, out_path, count);
+  if (absl::Status s = cat ? JoinCats(args, out_path, segments, count)
+                           : JoinTraces(args, out_path, /*check_compressed=*/true, count);
       !s.ok()) {
     return s;
   }

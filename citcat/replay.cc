@@ -6,7 +6,6 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
-#include <fstream>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -20,6 +19,7 @@
 #include "cat_parser/reader.h"
 #include "cat_parser/writer.h"
 #include "citcat/command.h"
+#include "citcat/join.h"
 #include "citcat/progress.h"
 #include "machine/elf_loader.h"
 #include "systems/system.h"
@@ -136,23 +136,6 @@ absl::StatusOr<TraceOutput> OpenTraceOutput(const ims::InitialMachineState& ims,
 }
 
 // ---- --jobs N ----
-
-// Appends a piece file's bytes to `out` and removes it.
-absl::Status AppendPiece(const std::string& piece, io::OutputFile& out) {
-  std::ifstream in(piece, std::ios::binary);
-  if (!in) return absl::InternalError(absl::StrCat(piece, ": cannot read back"));
-  std::vector<char> buffer(1 << 20);
-  while (in) {
-    in.read(buffer.data(), buffer.size());
-    if (in.gcount() > 0) {
-      if (absl::Status s = out.Write(absl::string_view(buffer.data(), in.gcount())); !s.ok()) {
-        return s;
-      }
-    }
-  }
-  std::remove(piece.c_str());
-  return absl::OkStatus();
-}
 
 // What one segment's replay made.
 struct Piece {
@@ -295,38 +278,18 @@ absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::Ev
     checksums.Fill(total, replayed);
     status = archive::CompareWithManifest(*manifest, replayed);
   }
-  // The pieces in order into the outputs; the CAT's header comes from the first piece.
+  // The pieces in order into the outputs (citcat join's code); the CAT's header is the first
+  // piece's.
+  std::vector<std::string> traces, cats;
+  for (const Piece& p : pieces) {
+    traces.push_back(p.trace);
+    cats.push_back(p.cat);
+  }
+  uint64_t joined = 0;
   if (status.ok() && !trace_path.empty()) {
-    absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(trace_path);
-    status = out.status();
-    for (Piece& p : pieces) {
-      if (status.ok()) status = AppendPiece(p.trace, **out);
-    }
-    if (status.ok()) status = (*out)->Commit();
+    status = JoinTraces(traces, trace_path, /*check_compressed=*/false, joined);
   }
-  if (status.ok() && !cat_path.empty()) {
-    absl::StatusOr<cat::CatHeader> header = systems::CatHeaderFor(ims);
-    status = header.status();
-    absl::StatusOr<std::unique_ptr<cat::CatWriter>> writer;
-    if (status.ok()) {
-      writer = cat::CatWriter::Create(cat_path, *header);
-      status = writer.status();
-    }
-    for (Piece& p : pieces) {
-      if (!status.ok()) break;
-      absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(p.cat);
-      status = reader.status();
-      cat::BusRecord r;
-      while (status.ok()) {
-        absl::StatusOr<bool> more = (*reader)->Next(r);
-        if (!more.ok()) status = more.status();
-        if (!status.ok() || !*more) break;
-        status = (*writer)->Write(r);
-      }
-      std::remove(p.cat.c_str());
-    }
-    if (status.ok()) status = (*writer)->Finish();
-  }
+  if (status.ok() && !cat_path.empty()) status = JoinCats(cats, cat_path, {}, joined);
   for (const Piece& p : pieces) {
     if (!p.trace.empty()) std::remove(p.trace.c_str());
     if (!p.cat.empty()) std::remove(p.cat.c_str());

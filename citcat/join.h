@@ -1,0 +1,38 @@
+// Joining the pieces of a trace replayed segment by segment (docs/archive-format.md, "Joining
+// pieces"): what `citcat join` and `citcat replay --jobs` share.
+#ifndef CITCAT_CITCAT_JOIN_H_
+#define CITCAT_CITCAT_JOIN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "archive/archive.h"
+#include "cat_parser/record.h"
+
+namespace citcat::cli {
+
+// What a segment archive says its CAT piece holds.
+struct SegmentPiece {
+  archive::Manifest manifest;
+  cat::CatHeader header;               // as its replay writes it
+  std::vector<cat::OwnedRecord> dump;  // the state dump ahead of the records (first segment)
+};
+
+// The trace pieces' bytes one after the other into `out_path` (compressed pieces as they are: one
+// stream or frame each); `check_compressed`: each compressed piece is decompressed whole first to
+// check it.
+absl::Status JoinTraces(const std::vector<std::string>& pieces, const std::string& out_path,
+                        bool check_compressed, uint64_t& bytes);
+
+// The CAT pieces' records in order under the first piece's header. Each piece is read whole
+// (framing and checksums); with its segment (`segments` empty: none), its header must be the one
+// the segment's replay writes, its state dump (if any) the one the segment's IMS implies, and the
+// count and CRC-64 of the records after it the segment's manifest's.
+absl::Status JoinCats(const std::vector<std::string>& pieces, const std::string& out_path,
+                      const std::vector<SegmentPiece>& segments, uint64_t& records);
+
+}  // namespace citcat::cli
+
+#endif  // CITCAT_CITCAT_JOIN_H_
