@@ -1,8 +1,9 @@
 // citcat split: one archive into segment archives that each replay alone
 // (docs/archive-format.md, "Segments").
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
-#include <unistd.h>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
@@ -37,8 +38,8 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
   if (absl::Status s = archive::Unpack(*whole, ims, aes); !s.ok()) return s;
   const uint64_t instructions = whole->manifest.instructions;
   if (segments > instructions || (segments > 0 && instructions / segments == 0)) {
-    return absl::InvalidArgumentError(absl::StrCat("--segments ", segments, ": the trace has ",
-                                                   instructions, " instructions"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--segments ", segments, ": the trace has ", instructions, " instructions"));
   }
 
   replay::ReplayOptions options;
