@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "machine/i486/contract.h"
+#include "replay/i486_state.h"
 #include "simcore/bus.h"
 #include "simcore/x86/cpu.h"
 
@@ -115,20 +116,6 @@ class NoBus final : public simcore::Bus {
   void Write(const cat::BusRecord&) override {}
 };
 
-void SetSegment(const x86::Segment& from, ims::X86Segment& to) {
-  to.set_selector(from.selector);
-  to.set_base(from.base);
-  to.set_limit(from.limit);
-  to.set_access_rights(from.access | (from.big ? 0x4000u : 0u));
-}
-
-void SetTable(const x86::TableRegister& from, uint32_t access_rights, ims::X86Segment& to) {
-  to.set_selector(from.selector);
-  to.set_base(from.base);
-  to.set_limit(from.limit);
-  to.set_access_rights(access_rights);
-}
-
 }  // namespace
 
 absl::Status I486Contract::ResetState(ims::InitialMachineState& ims) const {
@@ -138,44 +125,7 @@ absl::Status I486Contract::ResetState(ims::InitialMachineState& ims) const {
 absl::Status I486Contract::ResetStateFor(const cat::CatHeader&, ims::InitialMachineState& ims) {
   NoBus bus;
   const x86::Cpu cpu(bus);  // a new core is a core after RESET
-  ims::X86State& s = *ims.mutable_x86();
-  s.Clear();
-  for (int i = 0; i < 8; ++i) s.add_gpr(cpu.reg(i));
-  s.set_eip(cpu.eip());
-  s.set_eflags(cpu.eflags());
-  for (int n = 0; n < 6; ++n) SetSegment(cpu.segment(n), *Segment(s, n));
-  // What the core keeps of LDTR and TR is the table's base, limit and selector; the access
-  // rights are those of a present LDT (82h) and a present 32-bit TSS (8Bh), the core's choice:
-  // Intel documents both only as present, and they matter only once LLDT or LTR loads them.
-  SetTable(cpu.ldtr(), 0x82, *s.mutable_ldtr());
-  SetTable(cpu.tr(), 0x8B, *s.mutable_tr());
-  s.mutable_gdtr()->set_base(cpu.gdtr().base);
-  s.mutable_gdtr()->set_limit(cpu.gdtr().limit);
-  s.mutable_idtr()->set_base(cpu.idtr().base);
-  s.mutable_idtr()->set_limit(cpu.idtr().limit);
-  s.set_cr0(cpu.cr0());
-  s.set_cr2(cpu.cr2());
-  s.set_cr3(cpu.cr3());
-  for (uint32_t dr : cpu.dr()) s.add_dr(dr);
-  s.add_dr(cpu.dr6());
-  s.add_dr(cpu.dr7());
-  const x86::FpuState f = cpu.fpu().state();
-  ims::X87State& x = *s.mutable_x87();
-  x.set_control_word(f.cw);
-  x.set_status_word(f.sw);
-  x.set_tag_word(f.tw);
-  x.set_instruction_pointer(f.fip);
-  x.set_instruction_selector(f.fcs);
-  x.set_operand_pointer(f.fdp);
-  x.set_operand_selector(f.fds);
-  x.set_opcode(f.opcode);
-  for (const x86::Float80& r : f.physical) {
-    std::string bytes(10, '\0');
-    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>(r.signif >> (8 * i));
-    bytes[8] = static_cast<char>(r.sign_exp);
-    bytes[9] = static_cast<char>(r.sign_exp >> 8);
-    x.add_st(std::move(bytes));
-  }
+  replay::SaveX86State(cpu, *ims.mutable_x86());
   return absl::OkStatus();
 }
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "machine/r4400/contract.h"
+#include "replay/r4400_state.h"
 #include "simcore/bus.h"
 #include "simcore/mips/cpu.h"
 
@@ -78,51 +79,7 @@ absl::Status R4400Contract::ResetStateFor(const cat::CatHeader& header,
   if (!config.ok()) return config.status();
   NoBus bus;
   mips::Cpu cpu(bus, *config);  // a new core is a core after its cold reset
-  ims::MipsState& s = *ims.mutable_mips();
-  s.Clear();
-  for (int i = 0; i < 32; ++i) s.add_gpr(cpu.gpr(i));
-  s.set_hi(cpu.hi());
-  s.set_lo(cpu.lo());
-  s.set_pc(cpu.pc());
-  s.set_ll_bit(cpu.ll_bit());
-  const mips::Cpu::Cp0State c0 = cpu.SaveCp0();
-  ims::MipsCp0& c = *s.mutable_cp0();
-  c.set_index(c0.index);
-  c.set_random(c0.random);
-  c.set_entry_lo0(c0.entry_lo0);
-  c.set_entry_lo1(c0.entry_lo1);
-  c.set_context(c0.context);
-  c.set_page_mask(c0.page_mask);
-  c.set_wired(c0.wired);
-  c.set_bad_vaddr(c0.bad_vaddr);
-  c.set_count(c0.count);
-  c.set_entry_hi(c0.entry_hi);
-  c.set_compare(c0.compare);
-  c.set_status(c0.status);
-  c.set_cause(c0.cause);
-  c.set_epc(c0.epc);
-  c.set_prid(c0.prid);
-  c.set_config(c0.config);
-  c.set_ll_addr(c0.lladdr);
-  c.set_watch_lo(c0.watch_lo);
-  c.set_watch_hi(c0.watch_hi);
-  c.set_xcontext(c0.xcontext);
-  c.set_ecc(c0.ecc);
-  c.set_cache_err(c0.cache_err);
-  c.set_tag_lo(c0.tag_lo);
-  c.set_tag_hi(c0.tag_hi);
-  c.set_error_epc(c0.error_epc);
-  for (int i = 0; i < 32; ++i) s.add_fgr(cpu.fpu().raw_fgr(i));
-  s.set_fcr31(cpu.fpu().fcsr());
-  for (int i = 0; i < mips::Tlb::kEntries; ++i) {
-    // As TLBR would read the entry: G in both EntryLo registers.
-    const mips::TlbEntry& t = cpu.tlb().entry(i);
-    ims::MipsTlbEntry* e = s.add_tlb();
-    e->set_page_mask(t.page_mask);
-    e->set_entry_hi(t.entry_hi);
-    e->set_entry_lo0(t.entry_lo[0] | (t.global ? 1 : 0));
-    e->set_entry_lo1(t.entry_lo[1] | (t.global ? 1 : 0));
-  }
+  replay::SaveMipsState(cpu, *ims.mutable_mips());
   return absl::OkStatus();
 }
 

@@ -2,6 +2,7 @@
 
 #include <span>
 #include <string>
+#include <utility>
 
 #include "machine/i486/contract.h"
 
@@ -168,9 +169,9 @@ void SaveX86State(const x86::Cpu& cpu, ims::X86State& s) {
       out.set_pte(e.pte);
     }
   }
-  s.set_tlb_replacement(tlb_lru);
+  if (tlb_lru.find_first_not_of('\0') != std::string::npos) s.set_tlb_replacement(tlb_lru);
   const x86::Cache& cache = cpu.cache();
-  ims::CacheContents& contents = *s.mutable_cache();
+  ims::CacheContents contents;
   std::string cache_lru(x86::Cache::kSets, '\0');
   for (uint32_t set = 0; set < x86::Cache::kSets; ++set) {
     cache_lru[set] = static_cast<char>(cache.lru_bits(set));
@@ -183,7 +184,11 @@ void SaveX86State(const x86::Cpu& cpu, ims::X86State& s) {
       l.set_data(reinterpret_cast<const char*>(cache.line_data(set, way)), x86::Cache::kLineBytes);
     }
   }
-  contents.set_replacement(cache_lru);
+  if (cache_lru.find_first_not_of('\0') != std::string::npos) contents.set_replacement(cache_lru);
+  // After RESET or a flush there is nothing to say: the state is as a begin-of-trace IMS has it.
+  if (contents.lines_size() != 0 || !contents.replacement().empty()) {
+    *s.mutable_cache() = std::move(contents);
+  }
   const x86::TestRegisters& t = cpu.test_registers();
   if (t != x86::TestRegisters()) {
     for (uint32_t v : t.fill_buffer) s.add_test_registers(v);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -50,8 +51,9 @@ absl::Status LoadLines(const ims::CacheContents& contents, const char* name, boo
   return absl::OkStatus();
 }
 
-void SaveLines(const mips::Cache& cache, ims::CacheContents& contents) {
-  contents.Clear();
+// The valid lines of `cache`.
+ims::CacheContents Lines(const mips::Cache& cache) {
+  ims::CacheContents contents;
   for (uint32_t i = 0; i < cache.num_lines(); ++i) {
     if (!cache.valid(i)) continue;
     ims::CacheLine& l = *contents.add_lines();
@@ -60,6 +62,7 @@ void SaveLines(const mips::Cache& cache, ims::CacheContents& contents) {
     l.set_data(reinterpret_cast<const char*>(cache.LineData(i)), cache.line_bytes());
     l.set_dirty(cache.line(i).dirty);
   }
+  return contents;
 }
 
 }  // namespace
@@ -190,9 +193,18 @@ void SaveMipsState(const mips::Cpu& cpu, ims::MipsState& s) {
     s.set_delay_slot(true);
     s.set_branch_target(cpu.branch_target());
   }
-  SaveLines(cpu.icache(), *s.mutable_primary_icache());
-  SaveLines(cpu.dcache(), *s.mutable_primary_dcache());
-  if (cpu.scache() != nullptr) SaveLines(cpu.scache()->lines(), *s.mutable_secondary_cache());
+  // An empty cache (after reset) leaves its field unset, as a begin-of-trace IMS has it.
+  if (ims::CacheContents c = Lines(cpu.icache()); c.lines_size() != 0) {
+    *s.mutable_primary_icache() = std::move(c);
+  }
+  if (ims::CacheContents c = Lines(cpu.dcache()); c.lines_size() != 0) {
+    *s.mutable_primary_dcache() = std::move(c);
+  }
+  if (cpu.scache() != nullptr) {
+    if (ims::CacheContents c = Lines(cpu.scache()->lines()); c.lines_size() != 0) {
+      *s.mutable_secondary_cache() = std::move(c);
+    }
+  }
 }
 
 }  // namespace citcat::replay
