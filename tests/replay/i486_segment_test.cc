@@ -18,6 +18,7 @@
 #include "simcore/ram_bus.h"
 #include "systems/system.h"
 #include "tests/support/guest_capture.h"
+#include "tests/support/replay_output.h"
 #include "tests/support/run_citcat.h"
 #include "traces/output.h"
 #include "traces/writers.h"
@@ -25,73 +26,8 @@
 namespace citcat::replay {
 namespace {
 
-// Fans one replay out to several sinks.
-class Tee : public traces::TraceSink {
- public:
-  explicit Tee(std::vector<traces::TraceSink*> sinks) : sinks_(std::move(sinks)) {}
-  absl::Status Consume(const traces::Record& r) override {
-    for (traces::TraceSink* s : sinks_) {
-      if (absl::Status st = s->Consume(r); !st.ok()) return st;
-    }
-    return absl::OkStatus();
-  }
-  absl::Status Finish() override {
-    for (traces::TraceSink* s : sinks_) {
-      if (absl::Status st = s->Finish(); !st.ok()) return st;
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  std::vector<traces::TraceSink*> sinks_;
-};
-
-constexpr traces::Format kFormats[] = {traces::Format::kText,    traces::Format::kChampSim,
-                                       traces::Format::kPenn,    traces::Format::kDin,
-                                       traces::Format::kIdtrace, traces::Format::kIdtraceExec};
-
-// A replay's regenerated records and its instruction trace in every format.
-struct Output {
-  std::string records;
-  std::vector<std::string> traces;  // by kFormats
-  uint64_t instructions = 0;
-};
-
-Output ReplayOf(const ims::InitialMachineState& ims, const aes::EventSchedule& aes,
-                ReplayOptions options = {}) {
-  Output out;
-  options.on_record = [&](const cat::BusRecord& r) {
-    absl::StrAppend(&out.records, static_cast<int>(r.kind), " ", r.flags, " ", r.master, " ",
-                    r.address, " ", r.branch_count, " ");
-    out.records.append(reinterpret_cast<const char*>(r.data.data()), r.data.size());
-    out.records += '\n';
-    return absl::OkStatus();
-  };
-  std::vector<std::unique_ptr<traces::TraceSink>> writers;
-  std::vector<traces::TraceSink*> sinks;
-  std::vector<std::string> paths;
-  for (traces::Format f : kFormats) {
-    paths.push_back(
-        absl::StrCat(::testing::TempDir(), "/segment-trace-", getpid(), "-", paths.size()));
-    auto writer = traces::OpenWriter(f, paths.back());
-    EXPECT_TRUE(writer.ok());
-    sinks.push_back(writer->get());
-    writers.push_back(*std::move(writer));
-  }
-  Tee tee(sinks);
-  options.sink = &tee;
-  auto summary = systems::Replay(ims, aes, options);
-  EXPECT_TRUE(summary.ok()) << summary.status();
-  EXPECT_TRUE(tee.Finish().ok());
-  for (const std::string& path : paths) {
-    auto bytes = traces::ReadDecompressed(path);
-    EXPECT_TRUE(bytes.ok());
-    out.traces.push_back(bytes.ok() ? *bytes : "");
-    std::remove(path.c_str());
-  }
-  if (summary.ok()) out.instructions = summary->instructions;
-  return out;
-}
+using citcat::testing::ReplayOf;
+using Output = citcat::testing::ReplayOutput;
 
 TEST(I486Segments, ConcatenatedSegmentsAreTheWhole) {
   // REP strings, the disk's DMA and interrupts, paging, the x87: state in the TLB and the cache
@@ -101,6 +37,7 @@ TEST(I486Segments, ConcatenatedSegmentsAreTheWhole) {
       citcat::testing::CaptureGuest("i486", "rep,io,x87", 3, length);
   const extract::Extraction& x = c.x;
   const Output whole = ReplayOf(x.ims, x.aes);
+  ASSERT_TRUE(whole.status.ok()) << whole.status;
   ASSERT_GT(whole.instructions, length * 9 / 10);
 
   std::vector<Segment> segments;
@@ -113,13 +50,14 @@ TEST(I486Segments, ConcatenatedSegmentsAreTheWhole) {
     return absl::OkStatus();
   };
   const Output cut = ReplayOf(x.ims, x.aes, cutting);
+  EXPECT_TRUE(cut.status.ok()) << cut.status;
   // Cutting changes nothing in the replay that cuts.
   EXPECT_EQ(cut.records, whole.records);
   EXPECT_TRUE(cut.traces == whole.traces);
   ASSERT_EQ(segments.size(), cutting.cut_at_instructions.size() + 1);
 
   std::string records;
-  std::vector<std::string> traces(std::size(kFormats));
+  std::vector<std::string> traces(citcat::testing::AllFormats().size());
   uint64_t cached_lines = 0, tlb_entries = 0;
   for (size_t i = 0; i < segments.size(); ++i) {
     SCOPED_TRACE(absl::StrCat("segment ", i));
@@ -131,6 +69,7 @@ TEST(I486Segments, ConcatenatedSegmentsAreTheWhole) {
     cached_lines += s.ims.x86().cache().lines_size();
     tlb_entries += s.ims.x86().tlb_size();
     const Output part = ReplayOf(s.ims, s.aes);
+    EXPECT_TRUE(part.status.ok()) << part.status;
     records += part.records;
     for (size_t f = 0; f < traces.size(); ++f) traces[f] += part.traces[f];
   }

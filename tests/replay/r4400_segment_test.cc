@@ -14,6 +14,8 @@
 #include "gtest/gtest.h"
 #include "replay/replay.h"
 #include "systems/system.h"
+#include "tests/support/guest_capture.h"
+#include "tests/support/replay_output.h"
 #include "traces/output.h"
 #include "traces/sink.h"
 #include "traces/writers.h"
@@ -23,55 +25,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-extract::Extraction Capture(const std::string& workloads, uint64_t seed, uint64_t max_traced) {
-  auto system = systems::ByName("r4400");
-  EXPECT_TRUE(system.ok());
-  systems::CaptureRequest request;
-  request.workloads = workloads;
-  request.seed = seed;
-  request.max_traced = max_traced;
-  const std::string path = absl::StrCat(::testing::TempDir(), "/r4400-segments-", getpid(), "-",
-                                        seed, "-", max_traced, ".cat");
-  auto report = (*system)->capture(request, path);
-  EXPECT_TRUE(report.ok()) << report.status();
-  auto reader = cat::CatReader::Open(path);
-  EXPECT_TRUE(reader.ok()) << reader.status();
-  auto x = systems::Extract(**reader);
-  EXPECT_TRUE(x.ok()) << x.status();
-  std::remove(path.c_str());
-  return *std::move(x);
-}
+using citcat::testing::ReplayOf;
+using Output = citcat::testing::ReplayOutput;
 
-// A replay's regenerated records and detailed text trace (every register value).
-struct Output {
-  absl::Status status;
-  std::string records, trace;
-  uint64_t instructions = 0;
-};
-
-Output ReplayOf(const ims::InitialMachineState& ims, const aes::EventSchedule& aes,
-                ReplayOptions options = {}) {
-  Output out;
-  options.on_record = [&](const cat::BusRecord& r) {
-    absl::StrAppend(&out.records, static_cast<int>(r.kind), " ", r.flags, " ", r.master, " ",
-                    r.address, " ", r.branch_count, " ");
-    out.records.append(reinterpret_cast<const char*>(r.data.data()), r.data.size());
-    out.records += '\n';
-    return absl::OkStatus();
-  };
-  const std::string path = absl::StrCat(::testing::TempDir(), "/r4400-segment-trace-", getpid());
-  auto writer = traces::OpenWriter(traces::Format::kText, path);
-  EXPECT_TRUE(writer.ok());
-  options.sink = writer->get();
-  auto summary = systems::Replay(ims, aes, options);
-  out.status = summary.status();
-  EXPECT_TRUE((*writer)->Finish().ok());
-  auto text = traces::ReadDecompressed(path);
-  EXPECT_TRUE(text.ok());
-  out.trace = *text;
-  if (summary.ok()) out.instructions = summary->instructions;
-  std::remove(path.c_str());
-  return out;
+// A replay's regenerated records and text trace.
+Output TextReplayOf(const ims::InitialMachineState& ims, const aes::EventSchedule& aes,
+                    ReplayOptions options = {}) {
+  return ReplayOf(ims, aes, std::move(options), {traces::Format::kText});
 }
 
 std::vector<Segment> Cut(const extract::Extraction& x, uint64_t every, uint64_t instructions,
@@ -85,11 +45,11 @@ std::vector<Segment> Cut(const extract::Extraction& x, uint64_t every, uint64_t 
     segments.push_back(std::move(s));
     return absl::OkStatus();
   };
-  const Output cut = ReplayOf(x.ims, x.aes, cutting);
+  const Output cut = TextReplayOf(x.ims, x.aes, cutting);
   EXPECT_TRUE(cut.status.ok()) << cut.status;
   // Cutting changes nothing in the replay that cuts.
   EXPECT_TRUE(cut.records == whole.records);
-  EXPECT_TRUE(cut.trace == whole.trace);
+  EXPECT_TRUE(cut.traces == whole.traces);
   EXPECT_EQ(segments.size(), cutting.cut_at_instructions.size() + 1);
   for (size_t i = 1; i < segments.size() && i <= cutting.cut_at_instructions.size(); ++i) {
     EXPECT_GE(segments[i].ims.start().instructions(), cutting.cut_at_instructions[i - 1]);
@@ -104,15 +64,15 @@ void ExpectConcatenationIsTheWhole(const std::vector<Segment>& segments, const O
     SCOPED_TRACE(absl::StrCat("segment ", i));
     const Segment& s = segments[i];
     EXPECT_EQ(s.ims.start().segment(), i > 0);
-    const Output part = ReplayOf(s.ims, s.aes);
+    const Output part = TextReplayOf(s.ims, s.aes);
     EXPECT_TRUE(part.status.ok()) << part.status;
     records += part.records;
-    trace += part.trace;
+    trace += part.traces[0];
   }
   EXPECT_EQ(records.size(), whole.records.size());
   EXPECT_TRUE(records == whole.records);
-  EXPECT_EQ(trace.size(), whole.trace.size());
-  EXPECT_TRUE(trace == whole.trace);
+  EXPECT_EQ(trace.size(), whole.traces[0].size());
+  EXPECT_TRUE(trace == whole.traces[0]);
 }
 
 struct Carried {
@@ -141,12 +101,12 @@ const extract::Extraction& Kernel() {
   // Sorting in user mode, the disk's DMA and interrupts, the FPU: TLB refills, dirty lines and
   // pending interrupts at every cut.
   static const extract::Extraction* x =
-      new extract::Extraction(Capture("sort,io,fp", 3, 4'000'000));
+      new extract::Extraction(citcat::testing::CaptureGuest("r4400", "sort,io,fp", 3, 4'000'000).x);
   return *x;
 }
 
 const Output& Whole() {
-  static const Output* whole = new Output(ReplayOf(Kernel().ims, Kernel().aes));
+  static const Output* whole = new Output(TextReplayOf(Kernel().ims, Kernel().aes));
   return *whole;
 }
 
@@ -220,7 +180,7 @@ TEST(R4400Segments, CutsWaitForTheDelaySlot) {
     segments.push_back(std::move(s));
     return absl::OkStatus();
   };
-  const Output cut = ReplayOf(Kernel().ims, Kernel().aes, cutting);
+  const Output cut = TextReplayOf(Kernel().ims, Kernel().aes, cutting);
   ASSERT_TRUE(cut.status.ok()) << cut.status;
   ASSERT_EQ(segments.size(), cuts.size() + 1);
   const Carried c = WhatSegmentsCarry(segments);
@@ -240,13 +200,13 @@ TEST(R4400Segments, TheDataCacheIsPartOfTheState) {
   int dirty = 0;
   for (const ims::CacheLine& l : s.ims.mips().primary_dcache().lines()) dirty += l.dirty();
   ASSERT_GT(dirty, 0);
-  const Output kept = ReplayOf(s.ims, s.aes);
+  const Output kept = TextReplayOf(s.ims, s.aes);
   ASSERT_TRUE(kept.status.ok()) << kept.status;
   auto differs = [&](const std::function<void(ims::MipsState&)>& edit) {
     ims::InitialMachineState ims = s.ims;
     edit(*ims.mutable_mips());
-    const Output edited = ReplayOf(ims, s.aes);
-    return !edited.status.ok() || edited.records != kept.records || edited.trace != kept.trace;
+    const Output edited = TextReplayOf(ims, s.aes);
+    return !edited.status.ok() || edited.records != kept.records || edited.traces != kept.traces;
   };
   EXPECT_TRUE(differs([](ims::MipsState& m) { m.clear_primary_dcache(); }));
   EXPECT_TRUE(differs([](ims::MipsState& m) {
