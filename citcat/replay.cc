@@ -76,11 +76,16 @@ struct TraceOutput {
   traces::TraceSink* sink() { return filter ? filter.get() : writer.get(); }
 };
 
-// `path`: -o, or (scratch) a segment's piece of it.
-absl::StatusOr<TraceOutput> OpenTraceOutput(const ims::InitialMachineState& ims,
-                                            const std::string& path, bool scratch = false) {
-  TraceOutput t;
-  const std::string format = absl::GetFlag(FLAGS_format);
+// --format, --mode and the idle range, checked (and the kernel ELF read) once per command.
+struct TraceSettings {
+  std::optional<traces::Format> format;  // none: no --format
+  traces::Filter filter;
+  bool filtered = false;
+};
+
+absl::StatusOr<TraceSettings> ParseTraceSettings(const ims::InitialMachineState& ims) {
+  TraceSettings t;
+  const std::string format = absl::GetFlag(FLAGS_format), path = absl::GetFlag(FLAGS_o);
   const std::string mode = absl::GetFlag(FLAGS_mode), idle = absl::GetFlag(FLAGS_idle_range);
   if (format.empty()) {
     if (!mode.empty() || !idle.empty() || absl::GetFlag(FLAGS_filter_idle)) {
@@ -92,7 +97,8 @@ absl::StatusOr<TraceOutput> OpenTraceOutput(const ims::InitialMachineState& ims,
   if (path.empty()) return absl::InvalidArgumentError("--format needs -o FILE");
   absl::StatusOr<traces::Format> f = traces::ParseFormat(format);
   if (!f.ok()) return f.status();
-  traces::Filter filter;
+  t.format = *f;
+  traces::Filter& filter = t.filter;
   if (mode == "user") {
     filter.mode = traces::Mode::kUser;
   } else if (mode == "kernel") {
@@ -125,13 +131,22 @@ absl::StatusOr<TraceOutput> OpenTraceOutput(const ims::InitialMachineState& ims,
     filter.idle_begin = (*system)->kernel_address(begin->value, elf->is64);
     filter.idle_end = (*system)->kernel_address(end->value, elf->is64);
   }
+  t.filtered = filter.mode || filter.idle_end != 0;
+  return t;
+}
+
+// The writer of `settings` to `path` (-o, or as scratch a segment's piece of it); none without
+// --format.
+absl::StatusOr<TraceOutput> OpenTraceOutput(const TraceSettings& settings, const std::string& path,
+                                            bool scratch = false) {
+  TraceOutput t;
+  if (!settings.format) return t;
   absl::StatusOr<std::unique_ptr<traces::ByteOutput>> out =
       traces::OpenOutput(path, traces::CompressionThreads(), scratch);
   if (!out.ok()) return out.status();
-  t.writer = traces::NewWriter(*f, *std::move(out));
-  if (filter.mode || filter.idle_end != 0) {
-    t.filter = std::make_unique<traces::FilterSink>(filter, *t.writer);
-  }
+  t.writer = traces::NewWriter(*settings.format, *std::move(out));
+  if (settings.filtered)
+    t.filter = std::make_unique<traces::FilterSink>(settings.filter, *t.writer);
   return t;
 }
 
@@ -146,9 +161,10 @@ struct Piece {
   archive::ReplayChecksums checksums;
 };
 
-absl::Status ReplayPiece(Piece& p, const std::optional<archive::Manifest>& manifest) {
+absl::Status ReplayPiece(Piece& p, const TraceSettings& settings,
+                         const std::optional<archive::Manifest>& manifest) {
   replay::ReplayOptions options;
-  absl::StatusOr<TraceOutput> formatted = OpenTraceOutput(p.segment.ims, p.trace, true);
+  absl::StatusOr<TraceOutput> formatted = OpenTraceOutput(settings, p.trace, /*scratch=*/true);
   if (!formatted.ok()) return formatted.status();
   options.sink = formatted->sink();
   std::unique_ptr<io::OutputFile> text;
@@ -188,14 +204,10 @@ absl::Status ReplayPiece(Piece& p, const std::optional<archive::Manifest>& manif
 // Cuts the replay into segments (a replay with no output), replays them on `jobs` threads into
 // pieces of each output, and joins the pieces in order. The pieces go next to the outputs.
 absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::EventSchedule& aes,
-                              const std::optional<archive::Manifest>& manifest, int jobs) {
+                              const std::optional<archive::Manifest>& manifest,
+                              const TraceSettings& settings, int jobs) {
   const auto start = std::chrono::steady_clock::now();
   const std::string trace_path = absl::GetFlag(FLAGS_o), cat_path = absl::GetFlag(FLAGS_cat);
-  // Checks --format, --mode and the idle range before the long part.
-  if (!absl::GetFlag(FLAGS_format).empty() || !absl::GetFlag(FLAGS_mode).empty() ||
-      !absl::GetFlag(FLAGS_idle_range).empty() || absl::GetFlag(FLAGS_filter_idle)) {
-    if (trace_path.empty()) return absl::InvalidArgumentError("--format needs -o FILE");
-  }
   uint64_t instructions = manifest ? manifest->instructions : 0;
   if (!manifest) {
     absl::StatusOr<replay::ReplaySummary> counted = systems::Replay(ims, aes, {});
@@ -222,7 +234,7 @@ absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::Ev
       if (next >= ready) return;
       Piece& p = pieces[next++];
       lock.unlock();
-      p.status = ReplayPiece(p, manifest);
+      p.status = ReplayPiece(p, settings, manifest);
       lock.lock();
     }
   };
@@ -333,10 +345,12 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
 
   const int jobs = absl::GetFlag(FLAGS_jobs);
   if (jobs < 1 || jobs > 1024) return absl::InvalidArgumentError("--jobs must be 1 to 1024");
-  if (jobs > 1) return ReplayInSegments(ims, aes, manifest, jobs);
+  absl::StatusOr<TraceSettings> settings = ParseTraceSettings(ims);
+  if (!settings.ok()) return settings.status();
+  if (jobs > 1) return ReplayInSegments(ims, aes, manifest, *settings, jobs);
 
   replay::ReplayOptions options;
-  absl::StatusOr<TraceOutput> formatted = OpenTraceOutput(ims, absl::GetFlag(FLAGS_o));
+  absl::StatusOr<TraceOutput> formatted = OpenTraceOutput(*settings, absl::GetFlag(FLAGS_o));
   if (!formatted.ok()) return formatted.status();
   options.sink = formatted->sink();
   std::unique_ptr<io::OutputFile> trace;
