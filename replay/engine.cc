@@ -4,6 +4,7 @@
 #include "replay/engine.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -459,27 +460,20 @@ void Engine::Cut() {
 
 std::vector<ims::MemoryExtent> Engine::SegmentImage() const {
   std::vector<ims::MemoryExtent> extents;
+  // Bytes in ascending address order, each run of neighbours one extent.
+  const auto add = [&extents](uint64_t address, uint8_t value) {
+    if (extents.empty() || extents.back().address() + extents.back().data().size() != address) {
+      extents.emplace_back().set_address(address);
+    }
+    extents.back().mutable_data()->push_back(static_cast<char>(value));
+  };
   for (uint64_t w = 0; w < first_known_.size(); ++w) {
-    if (first_known_[w] == 0) continue;
-    for (uint64_t b = w * 64; b < w * 64 + 64 && b < ram_size_; ++b) {
-      if (!(first_known_[b / 64] & (uint64_t{1} << (b % 64)))) continue;
-      if (extents.empty() || extents.back().address() + extents.back().data().size() != b) {
-        extents.emplace_back().set_address(b);
-      }
-      extents.back().mutable_data()->push_back(static_cast<char>(first_[b]));
+    for (uint64_t bits = first_known_[w]; bits != 0; bits &= bits - 1) {
+      const uint64_t b = w * 64 + std::countr_zero(bits);
+      add(b, first_[b]);
     }
   }
-  std::vector<std::pair<uint64_t, uint8_t>> rom = rom_first_;
-  std::sort(rom.begin(), rom.end());
-  for (const auto& [a, v] : rom) {
-    if (!extents.empty() && extents.back().address() + extents.back().data().size() == a) {
-      extents.back().mutable_data()->push_back(static_cast<char>(v));
-    } else if (extents.empty() || extents.back().address() + extents.back().data().size() < a) {
-      ims::MemoryExtent& e = extents.emplace_back();
-      e.set_address(a);
-      e.mutable_data()->push_back(static_cast<char>(v));
-    }
-  }
+  for (const auto& [address, value] : rom_first_) add(address, value);
   return extents;
 }
 
@@ -591,7 +585,7 @@ void Engine::Read(const cat::BusRecord& r, std::span<uint8_t> data) {
   } else if (const Rom* rom = RomArea(a, data.size())) {
     std::memcpy(data.data(), &rom->bytes[a - rom->base], data.size());
     if (cutting()) {
-      for (uint64_t i = 0; i < data.size(); ++i) rom_first_.push_back({a + i, data[i]});
+      for (uint64_t i = 0; i < data.size(); ++i) rom_first_.try_emplace(a + i, data[i]);
     }
   } else if (Reserved* w = ReservedArea(a, data.size())) {
     std::memcpy(data.data(), &w->bytes[a - w->base], data.size());

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -188,9 +189,9 @@ class Engine final : public simcore::Bus {
   SegmentStart segment_;
   size_t next_cut_ = 0;     // the next of options_.cut_at_instructions
   bool cut_armed_ = false;  // a transaction passed the cut: cut at the next flow break
-  std::vector<uint64_t> touched_, first_known_;          // RAM bitmaps of the current segment
-  std::vector<uint8_t> first_;                           // the first-read values
-  std::vector<std::pair<uint64_t, uint8_t>> rom_first_;  // ROM bytes read, in order
+  std::vector<uint64_t> touched_, first_known_;  // RAM bitmaps of the current segment
+  std::vector<uint8_t> first_;                   // the first-read values
+  std::map<uint64_t, uint8_t> rom_first_;        // ROM bytes the current segment has read
 
   std::array<Executed, kRingSize> ring_{};
   uint64_t ring_count_ = 0;
