@@ -207,7 +207,7 @@ TEST(I486Trace, EveryFormatFromTheCommandLine) {
   const std::string d = dir.string();
   auto r =
       run(absl::StrCat("capture --quiet --machine i486 --workload rep,io --seed 2 "
-                       "--instructions 3000000 -o ",
+                       "--instructions 2200000 -o ",
                        d, "/c.cat"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_EQ(run(absl::StrCat("extract --quiet ", d, "/c.cat -o ", d, "/x")).exit_code, 0);
