@@ -540,21 +540,55 @@ bool Cpu::MulDiv(const Instruction& in, uint32_t src) {
 uint64_t Cpu::Run(uint64_t steps) {
   const uint64_t before = retired_;
   stop_ = false;
-  for (uint64_t i = 0; i < steps && !exception_.pending && !stop_; ++i) {
+  uint64_t done = 0;
+  while (done < steps && !exception_.pending && !stop_) {
     if (halted_ && !(nmi_ && !nmi_blocked_) && !(intr_ && (eflags_ & flag::kIF))) break;
-    Step();
-    ++steps_;
+    if (CanRunStraight()) {
+      done += RunStraight(steps - done);
+    } else {
+      Step();
+      ++steps_;
+      ++done;
+    }
     if (branch_count_ >= stop_branch_count_) break;
   }
   return retired_ - before;
 }
 
+// Run's loop for the common case: no breakpoint armed, no interrupt shadow, not halted. Each
+// step is Step's, less the checks those make pointless; an instruction the predecoded lines
+// cannot give, or an interrupt to take, goes through Step itself. Leaves after the step that
+// makes any of Run's stop conditions true or CanRunStraight() false. Returns the steps taken.
+uint64_t Cpu::RunStraight(uint64_t steps) {
+  uint64_t done = 0;
+  while (done < steps) {
+    const Predecoded* p = nullptr;
+    if (!(deliver_ && (intr_ || nmi_))) p = FetchFromLine(Linear(kCs, eip_), seg_[kCs].big);
+    if (p != nullptr) {
+      faulted_ = false;
+      data_breakpoint_ = false;
+      Complete(*p);
+      DeliverPendingFault();
+    } else {
+      Step();
+    }
+    ++steps_;
+    ++done;
+    if (exception_.pending || stop_ || branch_count_ >= stop_branch_count_ || !CanRunStraight()) {
+      break;
+    }
+  }
+  return done;
+}
+
 // The instruction at `linear`: from the predecoded copy kept with its cache line while the line
 // (and the next one, for an instruction that runs into it inside the same page) holds the same
-// bytes, else fetched and decoded into `scratch`. The fetch itself (and so the lines' and the TLB
-// entry's replacement state) happens either way, as for every instruction the i486 runs.
-const Instruction* Cpu::FetchAndDecode(uint32_t linear, bool code32, Instruction* scratch) {
-  if (const Instruction* in = FetchFromLine(linear, code32)) return in;
+// bytes, else fetched and decoded into `decode_scratch_` (as a generic form). The fetch itself (and
+// so the lines' and the TLB entry's replacement state) happens either way, as for every instruction
+// the i486 runs.
+const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
+  if (const Predecoded* p = FetchFromLine(linear, code32)) return p;
+  Instruction* scratch = &decode_scratch_.in;
   const uint32_t offset = linear & (Cache::kLineBytes - 1);
   uint32_t paddr;
   Access a;
@@ -568,14 +602,16 @@ const Instruction* Cpu::FetchAndDecode(uint32_t linear, bool code32, Instruction
     *scratch = Decode(bytes, have, code32);
   } else {
     FetchLineOf(linear) = {linear - offset, ref, cr0_, cpl_, paging_.tlb().epoch()};
-    if (const Instruction* in = FetchFromLine(linear, code32)) return in;
+    if (const Predecoded* p = FetchFromLine(linear, code32)) return p;
     std::memcpy(bytes, line + offset, have);
     *scratch = Decode(bytes, have, code32);
     Predecoded& p = predecoded_[ref.slot * Cache::kLineBytes + offset];
-    if (scratch->fault != Fault::kTruncated) {
-      p = {ref.generation, code32, true, {}, *scratch};
-      return &p.in;
-    }
+    const auto keep = [&](Cache::LineRef next_line) {
+      p = {ref.generation, code32, true, Straight::kGeneric, 0, 0, next_line, *scratch};
+      p.form = StraightForm(p.in, &p.dst_reg, &p.src_reg);
+      return &p;
+    };
+    if (scratch->fault != Fault::kTruncated) return keep({});
     // Into the next line of the same page: the same translation, so it can be kept too.
     const uint32_t next = linear + have;
     if ((next & 0xFFF) != 0) {
@@ -585,8 +621,7 @@ const Instruction* Cpu::FetchAndDecode(uint32_t linear, bool code32, Instruction
       if (const uint8_t* next_line = cache_.FetchLine(next_paddr, a, &next_ref)) {
         std::memcpy(bytes + have, next_line, kMaxInstructionLength - have);
         *scratch = Decode(bytes, kMaxInstructionLength, code32);
-        p = {ref.generation, code32, true, next_ref, *scratch};
-        return &p.in;
+        return keep(next_ref);
       }
     }
   }
@@ -595,14 +630,14 @@ const Instruction* Cpu::FetchAndDecode(uint32_t linear, bool code32, Instruction
     if (!Fetch(linear + have, bytes + have, kMaxInstructionLength - have)) return nullptr;
     *scratch = Decode(bytes, kMaxInstructionLength, code32);
   }
-  return scratch;
+  return &decode_scratch_;
 }
 
 // The fast path of FetchAndDecode: the instruction lies in a line a recent fetch used, which
 // still holds the same bytes through the same translation (no TLB entry, CR0 or CPL has changed
 // since), and it was predecoded. The TLB lookup and the line touches are those of the
 // full path, so the replacement state stays exact.
-const Instruction* Cpu::FetchFromLine(uint32_t linear, bool code32) {
+const Cpu::Predecoded* Cpu::FetchFromLine(uint32_t linear, bool code32) {
   const uint32_t offset = linear & (Cache::kLineBytes - 1);
   const FetchLine& f = FetchLineOf(linear);
   if (!fast_paths_ || linear - offset != f.linear || !cache_.Current(f.ref) || f.cr0 != cr0_ ||
@@ -616,11 +651,15 @@ const Instruction* Cpu::FetchFromLine(uint32_t linear, bool code32) {
   if (cr0_ & kCr0Pg) paging_.tlb().Lookup(linear);
   cache_.Touch(f.ref);
   if (crosses) cache_.Touch(p.next_line);
-  return &p.in;
+  return &p;
 }
 
 void Cpu::Step() {
   StepInstruction();
+  DeliverPendingFault();
+}
+
+void Cpu::DeliverPendingFault() {
   if (fault_.pending) {
     fault_.pending = false;
     Deliver(fault_.vector, fault_.has_error, fault_.error_code, EventKind::kFault);
@@ -639,9 +678,12 @@ void Cpu::StepInstruction() {
   if (dr7_ & 0xFF) {
     if (InstructionBreakpoint(linear)) return;
   }
-  const Instruction* decoded = FetchAndDecode(linear, code32, &decode_scratch_);
-  if (decoded == nullptr) return;
-  const Instruction& in = *decoded;
+  if (const Predecoded* p = FetchAndDecode(linear, code32)) Complete(*p);
+}
+
+void Cpu::Complete(const Predecoded& p) {
+  const Instruction& in = p.in;
+  const bool code32 = seg_[kCs].big;
   if (in.fault == Fault::kUD) return Raise(kVecInvalidOpcode);
   if (in.fault != Fault::kNone) return Raise(kVecGeneralProtection);
   // Any byte of the instruction beyond the CS limit (code run off the end of its segment).
@@ -653,7 +695,8 @@ void Cpu::StepInstruction() {
   jumped_ = false;
   repeat_ = false;
   const bool single_step = eflags_ & flag::kTF;
-  if (!Execute(in)) {
+  const bool ok = p.form == Straight::kGeneric ? Execute(in) : ExecuteStraight(p);
+  if (!ok) {
     if (exception_.pending && exception_.trap) {  // INT n, INT3, INTO left pending: completed
       eip_ = next_eip_;
       ++retired_;
@@ -671,6 +714,184 @@ void Cpu::StepInstruction() {
   // interrupt clears TF on entry and takes none) and for a data breakpoint it hit.
   const bool step = single_step && in.flow != Flow::kInt;
   if ((step || data_breakpoint_) && !shadow_) SingleStepTrap(step ? kDr6Bs : 0);
+}
+
+// ---- the straight forms ----
+
+Cpu::Straight Cpu::StraightForm(const Instruction& in, uint8_t* dst_reg, uint8_t* src_reg) {
+  // LOCK makes locked bus cycles (or #UD): Execute's business.
+  if (!in.ok() || (in.prefixes & prefix::kLock)) return Straight::kGeneric;
+  // The general register an operand names, or -1.
+  const auto reg = [&](Operand o) -> int {
+    switch (o) {
+      case Operand::kReg:
+      case Operand::kRegOp:
+        return in.reg;
+      case Operand::kAcc:
+        return kEax;
+      case Operand::kRm:
+        return in.IsRegisterForm() ? in.rm : -1;
+      default:
+        return -1;
+    }
+  };
+  const int dst = reg(in.dst), src = reg(in.src);
+  *dst_reg = static_cast<uint8_t>(dst);
+  *src_reg = static_cast<uint8_t>(src);
+  const bool imm_src = in.src == Operand::kImm || in.src == Operand::kImm8;
+  const bool mem_src = in.src == Operand::kRm && !in.IsRegisterForm();
+  const bool mem_dst = in.dst == Operand::kRm && !in.IsRegisterForm();
+  switch (in.op) {
+    case Op::kAdd:
+    case Op::kOr:
+    case Op::kAdc:
+    case Op::kSbb:
+    case Op::kAnd:
+    case Op::kSub:
+    case Op::kXor:
+    case Op::kCmp:
+    case Op::kTest:
+      if (dst < 0) break;
+      if (src >= 0) return Straight::kAluRegReg;
+      if (imm_src) return Straight::kAluRegImm;
+      if (mem_src) return Straight::kAluRegMem;
+      break;
+    case Op::kInc:
+    case Op::kDec:
+      if (dst >= 0) return Straight::kIncDecReg;
+      break;
+    case Op::kRol:
+    case Op::kRor:
+    case Op::kRcl:
+    case Op::kRcr:
+    case Op::kShl:
+    case Op::kShr:
+    case Op::kSar:
+      if (dst >= 0 &&
+          (in.src == Operand::kImm8 || in.src == Operand::kOne || in.src == Operand::kCl)) {
+        return Straight::kShiftReg;
+      }
+      break;
+    case Op::kMov:
+      if (dst >= 0 && src >= 0) return Straight::kMovRegReg;
+      if (dst >= 0 && imm_src) return Straight::kMovRegImm;
+      if (dst >= 0 && mem_src) return Straight::kLoad;
+      if (mem_dst && src >= 0) return Straight::kStore;
+      break;
+    case Op::kLea:
+      if (in.dst == Operand::kReg) return Straight::kLea;
+      break;
+    case Op::kJcc:
+      return Straight::kJcc;
+    case Op::kJmp:
+      if (in.dst == Operand::kRel) return Straight::kJmp;
+      break;
+    case Op::kCall:
+      if (in.dst == Operand::kRel) return Straight::kCall;
+      break;
+    case Op::kRet:
+      return Straight::kRet;
+    case Op::kPush:
+      if (in.dst == Operand::kRegOp) return Straight::kPushReg;
+      break;
+    case Op::kPop:
+      if (in.dst == Operand::kRegOp) return Straight::kPopReg;
+      break;
+    default:
+      break;
+  }
+  return Straight::kGeneric;
+}
+
+// What Execute does for these forms, with the operands' kinds known in advance.
+bool Cpu::ExecuteStraight(const Predecoded& p) {
+  const Instruction& in = p.in;
+  const int size = in.opsize;
+  uint32_t value = 0;
+  switch (p.form) {
+    case Straight::kAluRegReg:
+    case Straight::kAluRegImm:
+    case Straight::kAluRegMem: {
+      if (p.form == Straight::kAluRegReg) {
+        value = ReadReg(p.src_reg, size);
+      } else if (p.form == Straight::kAluRegImm) {
+        value = in.imm & SizeMask(size);
+      } else if (!ReadMem(in.seg, EffectiveAddress(in), size, &value)) {
+        return false;
+      }
+      const uint32_t r = Alu(in.op, size, ReadReg(p.dst_reg, size), value);
+      if (in.op != Op::kCmp && in.op != Op::kTest) WriteReg(p.dst_reg, size, r);
+      return true;
+    }
+    case Straight::kIncDecReg:
+      WriteReg(p.dst_reg, size, Alu(in.op, size, ReadReg(p.dst_reg, size), 1));
+      return true;
+    case Straight::kShiftReg: {
+      const uint32_t count = in.src == Operand::kOne  ? 1
+                             : in.src == Operand::kCl ? gpr_[kEcx] & 0xFF
+                                                      : in.imm & SizeMask(size);
+      WriteReg(p.dst_reg, size, Shift(in.op, size, ReadReg(p.dst_reg, size), count));
+      return true;
+    }
+    case Straight::kMovRegReg:
+      WriteReg(p.dst_reg, size, ReadReg(p.src_reg, size));
+      return true;
+    case Straight::kMovRegImm:
+      WriteReg(p.dst_reg, size, in.imm & SizeMask(size));
+      return true;
+    case Straight::kLoad:
+      if (!ReadMem(in.seg, EffectiveAddress(in), size, &value)) return false;
+      WriteReg(p.dst_reg, size, value);
+      return true;
+    case Straight::kStore:
+      return WriteMem(in.seg, EffectiveAddress(in), size, ReadReg(p.src_reg, size));
+    case Straight::kLea:
+      WriteReg(p.dst_reg, size, EffectiveAddress(in));
+      return true;
+    case Straight::kJcc:
+      return Branch(Condition(in.cond), next_eip_ + in.imm, size);
+    case Straight::kJmp:
+      return Branch(true, next_eip_ + in.imm, size);
+    case Straight::kCall:
+      return NearCall(next_eip_ + in.imm, size);
+    case Straight::kRet:
+      return NearReturn(in, size);
+    case Straight::kPushReg:
+      return Push(size, ReadReg(p.dst_reg, size));  // PUSH ESP pushes the value before the push
+    case Straight::kPopReg:
+      if (!Pop(size, &value)) return false;
+      WriteReg(p.dst_reg, size, value);
+      return true;
+    case Straight::kGeneric:
+      break;
+  }
+  return Execute(in);
+}
+
+bool Cpu::Branch(bool taken, uint32_t target, int size) {
+  if (taken && !InCodeLimit(target, size)) return Raise(kVecGeneralProtection, 0), false;
+  ++branch_count_;
+  if (taken) Jump(target, size);
+  return true;
+}
+
+bool Cpu::NearCall(uint32_t target, int size) {
+  if (!InCodeLimit(target, size)) return Raise(kVecGeneralProtection, 0), false;
+  if (!Push(size, next_eip_)) return false;
+  return Branch(true, target, size);
+}
+
+// RET and RET imm16 (the bytes to release in `in.imm`).
+bool Cpu::NearReturn(const Instruction& in, int size) {
+  const uint32_t sp = gpr_[kEsp];
+  uint32_t target;
+  if (!Pop(size, &target)) return false;
+  if (!InCodeLimit(target, size)) {
+    gpr_[kEsp] = sp;
+    return Raise(kVecGeneralProtection, 0), false;
+  }
+  if (in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
+  return Branch(true, target, size);
 }
 
 // A #DB trap after an instruction: single step (DR6.BS) or a data breakpoint (its B bit, already
@@ -758,13 +979,7 @@ bool Cpu::Execute(const Instruction& in) {
     eflags_ = saved_flags;
     return false;
   };
-  // A near control transfer; a target beyond the CS limit is a #GP(0) of the branch itself.
-  const auto branch = [&](bool taken, uint32_t target) -> bool {
-    if (taken && !InCodeLimit(target, size)) return Raise(kVecGeneralProtection, 0), false;
-    ++branch_count_;
-    if (taken) Jump(target, size);
-    return true;
-  };
+  const auto branch = [&](bool taken, uint32_t target) { return Branch(taken, target, size); };
 
   uint32_t a = 0, b = 0;
   switch (in.op) {
@@ -938,20 +1153,10 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kCall: {
       uint32_t target = next_eip_ + in.imm;
       if (in.dst != Operand::kRel && !ReadRm(in, size, &target)) return false;
-      if (!InCodeLimit(target, size)) return Raise(kVecGeneralProtection, 0), false;
-      if (!Push(size, next_eip_)) return false;
-      return branch(true, target);
+      return NearCall(target, size);
     }
-    case Op::kRet: {
-      const uint32_t sp = gpr_[kEsp];
-      if (!Pop(size, &a)) return false;
-      if (!InCodeLimit(a, size)) {
-        gpr_[kEsp] = sp;
-        return Raise(kVecGeneralProtection, 0), false;
-      }
-      if (in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
-      return branch(true, a);
-    }
+    case Op::kRet:
+      return NearReturn(in, size);
     case Op::kLoop:
     case Op::kLoope:
     case Op::kLoopne:

@@ -240,9 +240,22 @@ class Cpu {
 
  private:
   void Step();
-  const Instruction* FetchAndDecode(uint32_t linear, bool code32, Instruction* scratch);
-  const Instruction* FetchFromLine(uint32_t linear, bool code32);
+  struct Predecoded;
+  const Predecoded* FetchAndDecode(uint32_t linear, bool code32);
+  const Predecoded* FetchFromLine(uint32_t linear, bool code32);
+  // The step after the fetch: the instruction's checks, its execution (a short path for the
+  // common forms, see Straight) and what follows it (EIP, RF, #DB traps).
+  void Complete(const Predecoded& p);
   bool Execute(const Instruction& in);
+  // Runs steps as Step does, without looking again at what only a few instructions change
+  // (breakpoints, the interrupt shadow, HLT): Run uses it while CanRunStraight() holds.
+  uint64_t RunStraight(uint64_t steps);
+  bool CanRunStraight() const { return fast_paths_ && !halted_ && !shadow_ && !(dr7_ & 0xFF); }
+  void DeliverPendingFault();
+  // A near control transfer; a target beyond the CS limit is a #GP(0) of the branch itself.
+  bool Branch(bool taken, uint32_t target, int size);
+  bool NearCall(uint32_t target, int size);
+  bool NearReturn(const Instruction& in, int size);
   void Raise(uint8_t vector, uint32_t error_code = 0);
 
   // Memory through segmentation and the cache; false once a fault is pending.
@@ -409,6 +422,29 @@ class Cpu {
   bool halted_ = false;
   bool system_access_ = false;  // descriptor-table and gate reads: supervisor accesses
   bool faulted_ = false;        // the current step raised an exception
+  // The common forms of compiled code, each executed by a few lines of ExecuteStraight instead
+  // of Execute's general operand handling. Decided once per predecoded instruction.
+  enum class Straight : uint8_t {
+    kGeneric,    // Execute
+    kAluRegReg,  // ADD ... CMP, TEST reg, reg
+    kAluRegImm,  // ADD ... CMP, TEST reg, imm
+    kAluRegMem,  // ADD ... CMP, TEST reg, [mem]
+    kIncDecReg,  // INC, DEC reg
+    kShiftReg,   // ROL ... SAR reg, imm8 or 1 or CL
+    kMovRegReg,  // MOV reg, reg
+    kMovRegImm,  // MOV reg, imm
+    kLoad,       // MOV reg, [mem]
+    kStore,      // MOV [mem], reg
+    kLea,        // LEA reg, [mem]
+    kJcc,        // Jcc rel
+    kJmp,        // JMP rel
+    kPushReg,    // PUSH reg
+    kPopReg,     // POP reg
+    kCall,       // CALL rel
+    kRet,        // RET
+  };
+  static Straight StraightForm(const Instruction& in, uint8_t* dst_reg, uint8_t* src_reg);
+  bool ExecuteStraight(const Predecoded& p);
   // Decoded instructions kept per byte of each cache line slot, valid while the slot's
   // generation is the one they were decoded from (and, for one that runs into the next line,
   // while that line is the one it was decoded from).
@@ -416,6 +452,8 @@ class Cpu {
     uint32_t generation = ~0u;
     bool code32 = false;
     bool valid = false;
+    Straight form = Straight::kGeneric;
+    uint8_t dst_reg = 0, src_reg = 0;  // the general registers the straight form names
     Cache::LineRef next_line;
     Instruction in;
   };
@@ -431,7 +469,7 @@ class Cpu {
   };
   static constexpr uint32_t kFetchLines = 256;
   std::array<FetchLine, kFetchLines> fetch_lines_{};
-  Instruction decode_scratch_;  // an instruction decoded outside the predecoded lines
+  Predecoded decode_scratch_;  // an instruction decoded outside the predecoded lines
   FetchLine& FetchLineOf(uint32_t linear) {
     return fetch_lines_[(linear / Cache::kLineBytes) % kFetchLines];
   }
