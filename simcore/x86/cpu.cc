@@ -2,6 +2,8 @@
 #include "simcore/x86/cpu.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -21,14 +23,18 @@ int32_t SignExtend(uint32_t v, int size) {
                      : static_cast<int8_t>(v);
 }
 
+// PF of each low byte of a result: set when its count of ones is even.
+constexpr std::array<uint8_t, 256> kParity = [] {
+  std::array<uint8_t, 256> t{};
+  for (int b = 0; b < 256; ++b)
+    t[b] = (std::popcount(static_cast<unsigned>(b)) & 1) ? 0 : flag::kPF;
+  return t;
+}();
+
 // SF, ZF and PF of a result.
 uint32_t Szp(uint32_t r, int size) {
   r &= SizeMask(size);
-  uint32_t f = 0;
-  if (r == 0) f |= flag::kZF;
-  if (r & SignBit(size)) f |= flag::kSF;
-  if (!(__builtin_popcount(r & 0xFF) & 1)) f |= flag::kPF;
-  return f;
+  return (r == 0 ? flag::kZF : 0) | (r & SignBit(size) ? flag::kSF : 0) | kParity[r & 0xFF];
 }
 
 }  // namespace
@@ -559,18 +565,40 @@ uint64_t Cpu::Run(uint64_t steps) {
 // step is Step's, less the checks those make pointless; an instruction the predecoded lines
 // cannot give, or an interrupt to take, goes through Step itself. Leaves after the step that
 // makes any of Run's stop conditions true or CanRunStraight() false. Returns the steps taken.
+//
+// After a register-only form, the next instruction in the same line needs no new look at the
+// line: nothing since its fetch can have changed the cache, the TLB or what the translation
+// depended on, and touching the same line and TLB entry again leaves their pseudo-LRU bits as
+// they are, so leaving the touch out keeps the replacement state exact.
 uint64_t Cpu::RunStraight(uint64_t steps) {
   uint64_t done = 0;
+  const FetchLine* line = nullptr;  // the line a run of register-only forms is fetched from
   while (done < steps) {
     const Predecoded* p = nullptr;
-    if (!(deliver_ && (intr_ || nmi_))) p = FetchFromLine(Linear(kCs, eip_), seg_[kCs].big);
+    if (!(deliver_ && (intr_ || nmi_))) {
+      const uint32_t linear = Linear(kCs, eip_);
+      const uint32_t offset = linear & (Cache::kLineBytes - 1);
+      if (line != nullptr && linear - offset == line->linear) {
+        const Predecoded& q = predecoded_[line->ref.slot * Cache::kLineBytes + offset];
+        if (q.generation == line->ref.generation && q.valid && q.code32 == seg_[kCs].big &&
+            q.in.length <= Cache::kLineBytes - offset) {
+          p = &q;
+        }
+      }
+      if (p == nullptr) {
+        p = FetchFromLine(linear, seg_[kCs].big);
+        line = &FetchLineOf(linear);
+      }
+    }
     if (p != nullptr) {
       faulted_ = false;
       data_breakpoint_ = false;
       Complete(*p);
       DeliverPendingFault();
+      if (!RegisterOnly(p->form) || faulted_ || (eflags_ & flag::kTF)) line = nullptr;
     } else {
       Step();
+      line = nullptr;
     }
     ++steps_;
     ++done;

@@ -425,24 +425,31 @@ class Cpu {
   // The common forms of compiled code, each executed by a few lines of ExecuteStraight instead
   // of Execute's general operand handling. Decided once per predecoded instruction.
   enum class Straight : uint8_t {
-    kGeneric,    // Execute
+    kGeneric,  // Execute
+    // Forms that touch no memory, cache or TLB: a run of them fetches from one line with
+    // nothing in between to change its replacement state (see RunStraight).
     kAluRegReg,  // ADD ... CMP, TEST reg, reg
     kAluRegImm,  // ADD ... CMP, TEST reg, imm
-    kAluRegMem,  // ADD ... CMP, TEST reg, [mem]
     kIncDecReg,  // INC, DEC reg
     kShiftReg,   // ROL ... SAR reg, imm8 or 1 or CL
     kMovRegReg,  // MOV reg, reg
     kMovRegImm,  // MOV reg, imm
-    kLoad,       // MOV reg, [mem]
-    kStore,      // MOV [mem], reg
     kLea,        // LEA reg, [mem]
     kJcc,        // Jcc rel
     kJmp,        // JMP rel
+    // Forms with a memory operand or a stack access.
+    kAluRegMem,  // ADD ... CMP, TEST reg, [mem]
+    kLoad,       // MOV reg, [mem]
+    kStore,      // MOV [mem], reg
     kPushReg,    // PUSH reg
     kPopReg,     // POP reg
     kCall,       // CALL rel
     kRet,        // RET
   };
+  static bool RegisterOnly(Straight form) {
+    return form != Straight::kGeneric && form < Straight::kAluRegMem;
+  }
+
   static Straight StraightForm(const Instruction& in, uint8_t* dst_reg, uint8_t* src_reg);
   bool ExecuteStraight(const Predecoded& p);
   // Decoded instructions kept per byte of each cache line slot, valid while the slot's

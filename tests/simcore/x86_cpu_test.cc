@@ -1435,17 +1435,28 @@ TEST(X86Cpu, FastPathsKeepTheReplacementOrderUnderConflicts) {
   // and loads keep replacing each other: which line goes depends on every fetch's touch.
   //   1000: MOV AL, [2000h] / [2800h] / [3000h] / [3800h] / [4000h]   A0 lo hi
   //   100F: LOOP 1000h                                                E2 EF
-  std::vector<uint8_t> code;
-  for (uint8_t hi : {0x20, 0x28, 0x30, 0x38, 0x40}) code.insert(code.end(), {0xA0, 0x00, hi});
-  code.insert(code.end(), {0xE2, 0xEF});
-  Real fast(code), full(code);
-  full.cpu.set_fast_paths(false);
-  for (Real* r : {&fast, &full}) {
-    r->cpu.set_cr0(kCr0Et);
-    r->cpu.set_reg(kEcx, 40);
-    ASSERT_EQ(r->cpu.Run(40 * 6), 40u * 6);
+  std::vector<uint8_t> moffs;
+  for (uint8_t hi : {0x20, 0x28, 0x30, 0x38, 0x40}) moffs.insert(moffs.end(), {0xA0, 0x00, hi});
+  moffs.insert(moffs.end(), {0xE2, 0xEF});
+  // The same with the loads in a ModRM form and register-only instructions between them, which
+  // the straight loop runs from the line without a new touch:
+  //   MOV AL, [BX+2000h] / ... (8A 87 lo hi), INC DX (42), ADD DX, CX (01 CA); LOOP back.
+  std::vector<uint8_t> modrm;
+  for (uint8_t hi : {0x20, 0x28, 0x30, 0x38, 0x40}) {
+    modrm.insert(modrm.end(), {0x8A, 0x87, 0x00, hi, 0x42, 0x01, 0xCA});
   }
-  ExpectSameBusTrace(fast.bus, full.bus);
+  modrm.insert(modrm.end(), {0xE2, static_cast<uint8_t>(-2 - static_cast<int>(modrm.size()))});
+  for (const auto& [code, per_iteration] : {std::pair{moffs, 6u}, std::pair{modrm, 16u}}) {
+    Real fast(code), full(code);
+    full.cpu.set_fast_paths(false);
+    for (Real* r : {&fast, &full}) {
+      r->cpu.set_cr0(kCr0Et);
+      r->cpu.set_reg(kEcx, 40);
+      ASSERT_EQ(r->cpu.Run(40 * per_iteration), 40u * per_iteration);
+    }
+    ExpectSameBusTrace(fast.bus, full.bus);
+    EXPECT_EQ(fast.cpu.reg(kEdx), full.cpu.reg(kEdx));
+  }
 }
 
 // Task switches by JMP, CALL (to a TSS and through a task gate), INT n, an exception and IRET, in
