@@ -67,6 +67,15 @@ bool CatHeader::IsMemory(uint64_t address, uint64_t size) const {
   return true;
 }
 
+MemoryPages::MemoryPages(const CatHeader& header)
+    : header_(&header),
+      whole_((std::min<uint64_t>(header.memory_bytes, uint64_t{1} << 32) + kPageBytes - 1) /
+             kPageBytes) {
+  for (uint64_t page = 0; page < whole_.size(); ++page) {
+    whole_[page] = header.IsMemory(page * kPageBytes, kPageBytes);
+  }
+}
+
 const RomWindow* CatHeader::RomAt(uint64_t address, uint64_t size) const {
   if (size == 0) size = 1;
   for (const RomWindow& w : roms) {

@@ -5,6 +5,7 @@
 #ifndef CITCAT_CAT_PARSER_RECORD_H_
 #define CITCAT_CAT_PARSER_RECORD_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -165,6 +166,27 @@ struct CatHeader {
   // the byte at `address`); nullptr if none does.
   const RomWindow* RomAt(uint64_t address, uint64_t size) const;
   bool operator==(const CatHeader&) const = default;
+};
+
+// CatHeader::IsMemory for the paths that ask it at every access (replay's bus, KEN#): answered
+// from a bit per 4 KB page for an access inside a page that is memory throughout, from the
+// header's map otherwise. The header must outlive it and not change.
+class MemoryPages {
+ public:
+  explicit MemoryPages(const CatHeader& header);
+  bool IsMemory(uint64_t address, uint64_t size) const {
+    const uint64_t page = address / kPageBytes;
+    if (page < whole_.size() && whole_[page] &&
+        address % kPageBytes + std::max<uint64_t>(size, 1) <= kPageBytes) {
+      return true;
+    }
+    return header_->IsMemory(address, size);
+  }
+
+ private:
+  static constexpr uint64_t kPageBytes = 4096;
+  const CatHeader* header_;
+  std::vector<bool> whole_;  // pages of main memory below 4 GB that are memory throughout
 };
 
 absl::string_view KindName(RecordKind kind);

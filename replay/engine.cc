@@ -116,12 +116,6 @@ absl::Status Engine::Load(const CoreAdapterFactory& make_core) {
 }
 
 absl::Status Engine::LoadMemory() {
-  const uint64_t memory = ram_size_;
-  plain_ram_ = memory;
-  for (const cat::MemoryHole& h : header_.holes) plain_ram_ = std::min(plain_ram_, h.base);
-  for (const std::vector<cat::AddressWindow>* list : {&header_.devices, &header_.magic}) {
-    for (const cat::AddressWindow& w : *list) plain_ram_ = std::min(plain_ram_, w.base);
-  }
   for (const cat::AddressWindow& w : header_.magic) {
     reserved_.push_back({w.base, std::vector<uint8_t>(w.size)});
   }

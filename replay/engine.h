@@ -48,6 +48,8 @@ class Engine final : public simcore::Bus {
   const aes::EventSchedule& schedule() const { return aes_; }
   const ReplayOptions& options() const { return options_; }
   const cat::CatHeader& header() const { return header_; }
+  // The header's memory map, quick to ask at every access.
+  const cat::MemoryPages& memory() const { return memory_; }
   bool stopped() const { return diverged() || ended_ || !error_.ok(); }
 
   // Stops the replay with a divergence at the current record.
@@ -104,11 +106,8 @@ class Engine final : public simcore::Bus {
   };
 
   bool diverged() const { return !divergence_.empty(); }
-  // Main memory by the header's memory map (holes, device windows and reserved areas are not);
-  // below plain_ram_ nothing but memory lies, so most accesses need no look at the map.
-  bool InRam(uint64_t a, uint64_t n) const {
-    return (a < plain_ram_ && n <= plain_ram_ - a) || header_.IsMemory(a, n);
-  }
+  // Main memory by the header's memory map (holes, device windows and reserved areas are not).
+  bool InRam(uint64_t a, uint64_t n) const { return memory_.IsMemory(a, n); }
   Reserved* ReservedArea(uint64_t a, uint64_t n);
   // The header's ROM window holding the access wholly, or nullptr.
   Rom* RomArea(uint64_t a, uint64_t n);
@@ -170,7 +169,7 @@ class Engine final : public simcore::Bus {
   const cat::CatHeader header_;
   const bool observe_;
   const uint64_t ram_size_;
-  uint64_t plain_ram_ = 0;
+  const cat::MemoryPages memory_{header_};
   std::unique_ptr<uint8_t[], Free> ram_;
   std::vector<Reserved> reserved_;  // one per header_.magic entry
   std::vector<Rom> roms_;           // one per header_.roms entry

@@ -127,8 +127,8 @@ absl::Status I486Adapter::Load(const ims::InitialMachineState& ims) {
     }
   }
   // KEN#: the traced PC caches RAM only (docs/machines/i486-system.md).
-  const cat::CatHeader& header = engine_.header();
-  cpu_.set_cacheable([&header](uint32_t paddr) { return header.IsMemory(paddr, 1); });
+  cpu_.set_cacheable(
+      [&memory = engine_.memory()](uint32_t paddr) { return memory.IsMemory(paddr, 1); });
   cpu_.set_deliver_interrupts(true);
   cpu_.set_branch_count(ims.start().branch_count());
   cpu_.set_retired(ims.start().instructions());

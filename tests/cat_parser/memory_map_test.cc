@@ -165,6 +165,28 @@ TEST(IsMemory, WithoutHolesItIsTheMemorySize) {
   EXPECT_FALSE(h.IsMemory(0x1f100010, 4));  // the disk, above memory
 }
 
+// The page map answers as the header does: around the hole, the nic window (not page aligned),
+// the reserved areas and the end of memory, for accesses inside a page and across two.
+TEST(MemoryPages, AnswersAsTheHeaderDoes) {
+  const CatHeader h = PcHeader();
+  const MemoryPages pages(h);
+  int compared = 0;
+  for (uint64_t edge :
+       {uint64_t{0}, uint64_t{0xA0000}, uint64_t{0x100000}, uint64_t{0x800000}, uint64_t{0x801000},
+        uint64_t{0xE00000}, uint64_t{0xE01000}, h.memory_bytes, uint64_t{1} << 32}) {
+    for (uint64_t a = edge < 0x20 ? 0 : edge - 0x20; a < edge + 0x20; ++a) {
+      for (uint64_t size : {0, 1, 2, 4, 16, 4096}) {
+        ASSERT_EQ(pages.IsMemory(a, size), h.IsMemory(a, size)) << std::hex << a << " " << size;
+        ++compared;
+      }
+    }
+  }
+  for (uint64_t a = 0x7FF000; a < 0x802000; a += 4) {  // the pages around the nic window
+    ASSERT_EQ(pages.IsMemory(a, 4), h.IsMemory(a, 4)) << std::hex << a;
+  }
+  EXPECT_GT(compared, 2000);
+}
+
 TEST(MagicAt, HoldsTheAccessWhollyOrNotAtAll) {
   const CatHeader h = PcHeader();
   ASSERT_NE(h.MagicAt(0xE01000, 8), nullptr);
