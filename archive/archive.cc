@@ -1,5 +1,6 @@
 #include "archive/archive.h"
 
+#include <lzma.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -46,19 +47,6 @@ std::span<const uint8_t> Bytes(absl::string_view s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
 
-const std::array<uint64_t, 256>& Crc64Table() {
-  static const std::array<uint64_t, 256> table = [] {
-    std::array<uint64_t, 256> t{};
-    for (uint64_t i = 0; i < 256; ++i) {
-      uint64_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0xC96C5795D7870F42ull : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  return table;
-}
-
 std::string Hex64(uint64_t v) { return absl::StrFormat("0x%016x", v); }
 
 absl::Status Damaged(const std::string& name, uint64_t offset, absl::string_view what) {
@@ -102,11 +90,9 @@ std::string Decompress(std::span<const uint8_t> payload, uint64_t raw, uint64_t 
 
 }  // namespace
 
+// liblzma's is the same CRC (xz's check type CRC64), computed several bytes at a time.
 uint64_t Crc64(std::span<const uint8_t> bytes, uint64_t crc) {
-  const std::array<uint64_t, 256>& t = Crc64Table();
-  crc = ~crc;
-  for (uint8_t b : bytes) crc = t[(crc ^ b) & 0xff] ^ (crc >> 8);
-  return ~crc;
+  return lzma_crc64(bytes.data(), bytes.size(), crc);
 }
 
 namespace {
@@ -274,34 +260,41 @@ void ReplayChecksums::Attach(replay::ReplayOptions& options, const ims::InitialM
       ++entries_;
     };
   } else {
+    constexpr size_t kBlock = 64 << 10;
+    pending_.reserve(kBlock + 64);
     options.on_instruction = [this](uint64_t pc, std::span<const uint8_t> bytes) {
-      uint8_t head[9];
-      for (int i = 0; i < 8; ++i) head[i] = static_cast<uint8_t>(pc >> (8 * i));
-      head[8] = static_cast<uint8_t>(bytes.size());
-      instruction_crc_ = Crc64(bytes, Crc64(head, instruction_crc_));
-      instruction_bytes_ += sizeof head + bytes.size();
+      for (int i = 0; i < 8; ++i) pending_.push_back(static_cast<uint8_t>(pc >> (8 * i)));
+      pending_.push_back(static_cast<uint8_t>(bytes.size()));
+      pending_.insert(pending_.end(), bytes.begin(), bytes.end());
+      instruction_bytes_ += 9 + bytes.size();
       ++entries_;
+      if (pending_.size() >= kBlock) {
+        instruction_crc_ = Crc64(pending_, instruction_crc_);
+        pending_.clear();
+      }
     };
   }
   options.on_record_retired = [this](const cat::BusRecord& r, uint64_t) {
     // The record as docs/cat-format.md encodes it, so a regenerated CAT file yields the same sum.
-    std::string head;
-    head.push_back(static_cast<char>(r.kind));
-    head.push_back(static_cast<char>(r.flags));
-    head.push_back(static_cast<char>(r.master));
-    head.push_back(0);
-    Store(head, r.data.size(), 4);
-    Store(head, r.address, 8);
-    Store(head, r.branch_count, 8);
-    cat_crc_ = Crc64(r.data, Crc64(Bytes(head), cat_crc_));
-    cat_bytes_ += head.size() + r.data.size();
+    uint8_t head[24] = {static_cast<uint8_t>(r.kind), r.flags, r.master, 0};
+    const auto store = [&head](int at, uint64_t v, int bytes) {
+      for (int i = 0; i < bytes; ++i) head[at + i] = static_cast<uint8_t>(v >> (8 * i));
+    };
+    store(4, r.data.size(), 4);
+    store(8, r.address, 8);
+    store(16, r.branch_count, 8);
+    cat_crc_ = Crc64(r.data, Crc64(head, cat_crc_));
+    cat_bytes_ += sizeof head + r.data.size();
     ++records_;
     record_bytes_ += r.data.size();
   };
 }
 
+uint64_t ReplayChecksums::InstructionCrc() const { return Crc64(pending_, instruction_crc_); }
+
 void ReplayChecksums::Append(const ReplayChecksums& next) {
-  instruction_crc_ = Crc64Combine(instruction_crc_, next.instruction_crc_, next.instruction_bytes_);
+  instruction_crc_ = Crc64Combine(InstructionCrc(), next.InstructionCrc(), next.instruction_bytes_);
+  pending_.clear();
   cat_crc_ = Crc64Combine(cat_crc_, next.cat_crc_, next.cat_bytes_);
   instruction_bytes_ += next.instruction_bytes_;
   cat_bytes_ += next.cat_bytes_;
@@ -316,7 +309,7 @@ void ReplayChecksums::Fill(const replay::ReplaySummary& summary, Manifest& m) co
   m.trace_entries = entries_;
   m.records = records_;
   m.record_bytes = record_bytes_;
-  m.instruction_crc64 = instruction_crc_;
+  m.instruction_crc64 = InstructionCrc();
   m.cat_crc64 = cat_crc_;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -68,8 +69,13 @@ class ReplayChecksums {
 
  private:
   uint64_t entries_ = 0, records_ = 0, record_bytes_ = 0;
+  // The instruction stream's sum, with the entries still in `pending_`.
+  uint64_t InstructionCrc() const;
+
   uint64_t instruction_crc_ = 0, cat_crc_ = 0;
   uint64_t instruction_bytes_ = 0, cat_bytes_ = 0;  // the streams' lengths, for Append
+  // Instruction entries not yet in instruction_crc_: a few bytes each, summed in blocks.
+  std::vector<uint8_t> pending_;
 };
 
 // The manifest's replay-derived fields against what a replay produced: OK, or one line naming

@@ -88,10 +88,8 @@ class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserv
   }
 
   // ---- x86::Cpu::InstructionObserver ----
-  void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in) override {
-    uint8_t bytes[x86::kMaxInstructionLength] = {};
-    const std::span<uint8_t> view(bytes, in.length);
-    cpu.PeekLinear(cpu.segment(x86::kCs).base + eip, view);
+  void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,
+                     std::span<const uint8_t> view) override {
     if (recorder_) {
       recorder_->OnInstruction(cpu, eip, in, view);
       if (!recorder_->status().ok()) engine_.Fail(recorder_->status());

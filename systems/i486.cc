@@ -125,7 +125,8 @@ class ResetMonitor final : public machine::BusMonitor, public x86::Cpu::Instruct
   }
 
   // The boundary before each instruction (each REP iteration): where it was, in the key's terms.
-  void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction&) override {
+  void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction&,
+                     std::span<const uint8_t>) override {
     last_ = {eip, cpu.branch_count(), records_, true};
   }
 

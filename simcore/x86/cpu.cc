@@ -548,7 +548,7 @@ uint64_t Cpu::Run(uint64_t steps) {
   stop_ = false;
   uint64_t done = 0;
   while (done < steps && !exception_.pending && !stop_) {
-    if (halted_ && !(nmi_ && !nmi_blocked_) && !(intr_ && (eflags_ & flag::kIF))) break;
+    if (halted_ && !InterruptDue()) break;
     if (CanRunStraight()) {
       done += RunStraight(steps - done);
     } else {
@@ -575,7 +575,7 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
   const FetchLine* line = nullptr;  // the line a run of register-only forms is fetched from
   while (done < steps) {
     const Predecoded* p = nullptr;
-    if (!(deliver_ && (intr_ || nmi_))) {
+    if (!(deliver_ && InterruptDue())) {
       const uint32_t linear = Linear(kCs, eip_);
       const uint32_t offset = linear & (Cache::kLineBytes - 1);
       if (line != nullptr && linear - offset == line->linear) {
@@ -658,7 +658,23 @@ const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
     if (!Fetch(linear + have, bytes + have, kMaxInstructionLength - have)) return nullptr;
     *scratch = Decode(bytes, kMaxInstructionLength, code32);
   }
+  std::memcpy(decode_scratch_bytes_, bytes, scratch->length);
   return &decode_scratch_;
+}
+
+std::span<const uint8_t> Cpu::BytesOf(const Predecoded& p, uint8_t* buffer) const {
+  const size_t length = p.in.length;
+  if (&p == &decode_scratch_) return {decode_scratch_bytes_, length};
+  const auto line = [this](uint32_t slot) {
+    return cache_.line_data(slot / Cache::kWays, slot % Cache::kWays);
+  };
+  const size_t index = static_cast<size_t>(&p - predecoded_.data());
+  const uint32_t slot = static_cast<uint32_t>(index / Cache::kLineBytes);
+  const size_t offset = index % Cache::kLineBytes, here = Cache::kLineBytes - offset;
+  if (length <= here) return {line(slot) + offset, length};
+  std::memcpy(buffer, line(slot) + offset, here);
+  std::memcpy(buffer + here, line(p.next_line.slot), length - here);
+  return {buffer, length};
 }
 
 // The fast path of FetchAndDecode: the instruction lies in a line a recent fetch used, which
@@ -718,7 +734,10 @@ void Cpu::Complete(const Predecoded& p) {
   if (eip_ + in.length - 1 > seg_[kCs].limit || eip_ + in.length - 1 < eip_) {
     return Raise(kVecGeneralProtection);
   }
-  if (observer_ != nullptr) observer_->OnInstruction(*this, eip_, in);
+  if (observer_ != nullptr) {
+    uint8_t buffer[kMaxInstructionLength];
+    observer_->OnInstruction(*this, eip_, in, BytesOf(p, buffer));
+  }
   next_eip_ = code32 ? eip_ + in.length : (eip_ + in.length) & 0xFFFF;
   jumped_ = false;
   repeat_ = false;

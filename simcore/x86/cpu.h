@@ -191,7 +191,10 @@ class Cpu {
   class InstructionObserver {
    public:
     virtual ~InstructionObserver() = default;
-    virtual void OnInstruction(Cpu& cpu, uint32_t eip, const Instruction& in) = 0;
+    // `bytes` are the instruction's, as the core fetched them (from the cache where it ran from
+    // a cached line).
+    virtual void OnInstruction(Cpu& cpu, uint32_t eip, const Instruction& in,
+                               std::span<const uint8_t> bytes) = 0;
     // A data access that succeeded: through a segment (operands, strings, the stack) or to an
     // inner ring's stack (the frame of a gate or an interrupt). Descriptor-table, IDT and TSS
     // accesses are not data accesses.
@@ -252,6 +255,8 @@ class Cpu {
   uint64_t RunStraight(uint64_t steps);
   bool CanRunStraight() const { return fast_paths_ && !halted_ && !shadow_ && !(dr7_ & 0xFF); }
   void DeliverPendingFault();
+  // An NMI or an INTR the processor would take at this boundary (the interrupt shadow aside).
+  bool InterruptDue() const { return (nmi_ && !nmi_blocked_) || (intr_ && (eflags_ & flag::kIF)); }
   // A near control transfer; a target beyond the CS limit is a #GP(0) of the branch itself.
   bool Branch(bool taken, uint32_t target, int size);
   bool NearCall(uint32_t target, int size);
@@ -477,6 +482,10 @@ class Cpu {
   static constexpr uint32_t kFetchLines = 256;
   std::array<FetchLine, kFetchLines> fetch_lines_{};
   Predecoded decode_scratch_;  // an instruction decoded outside the predecoded lines
+  uint8_t decode_scratch_bytes_[kMaxInstructionLength] = {};  // and its bytes
+  // The bytes of a predecoded instruction just fetched (`buffer` holds them when they span two
+  // lines).
+  std::span<const uint8_t> BytesOf(const Predecoded& p, uint8_t* buffer) const;
   FetchLine& FetchLineOf(uint32_t linear) {
     return fetch_lines_[(linear / Cache::kLineBytes) % kFetchLines];
   }
