@@ -16,32 +16,18 @@ fail() {
   exit 1
 }
 
-for tool in munged munge slurmctld slurmd sbatch scontrol sinfo xz; do
+for tool in sbatch scontrol squeue scancel xz; do
   command -v "$tool" >/dev/null ||
     fail "$tool not found: install Slurm and munge with scripts/install-deps (slurm-wlm munge)"
 done
-[ "$(id -u)" -eq 0 ] ||
-  fail "slurmd must run as root to start jobs (it switches to the submitting user); run as root"
+# shellcheck source=../../scripts/lib/slurm-cluster.bash
+source "$source_dir/scripts/lib/slurm-cluster.bash"
 
 dir=$(mktemp -d /tmp/citcat-slurm.XXXXXX)
-# munged wants every directory above its socket searchable by all.
-chmod 755 "$dir"
-mkdir -p "$dir"/{munge,state,spool,log,work}
-pids=() jobs=()
+mkdir -p "$dir/work"
+jobs=()
 cleanup() {
-  local pid
-  # The jobs' processes (slurmstepd and its tasks) outlive slurmd: the jobs are cancelled and
-  # left to end while the daemons still run.
-  if [ -n "${SLURM_CONF:-}" ] && [ "${#jobs[@]}" -gt 0 ]; then
-    scancel "${jobs[@]}" 2>/dev/null || true
-    for _ in $(seq 50); do
-      # slurmstepd keeps a socket in the spool directory while its step runs.
-      [ -z "$(squeue -h -o %i 2>/dev/null)" ] && [ -z "$(find "$dir/spool" -type s)" ] && break
-      sleep 0.2
-    done
-  fi
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  slurm_cluster_stop "${jobs[@]}"
   rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -54,82 +40,7 @@ logs() {
   done
 }
 
-# munge: a fresh key, a socket in the directory.
-head -c 1024 /dev/urandom >"$dir/munge/munge.key"
-chmod 400 "$dir/munge/munge.key"
-socket=$dir/munge/munge.socket
-munged -F --key-file="$dir/munge/munge.key" --socket="$socket" --pid-file="$dir/munge/munged.pid" \
-  --seed-file="$dir/munge/munged.seed" --log-file="$dir/log/munged.log" >"$dir/log/munged.out" 2>&1 &
-pids+=($!)
-for _ in $(seq 50); do [ -S "$socket" ] && break; sleep 0.1; done
-munge -S "$socket" -n </dev/null | unmunge -S "$socket" >/dev/null 2>&1 || {
-  logs
-  fail "munged did not start (no credential round trip through $socket)"
-}
-
-# Two free ports, picked at random so that clusters of two test runs do not meet.
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-ctld_port=0 slurmd_port=0
-for _ in $(seq 100); do
-  p=$((20000 + RANDOM % 40000))
-  port_free "$p" && port_free $((p + 1)) && { ctld_port=$p slurmd_port=$((p + 1)); break; }
-done
-[ "$ctld_port" -ne 0 ] || fail "no two free ports on localhost"
-
-# The node as slurmd sees it (CPUs, sockets, cores, memory), named as this host.
-node=$(slurmd -C | head -n 1)
-[[ "$node" == NodeName=* ]] || fail "slurmd -C did not describe this node: $node"
-host=$(sed 's/^NodeName=\([^ ]*\).*/\1/' <<<"$node")
-cat >"$dir/slurm.conf" <<EOF
-ClusterName=citcattest
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$socket
-CredType=cred/munge
-StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
-SlurmctldPidFile=$dir/slurmctld.pid
-SlurmdPidFile=$dir/slurmd.pid
-SlurmctldLogFile=$dir/log/slurmctld.log
-SlurmdLogFile=$dir/log/slurmd.log
-MailProg=/bin/true
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-SchedulerType=sched/backfill
-SchedulerParameters=batch_sched_delay=0
-MpiDefault=none
-SwitchType=switch/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-ReturnToService=2
-SlurmdTimeout=30
-$node NodeAddr=127.0.0.1 State=UNKNOWN
-PartitionName=citcat Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-EOF
-export SLURM_CONF=$dir/slurm.conf
-
-slurmctld -D -i >"$dir/log/slurmctld.out" 2>&1 &
-pids+=($!)
-slurmd -D >"$dir/log/slurmd.out" 2>&1 &
-pids+=($!)
-state=""
-for _ in $(seq 100); do
-  state=$(sinfo -h -o %T 2>/dev/null || true)
-  [ "$state" = idle ] && break
-  sleep 0.2
-done
-[ "$state" = idle ] || {
-  logs
-  fail "the cluster did not come up (node state '${state}' after 20 s; logs above)"
-}
-echo "cluster: slurmctld on port $ctld_port, slurmd on $slurmd_port, node $(sinfo -h -o '%N %c CPUs %m MB')"
+slurm_cluster_start "$dir" || { logs; fail "the one-node cluster did not start"; }
 
 # A small i486 capture, packed, and the local replays of the whole to compare with.
 w=$dir/work
