@@ -53,33 +53,6 @@ void Cpu::set_cr0(uint32_t v) {
   paging_.set_wp(v & kCr0Wp);
 }
 
-bool Cpu::PeekLinear(uint32_t linear, std::span<uint8_t> bytes) const {
-  for (size_t i = 0; i < bytes.size();) {
-    const uint32_t at = linear + static_cast<uint32_t>(i);
-    const size_t n = std::min<size_t>(bytes.size() - i, 0x1000 - (at & 0xFFF));
-    uint32_t paddr = at;
-    if (cr0_ & kCr0Pg) {
-      std::optional<uint32_t> frame = paging_.Probe(at, bus_);
-      if (!frame) return false;
-      paddr = *frame | (at & 0xFFF);
-    }
-    if (!bus_.Peek(paddr, bytes.subspan(i, n))) return false;
-    // What the cache holds is what runs (the same as memory in a write-through cache, but a
-    // replay that starts with a saved cache may not have that memory).
-    for (size_t k = 0; k < n;) {
-      const uint32_t p = paddr + static_cast<uint32_t>(k);
-      const size_t in_line = std::min<size_t>(n - k, Cache::kLineBytes - p % Cache::kLineBytes);
-      if (const int way = cache_.WayOf(p); way >= 0) {
-        std::memcpy(&bytes[i + k], cache_.line_data(Cache::SetOf(p), way) + p % Cache::kLineBytes,
-                    in_line);
-      }
-      k += in_line;
-    }
-    i += n;
-  }
-  return true;
-}
-
 void Cpu::SetFlat32(int cpl) {
   set_cr0(kCr0Pe | kCr0Et);
   const uint8_t dpl = static_cast<uint8_t>(cpl << 5);

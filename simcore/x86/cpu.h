@@ -208,11 +208,6 @@ class Cpu {
     }
   };
   void set_instruction_observer(InstructionObserver* observer) { observer_ = observer; }
-  // Bytes at a linear address, translated through the TLB or the page tables without touching
-  // either and read without a bus transaction (from the cache where it holds them, else
-  // Bus::Peek): for debuggers and traces. False where the address is not mapped or not plain
-  // memory.
-  bool PeekLinear(uint32_t linear, std::span<uint8_t> bytes) const;
   // Whether condition code `cond` (Jcc's tttn) holds on the current flags.
   bool Condition(uint8_t cond) const;
   const Exception& exception() const { return exception_; }

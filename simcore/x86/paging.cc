@@ -50,23 +50,4 @@ Translation Paging::Walk(uint32_t linear, bool write, bool user) {
   return {true, (pte & kPteFrame) | (linear & 0xFFF), bool(pte & kPtePcd), bool(pte & kPtePwt), 0};
 }
 
-std::optional<uint32_t> Paging::Probe(uint32_t linear, const simcore::Bus& bus) const {
-  for (uint32_t way = 0; way < Tlb::kWays; ++way) {
-    const TlbEntry& e = tlb_.entry(Tlb::SetOf(linear), way);
-    if (e.valid() && (e.page & kPteFrame) == (linear & kPteFrame)) return e.frame();
-  }
-  const auto entry = [&](uint32_t paddr) -> std::optional<uint32_t> {
-    uint8_t b[4];
-    if (!bus.Peek(paddr, b)) return std::nullopt;
-    const uint32_t v = LoadLe(b);
-    if (!(v & kPtePresent)) return std::nullopt;
-    return v;
-  };
-  const std::optional<uint32_t> pde = entry((cr3_ & kPteFrame) | ((linear >> 20) & 0xFFC));
-  if (!pde) return std::nullopt;
-  const std::optional<uint32_t> pte = entry((*pde & kPteFrame) | ((linear >> 10) & 0xFFC));
-  if (!pte) return std::nullopt;
-  return *pte & kPteFrame;
-}
-
 }  // namespace citcat::x86

@@ -89,11 +89,6 @@ class Paging {
     return !write || !wp_ || (rights & kPteWritable);
   }
 
-  // The frame `linear` maps to, without a bus transaction and without touching the TLB or the
-  // entries' bits: from the TLB if it holds the page, else from the tables read through `bus`
-  // (Bus::Peek). Nothing if the page is not present.
-  std::optional<uint32_t> Probe(uint32_t linear, const simcore::Bus& bus) const;
-
   Tlb& tlb() { return tlb_; }
   const Tlb& tlb() const { return tlb_; }
 

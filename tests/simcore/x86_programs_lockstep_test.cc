@@ -120,6 +120,9 @@ class ChecksumBus final : public simcore::Bus {
   void Load(uint32_t address, const std::vector<uint8_t>& bytes) {
     std::copy(bytes.begin(), bytes.end(), ram_.begin() + address);
   }
+  std::span<const uint8_t> Bytes(uint32_t address, size_t n) const {
+    return std::span<const uint8_t>(ram_).subspan(address, n);
+  }
   uint64_t checksum = 14695981039346656037ull, records = 0;
 
  private:
@@ -134,8 +137,30 @@ class ChecksumBus final : public simcore::Bus {
   std::vector<uint8_t> ram_ = std::vector<uint8_t>(kRam);
 };
 
+// Checks that the bytes the core hands its observer are the instruction's bytes in memory (flat
+// code: EIP is the physical address), and counts those that span two cache lines.
+class BytesChecker final : public Cpu::InstructionObserver {
+ public:
+  explicit BytesChecker(const ChecksumBus& bus) : bus_(bus) {}
+  void OnInstruction(Cpu&, uint32_t eip, const Instruction& in,
+                     std::span<const uint8_t> bytes) override {
+    ++instructions;
+    if ((eip % 16) + in.length > 16) ++spanning;
+    const std::span<const uint8_t> memory = bus_.Bytes(eip, in.length);
+    if (bytes.size() != in.length || !std::equal(bytes.begin(), bytes.end(), memory.begin())) {
+      if (wrong++ == 0) first_wrong = eip;
+    }
+  }
+  uint64_t instructions = 0, spanning = 0, wrong = 0;
+  uint32_t first_wrong = 0;
+
+ private:
+  const ChecksumBus& bus_;
+};
+
 // The core's predecoded-line fast paths leave exactly the bus trace of the full path on every
-// fetch, on programs whose data and code contend for the cache (sort's arrays are twice its size).
+// fetch, on programs whose data and code contend for the cache (sort's arrays are twice its size),
+// and hand the observer the same instruction bytes as memory holds.
 TEST(X86Programs, FastPathsLeaveTheSameBusTraceOnCompiledCode) {
   for (const char* file : {"sort.O2", "compress.Os", "kernels.O2"}) {
     const auto elf = machine::LoadElfFile(std::string(CITCAT_X86_GUESTS) + "/" + file + ".elf");
@@ -148,12 +173,17 @@ TEST(X86Programs, FastPathsLeaveTheSameBusTraceOnCompiledCode) {
       }
       Cpu cpu(bus);
       cpu.set_fast_paths(fast == 1);
+      BytesChecker bytes(bus);
+      cpu.set_instruction_observer(&bytes);
       cpu.SetFlat32();
       cpu.set_eip(static_cast<uint32_t>(elf->entry));
       while (!cpu.halted() && !cpu.exception().pending && cpu.retired() < 20'000'000) {
         cpu.Run(1 << 20);
       }
       ASSERT_TRUE(cpu.halted()) << file;
+      EXPECT_EQ(bytes.wrong, 0u) << file << ": first at " << std::hex << bytes.first_wrong;
+      EXPECT_EQ(bytes.instructions, cpu.steps()) << file;
+      EXPECT_GT(bytes.spanning, 1000u) << file;
       checksum[fast] = bus.checksum;
       records[fast] = bus.records;
       retired[fast] = cpu.retired();
