@@ -25,9 +25,8 @@ struct Program {
   uint32_t entry = 0;
 };
 
-Program Load(const std::string& name) {
-  absl::StatusOr<machine::ElfImage> elf =
-      machine::LoadElfFile(std::string(CITCAT_X86_PROGRAMS) + "/" + name + ".elf");
+Program Load(const std::string& path) {
+  absl::StatusOr<machine::ElfImage> elf = machine::LoadElfFile(path);
   if (!elf.ok()) std::abort();
   Program p;
   for (const machine::ElfSegment& s : elf->segments) {
@@ -92,7 +91,31 @@ void CoreVsUnicorn(benchmark::State& state, const char* name) {
   state.counters["unicorn_instructions"] = static_cast<double>(n_unicorn);
 }
 
-BENCHMARK_CAPTURE(CoreVsUnicorn, kernels, "kernels")->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(CoreVsUnicorn, kernels, CITCAT_X86_PROGRAMS "/kernels.elf")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+#ifdef CITCAT_X86_GUESTS
+// The R4400 integer workloads and a 64-bit integer program as flat i486 programs at -O2 (the
+// lock-step tests' builds, salt 0). fp is left out: Unicorn does not bring it to its HLT.
+BENCHMARK_CAPTURE(CoreVsUnicorn, sort, CITCAT_X86_GUESTS "/sort.O2.elf")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK_CAPTURE(CoreVsUnicorn, hash, CITCAT_X86_GUESTS "/hash.O2.elf")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK_CAPTURE(CoreVsUnicorn, compress, CITCAT_X86_GUESTS "/compress.O2.elf")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK_CAPTURE(CoreVsUnicorn, chase, CITCAT_X86_GUESTS "/chase.O2.elf")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK_CAPTURE(CoreVsUnicorn, memcpy, CITCAT_X86_GUESTS "/memcpy.O2.elf")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK_CAPTURE(CoreVsUnicorn, int64, CITCAT_X86_GUESTS "/int64.O2.elf")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+#endif
 
 }  // namespace
 }  // namespace citcat::x86
