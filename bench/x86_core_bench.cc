@@ -73,8 +73,8 @@ double RunUnicorn(const Program& p, uint64_t* instructions, uint32_t* result) {
   return t1 - t0;
 }
 
-void CoreVsUnicorn(benchmark::State& state, const char* name) {
-  const Program p = Load(name);
+void CoreVsUnicorn(benchmark::State& state, const std::string& path) {
+  const Program p = Load(path);
   double core = 0, unicorn = 0;
   uint64_t n_core = 0, n_unicorn = 0;
   for (auto _ : state) {
@@ -91,33 +91,31 @@ void CoreVsUnicorn(benchmark::State& state, const char* name) {
   state.counters["unicorn_instructions"] = static_cast<double>(n_unicorn);
 }
 
-BENCHMARK_CAPTURE(CoreVsUnicorn, kernels, CITCAT_X86_PROGRAMS "/kernels.elf")
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(3);
+// The benchmark's own program, and where the lock-step tests' compiled workloads are built, the
+// R4400 integer workloads and a 64-bit integer program as flat i486 programs at -O2 (salt 0). fp
+// is left out: Unicorn does not bring it to its HLT.
+void RegisterPrograms() {
+  const auto add = [](const std::string& name, const std::string& path) {
+    benchmark::RegisterBenchmark(("CoreVsUnicorn/" + name).c_str(), CoreVsUnicorn, path)
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(3);
+  };
+  add("kernels", CITCAT_X86_PROGRAMS "/kernels.elf");
 #ifdef CITCAT_X86_GUESTS
-// The R4400 integer workloads and a 64-bit integer program as flat i486 programs at -O2 (the
-// lock-step tests' builds, salt 0). fp is left out: Unicorn does not bring it to its HLT.
-BENCHMARK_CAPTURE(CoreVsUnicorn, sort, CITCAT_X86_GUESTS "/sort.O2.elf")
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(3);
-BENCHMARK_CAPTURE(CoreVsUnicorn, hash, CITCAT_X86_GUESTS "/hash.O2.elf")
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(3);
-BENCHMARK_CAPTURE(CoreVsUnicorn, compress, CITCAT_X86_GUESTS "/compress.O2.elf")
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(3);
-BENCHMARK_CAPTURE(CoreVsUnicorn, chase, CITCAT_X86_GUESTS "/chase.O2.elf")
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(3);
-BENCHMARK_CAPTURE(CoreVsUnicorn, memcpy, CITCAT_X86_GUESTS "/memcpy.O2.elf")
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(3);
-BENCHMARK_CAPTURE(CoreVsUnicorn, int64, CITCAT_X86_GUESTS "/int64.O2.elf")
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(3);
+  for (const char* name : {"sort", "hash", "compress", "chase", "memcpy", "int64"}) {
+    add(name, std::string(CITCAT_X86_GUESTS "/") + name + ".O2.elf");
+  }
 #endif
+}
 
 }  // namespace
 }  // namespace citcat::x86
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  citcat::x86::RegisterPrograms();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

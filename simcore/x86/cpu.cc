@@ -552,11 +552,8 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
       const uint32_t linear = Linear(kCs, eip_);
       const uint32_t offset = linear & (Cache::kLineBytes - 1);
       if (line != nullptr && linear - offset == line->linear) {
-        const Predecoded& q = predecoded_[line->ref.slot * Cache::kLineBytes + offset];
-        if (q.generation == line->ref.generation && q.valid && q.code32 == seg_[kCs].big &&
-            q.in.length <= Cache::kLineBytes - offset) {
-          p = &q;
-        }
+        p = KeptIn(*line, offset, seg_[kCs].big);
+        if (p != nullptr && p->in.length > Cache::kLineBytes - offset) p = nullptr;  // spans two
       }
       if (p == nullptr) {
         p = FetchFromLine(linear, seg_[kCs].big);
@@ -661,14 +658,19 @@ const Cpu::Predecoded* Cpu::FetchFromLine(uint32_t linear, bool code32) {
       f.cpl != cpl_ || f.tlb_epoch != paging_.tlb().epoch()) {
     return nullptr;
   }
-  const Predecoded& p = predecoded_[f.ref.slot * Cache::kLineBytes + offset];
-  if (p.generation != f.ref.generation || p.code32 != code32 || !p.valid) return nullptr;
-  const bool crosses = p.in.length > Cache::kLineBytes - offset;
-  if (crosses && !cache_.Current(p.next_line)) return nullptr;
+  const Predecoded* p = KeptIn(f, offset, code32);
+  if (p == nullptr) return nullptr;
+  const bool crosses = p->in.length > Cache::kLineBytes - offset;
+  if (crosses && !cache_.Current(p->next_line)) return nullptr;
   if (cr0_ & kCr0Pg) paging_.tlb().Lookup(linear);
   cache_.Touch(f.ref);
-  if (crosses) cache_.Touch(p.next_line);
-  return &p;
+  if (crosses) cache_.Touch(p->next_line);
+  return p;
+}
+
+const Cpu::Predecoded* Cpu::KeptIn(const FetchLine& f, uint32_t offset, bool code32) const {
+  const Predecoded& p = predecoded_[f.ref.slot * Cache::kLineBytes + offset];
+  return p.generation == f.ref.generation && p.code32 == code32 && p.valid ? &p : nullptr;
 }
 
 void Cpu::Step() {

@@ -484,6 +484,9 @@ class Cpu {
   FetchLine& FetchLineOf(uint32_t linear) {
     return fetch_lines_[(linear / Cache::kLineBytes) % kFetchLines];
   }
+  // The instruction predecoded at `offset` of the line `f` names, if it was decoded from the
+  // bytes the line holds now, for code of this size.
+  const Predecoded* KeptIn(const FetchLine& f, uint32_t offset, bool code32) const;
   bool delivering_ = false;  // an event is being delivered (a fault now may be a double fault)
   FaultClass delivering_class_ = FaultClass::kBenign;
   // A fault raised during the current step, delivered at its end.
