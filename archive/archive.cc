@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "cat_parser/crc.h"
+#include "cat_parser/format.h"
 #include "ims/ims_util.h"
 #include "systems/system.h"
 
@@ -263,10 +264,12 @@ void ReplayChecksums::Attach(replay::ReplayOptions& options, const ims::InitialM
     constexpr size_t kBlock = 64 << 10;
     pending_.reserve(kBlock + 64);
     options.on_instruction = [this](uint64_t pc, std::span<const uint8_t> bytes) {
-      for (int i = 0; i < 8; ++i) pending_.push_back(static_cast<uint8_t>(pc >> (8 * i)));
-      pending_.push_back(static_cast<uint8_t>(bytes.size()));
+      uint8_t head[9];
+      cat::format::Store64(head, pc);
+      head[8] = static_cast<uint8_t>(bytes.size());
+      pending_.insert(pending_.end(), head, head + sizeof head);
       pending_.insert(pending_.end(), bytes.begin(), bytes.end());
-      instruction_bytes_ += 9 + bytes.size();
+      instruction_bytes_ += sizeof head + bytes.size();
       ++entries_;
       if (pending_.size() >= kBlock) {
         instruction_crc_ = Crc64(pending_, instruction_crc_);
@@ -277,12 +280,9 @@ void ReplayChecksums::Attach(replay::ReplayOptions& options, const ims::InitialM
   options.on_record_retired = [this](const cat::BusRecord& r, uint64_t) {
     // The record as docs/cat-format.md encodes it, so a regenerated CAT file yields the same sum.
     uint8_t head[24] = {static_cast<uint8_t>(r.kind), r.flags, r.master, 0};
-    const auto store = [&head](int at, uint64_t v, int bytes) {
-      for (int i = 0; i < bytes; ++i) head[at + i] = static_cast<uint8_t>(v >> (8 * i));
-    };
-    store(4, r.data.size(), 4);
-    store(8, r.address, 8);
-    store(16, r.branch_count, 8);
+    cat::format::Store32(head + 4, static_cast<uint32_t>(r.data.size()));
+    cat::format::Store64(head + 8, r.address);
+    cat::format::Store64(head + 16, r.branch_count);
     cat_crc_ = Crc64(r.data, Crc64(head, cat_crc_));
     cat_bytes_ += sizeof head + r.data.size();
     ++records_;
