@@ -60,10 +60,11 @@ bool IsPort(cat::RecordKind kind) {
 
 void Engine::Free::operator()(uint8_t* p) const { std::free(p); }
 
-Engine::Engine(const ims::InitialMachineState& ims, const aes::EventSchedule& aes,
+Engine::Engine(const ims::InitialMachineState& ims, const aes::Schedule& aes,
                const ReplayOptions& options, cat::CatHeader header, bool observe)
     : ims_(ims),
       aes_(aes),
+      events_(aes.Read()),
       options_(options),
       header_(std::move(header)),
       observe_(observe),
@@ -231,8 +232,7 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
       ended_ = true;  // where the next segment begins
       break;
     }
-    const aes::Interrupt* irq =
-        next_irq_ < aes_.interrupts_size() ? &aes_.interrupts(next_irq_) : nullptr;
+    const aes::Interrupt* irq = events_->interrupts().Peek();
     uint64_t target = end_known_ ? (end_at_bc ? end_bc : end_bc + 1) : ~uint64_t{0};
     if (irq != nullptr) target = std::min(target, irq->branch_count());
     // A cut is due: stop at every control transfer until one leaves a flow break.
@@ -244,11 +244,12 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
       core_->Run(kSlice);
       if (cut_armed_ && !stopped() && core_->AtFlowBreak()) Cut();
     } else if (irq != nullptr && bc == irq->branch_count()) {
-      const int before = next_irq_;
-      core_->Inject(*irq);
+      const uint64_t before = events_->interrupts().taken();
+      const aes::Interrupt scheduled = *irq;  // taking it consumes the queue's copy
+      core_->Inject(scheduled);
       if (cut_armed_ && !stopped() && core_->AtFlowBreak()) Cut();
-      if (!stopped() && next_irq_ == before) {
-        Diverge(absl::StrCat("the interrupt reported at CAT record ", irq->cat_record(),
+      if (!stopped() && events_->interrupts().taken() == before) {
+        Diverge(absl::StrCat("the interrupt reported at CAT record ", scheduled.cat_record(),
                              " was not taken"));
       }
     } else if (irq != nullptr && bc > irq->branch_count()) {
@@ -263,6 +264,7 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
   }
   core_->set_stop_branch_count(~uint64_t{0});
   if (error_.ok() && !diverged()) FinishSchedule();
+  if (error_.ok() && !events_->status().ok()) error_ = events_->status();
   if (absl::Status s = core_->Finish(); !s.ok() && error_.ok()) error_ = s;
   if (cutting() && error_.ok() && !diverged()) HandOverSegment(/*last=*/true);
   FlushTrace();
@@ -272,10 +274,10 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
   s.instructions = core_->retired() - ims_.start().instructions();
   s.steps = core_->steps();
   s.records = records_;
-  s.interrupts = next_irq_;
-  s.dma = next_dma_;
-  s.device_accesses = next_io_;
-  s.register_reads = next_reg_;
+  s.interrupts = events_->interrupts().taken();
+  s.dma = events_->dma().taken();
+  s.device_accesses = events_->device_io().taken();
+  s.register_reads = events_->register_reads().taken();
   s.end_branch_count = core_->branch_count();
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return s;
@@ -287,8 +289,9 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
 // is a divergence (it would be beyond the end of the schedule).
 void Engine::FinishSchedule() {
   const uint64_t end_bc = aes_.end().branch_count();
-  while (next_dma_ < aes_.dma_size() && !diverged() && error_.ok()) {
-    const aes::DmaTransfer& d = aes_.dma(next_dma_++);
+  while (!events_->dma().empty() && !diverged() && error_.ok()) {
+    // A copy: the core runs on before it is applied, and may take the queue's next.
+    const aes::DmaTransfer d = Take(events_->dma(), *segment_.events.mutable_dma());
     if (d.branch_count() > core_->branch_count() && d.branch_count() <= end_bc) {
       core_->set_stop_branch_count(d.branch_count());
       while (core_->branch_count() < d.branch_count() && !diverged() && error_.ok()) {
@@ -302,12 +305,13 @@ void Engine::FinishSchedule() {
 }
 
 void Engine::InterruptTaken(const aes::Interrupt& key) {
-  if (next_irq_ >= aes_.interrupts_size()) {
+  const aes::Interrupt* next = events_->interrupts().Peek();
+  if (next == nullptr) {
     Diverge(absl::StrCat("the core took an interrupt at ", Key(key.branch_count(), key.pc()),
                          " that the schedule does not have"));
     return;
   }
-  const aes::Interrupt& irq = aes_.interrupts(next_irq_);
+  const aes::Interrupt& irq = *next;
   if (key.branch_count() != irq.branch_count() || key.pc() != irq.pc() ||
       key.rep_remaining() != irq.rep_remaining()) {
     Diverge(absl::StrCat("expected the interrupt at ", Key(irq.branch_count(), irq.pc()),
@@ -315,21 +319,18 @@ void Engine::InterruptTaken(const aes::Interrupt& key) {
                          Key(key.branch_count(), key.pc())));
     return;
   }
-  ++next_irq_;
+  Take(events_->interrupts(), *segment_.events.mutable_interrupts());
 }
 
 const aes::RegisterRead* Engine::TakeRegisterRead(aes::RegisterRead::Register reg,
                                                   absl::string_view name, absl::string_view hint) {
-  if (next_reg_ >= aes_.register_reads_size() ||
-      aes_.register_reads(next_reg_).register_() != reg) {
+  const aes::RegisterRead* next = events_->register_reads().Peek();
+  if (next == nullptr || next->register_() != reg) {
     Diverge(absl::StrCat("the core read ", name, ", the schedule's next register read is ",
-                         next_reg_ < aes_.register_reads_size()
-                             ? Describe(aes_.register_reads(next_reg_))
-                             : "none (all used)",
-                         hint));
+                         next != nullptr ? Describe(*next) : "none (all used)", hint));
     return nullptr;
   }
-  return &aes_.register_reads(next_reg_++);
+  return &Take(events_->register_reads(), *segment_.events.mutable_register_reads());
 }
 
 // ---- the instruction trace ----
@@ -376,9 +377,10 @@ void Engine::FlushTrace() {
 
 void Engine::BeginCpuTransaction(const cat::BusRecord& r) {
   // DMA placed after this many CPU transactions happens before this one.
-  while (next_dma_ < aes_.dma_size() &&
-         aes_.dma(next_dma_).after_cpu_transactions() <= cpu_transactions_ && !diverged()) {
-    ApplyDma(aes_.dma(next_dma_++));
+  for (const aes::DmaTransfer* d = events_->dma().Peek();
+       d != nullptr && d->after_cpu_transactions() <= cpu_transactions_ && !diverged();
+       d = events_->dma().Peek()) {
+    ApplyDma(Take(events_->dma(), *segment_.events.mutable_dma()));
   }
   if (end_known_ && cpu_transactions_ >= aes_.end().cpu_transactions()) {
     Diverge(absl::StrCat("a ", cat::KindName(r.kind), " of ", r.data.size(), " bytes at ",
@@ -441,10 +443,6 @@ void Engine::Cut() {
     e.set_address(w.base);
     e.set_data(w.bytes.data(), w.bytes.size());
   }
-  segment_.irq = next_irq_;
-  segment_.dma = next_dma_;
-  segment_.io = next_io_;
-  segment_.reg = next_reg_;
   segment_.transactions = cpu_transactions_;
   segment_.records = records_;
   std::fill(touched_.begin(), touched_.end(), 0);
@@ -483,15 +481,13 @@ void Engine::HandOverSegment(bool last) {
               });
   }
   aes::EventSchedule& a = seg.aes;
+  a = std::move(segment_.events);
   a.set_format_version(aes_.format_version());
   a.set_machine(aes_.machine());
-  for (int i = segment_.irq; i < next_irq_; ++i) *a.add_interrupts() = aes_.interrupts(i);
-  for (int i = segment_.io; i < next_io_; ++i) *a.add_device_io() = aes_.device_io(i);
-  for (int i = segment_.reg; i < next_reg_; ++i) *a.add_register_reads() = aes_.register_reads(i);
-  const int dma_end = last ? aes_.dma_size() : next_dma_;
-  for (int i = segment_.dma; i < dma_end; ++i) {
-    aes::DmaTransfer& d = *a.add_dma();
-    d = aes_.dma(i);
+  if (last) {
+    while (!events_->dma().empty()) *a.add_dma() = events_->dma().Pop();
+  }
+  for (aes::DmaTransfer& d : *a.mutable_dma()) {
     d.set_after_cpu_transactions(d.after_cpu_transactions() - segment_.transactions);
   }
   aes::EndPoint& end = *a.mutable_end();
@@ -566,8 +562,8 @@ void Engine::Read(const cat::BusRecord& r, std::span<uint8_t> data) {
   const uint64_t a = r.address;
   if (r.kind == cat::RecordKind::kInterruptAck) {
     // The vector the interrupt controller put on the bus: the scheduled interrupt's.
-    if (next_irq_ < aes_.interrupts_size() && !data.empty()) {
-      data[0] = static_cast<uint8_t>(aes_.interrupts(next_irq_).vector());
+    if (const aes::Interrupt* irq = events_->interrupts().Peek(); irq != nullptr && !data.empty()) {
+      data[0] = static_cast<uint8_t>(irq->vector());
     } else {
       Diverge("an interrupt acknowledge cycle with no interrupt scheduled");
     }
@@ -626,19 +622,20 @@ void Engine::DeviceRead(const cat::BusRecord& r, std::span<uint8_t> data) {
   const bool port = IsPort(r.kind);
   const std::string actual =
       absl::StrCat("a read of ", data.size(), " bytes at ", port ? "port " : "", Hex(r.address));
-  if (next_io_ >= aes_.device_io_size()) {
+  const aes::DeviceAccess* next = events_->device_io().Peek();
+  if (next == nullptr) {
     Diverge(absl::StrCat("the core made ", actual, ", but the schedule has no device access left"));
     return;
   }
-  const aes::DeviceAccess& e = aes_.device_io(next_io_);
+  const aes::DeviceAccess& e = *next;
   if (e.write() || e.port() != port || e.address() != r.address || e.data().size() != data.size()) {
     Diverge(absl::StrCat("expected ", Describe(e), ", the core made ", actual));
     return;
   }
   std::memcpy(data.data(), e.data().data(), data.size());
-  ++next_io_;
+  const aes::DeviceAccess& used = Take(events_->device_io(), *segment_.events.mutable_device_io());
   TraceEvent(absl::StrCat("device read at ", port ? "port " : "", Hex(r.address), ": ",
-                          BytesHex(e.data())));
+                          BytesHex(used.data())));
 }
 
 void Engine::DeviceWrite(const cat::BusRecord& r) {
@@ -646,33 +643,34 @@ void Engine::DeviceWrite(const cat::BusRecord& r) {
   const std::string actual =
       absl::StrCat("a write of ", r.data.size(), " bytes at ", port ? "port " : "", Hex(r.address),
                    " data=", BytesHex(r.data));
-  if (next_io_ >= aes_.device_io_size()) {
+  const aes::DeviceAccess* next = events_->device_io().Peek();
+  if (next == nullptr) {
     Diverge(absl::StrCat("the core made ", actual, ", but the schedule has no device access left"));
     return;
   }
-  const aes::DeviceAccess& e = aes_.device_io(next_io_);
+  const aes::DeviceAccess& e = *next;
   if (!e.write() || e.port() != port || e.address() != r.address ||
       e.data().size() != r.data.size() ||
       std::memcmp(e.data().data(), r.data.data(), r.data.size()) != 0) {
     Diverge(absl::StrCat("expected ", Describe(e), ", the core made ", actual));
     return;
   }
-  ++next_io_;
+  Take(events_->device_io(), *segment_.events.mutable_device_io());
 }
 
 void Engine::CheckEverythingUsed() {
   if (records_ != aes_.end().cat_records()) {
     Diverge(absl::StrCat("the schedule has ", aes_.end().cat_records(),
                          " records, replay regenerated ", records_));
-  } else if (next_irq_ < aes_.interrupts_size()) {
-    const aes::Interrupt& irq = aes_.interrupts(next_irq_);
+  } else if (const aes::Interrupt* next = events_->interrupts().Peek()) {
+    const aes::Interrupt& irq = *next;
     Diverge(irq.cat_record(), absl::StrCat("the interrupt at ", Key(irq.branch_count(), irq.pc()),
                                            " was never taken"));
-  } else if (next_io_ < aes_.device_io_size()) {
-    const aes::DeviceAccess& e = aes_.device_io(next_io_);
+  } else if (const aes::DeviceAccess* io = events_->device_io().Peek()) {
+    const aes::DeviceAccess& e = *io;
     Diverge(e.cat_record(), absl::StrCat("the core never made ", Describe(e)));
-  } else if (next_reg_ < aes_.register_reads_size()) {
-    const aes::RegisterRead& e = aes_.register_reads(next_reg_);
+  } else if (const aes::RegisterRead* reg = events_->register_reads().Peek()) {
+    const aes::RegisterRead& e = *reg;
     Diverge(e.cat_record(), absl::StrCat("the core never read ", Describe(e)));
   }
 }

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "aes/aes.pb.h"
+#include "aes/schedule.h"
 #include "cat_parser/record.h"
 #include "ims/ims.pb.h"
 #include "replay/core_adapter.h"
@@ -31,7 +32,7 @@ class Engine final : public simcore::Bus {
  public:
   // `header`: the CAT header the traced system writes (its memory map and reserved areas).
   // `observe`: look at every instruction (a trace, or the context of a divergence).
-  Engine(const ims::InitialMachineState& ims, const aes::EventSchedule& aes,
+  Engine(const ims::InitialMachineState& ims, const aes::Schedule& aes,
          const ReplayOptions& options, cat::CatHeader header, bool observe);
   ~Engine() override;
 
@@ -45,7 +46,10 @@ class Engine final : public simcore::Bus {
   bool Peek(uint64_t address, std::span<uint8_t> data) const override;
 
   // ---- for core adapters ----
-  const aes::EventSchedule& schedule() const { return aes_; }
+  const aes::Schedule& schedule() const { return aes_; }
+  // The schedule's lists, each at the next event replay has not used.
+  aes::ScheduleReader& events() { return *events_; }
+  uint64_t interrupts_taken() const { return events_->interrupts().taken(); }
   const ReplayOptions& options() const { return options_; }
   const cat::CatHeader& header() const { return header_; }
   // The header's memory map, quick to ask at every access.
@@ -79,9 +83,6 @@ class Engine final : public simcore::Bus {
   uint64_t next_record() const { return CurrentRecord(); }
   // The core entered an interrupt at this key: it must be the schedule's next one.
   void InterruptTaken(const aes::Interrupt& key);
-  // The index of the schedule's next interrupt and register read.
-  int next_interrupt() const { return next_irq_; }
-  int next_register_read() const { return next_reg_; }
   // The schedule's next register read if it is `reg`, consumed; otherwise a divergence naming
   // `name` (what the core read) and `hint`, and nullptr.
   const aes::RegisterRead* TakeRegisterRead(aes::RegisterRead::Register reg, absl::string_view name,
@@ -149,13 +150,21 @@ class Engine final : public simcore::Bus {
   // Where the segment being replayed began, and what it has read first.
   struct SegmentStart {
     ims::InitialMachineState ims;  // without its memory, which is known at its end
-    int irq = 0, dma = 0, io = 0, reg = 0;
+    aes::EventSchedule events;     // the events used since it began
     uint64_t transactions = 0, records = 0;
   };
   bool cutting() const { return options_.on_segment != nullptr; }
   // Ends the current segment (handed to on_segment) and begins the next at this boundary.
   void Cut();
   void HandOverSegment(bool last);
+  // The next event of `list`, consumed (and kept for the segment when cutting).
+  template <typename Event>
+  const Event& Take(aes::EventQueue<Event>& list,
+                    google::protobuf::RepeatedPtrField<Event>& segment_list) {
+    const Event& e = list.Pop();
+    if (cutting()) *segment_list.Add() = e;
+    return e;
+  }
   // RAM bytes the current segment has read or written (or DMA wrote), and the value each had
   // when it first read it.
   void Touch(uint64_t a, uint64_t n, bool read);
@@ -164,7 +173,8 @@ class Engine final : public simcore::Bus {
   static constexpr int kRingSize = 16;
 
   const ims::InitialMachineState& ims_;
-  const aes::EventSchedule& aes_;
+  const aes::Schedule aes_;
+  const std::unique_ptr<aes::ScheduleReader> events_;
   const ReplayOptions& options_;
   const cat::CatHeader header_;
   const bool observe_;
@@ -183,7 +193,6 @@ class Engine final : public simcore::Bus {
   uint64_t cpu_transactions_ = 0;
   uint64_t records_ = 0;
   uint64_t last_record_bc_ = 0;
-  int next_irq_ = 0, next_dma_ = 0, next_io_ = 0, next_reg_ = 0;
 
   SegmentStart segment_;
   size_t next_cut_ = 0;     // the next of options_.cut_at_instructions

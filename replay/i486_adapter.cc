@@ -172,12 +172,12 @@ void I486Adapter::Inject(const aes::Interrupt& irq) {
   };
   // Between two branch-count increments execution is a straight line (REP iterations included):
   // step through it to the key.
-  const int before = engine_.next_interrupt();
-  while (!engine_.stopped() && engine_.next_interrupt() == before &&
+  const uint64_t before = engine_.interrupts_taken();
+  while (!engine_.stopped() && engine_.interrupts_taken() == before &&
          cpu_.branch_count() == irq.branch_count() && !at_boundary() && !cpu_.halted()) {
     Run(1);
   }
-  if (engine_.stopped() || engine_.next_interrupt() != before) return;
+  if (engine_.stopped() || engine_.interrupts_taken() != before) return;
   if (cpu_.branch_count() != irq.branch_count() || !at_boundary()) {
     engine_.Diverge(absl::StrCat(
         "the schedule has an interrupt (vector ", irq.vector(), ") at branch count ",

@@ -171,8 +171,8 @@ class R4400Adapter final : public mips::InstructionObserver,
 
 absl::Status R4400Adapter::Load(const ims::InitialMachineState& ims) {
   const ims::MipsState& s = ims.mips();
-  const aes::EventSchedule& aes = engine_.schedule();
-  if (ims.start().from_reset() && (aes.interrupts_size() != 0 || aes.register_reads_size() != 0)) {
+  const aes::Schedule& aes = engine_.schedule();
+  if (ims.start().from_reset() && (aes.interrupts() != 0 || aes.register_reads() != 0)) {
     // Nothing on the bus of a bare-metal program could have given them (no interrupt reports,
     // no echoes), and an interrupt whose handler stays in the caches would pass unseen.
     return InvalidReplayInput(
@@ -203,12 +203,11 @@ absl::Status R4400Adapter::Load(const ims::InitialMachineState& ims) {
 // boundary before a branch and the one before its slot share the key (branch count, EPC)); the
 // handler's Cause echo does, in Cause.BD. It is the last Cause echo before the report.
 bool R4400Adapter::ExpectDelaySlot(const aes::Interrupt& irq) const {
-  const aes::EventSchedule& aes = engine_.schedule();
+  aes::EventQueue<aes::RegisterRead>& reads = engine_.events().register_reads();
   bool bd = false;
-  for (int i = engine_.next_register_read(); i < aes.register_reads_size(); ++i) {
-    const aes::RegisterRead& r = aes.register_reads(i);
-    if (r.cat_record() > irq.cat_record()) break;
-    if (r.register_() == aes::RegisterRead::REGISTER_MIPS_CAUSE) bd = (r.value() >> 31) & 1;
+  for (size_t i = 0; const aes::RegisterRead* r = reads.Peek(i); ++i) {
+    if (r->cat_record() > irq.cat_record()) break;
+    if (r->register_() == aes::RegisterRead::REGISTER_MIPS_CAUSE) bd = (r->value() >> 31) & 1;
   }
   return bd;
 }
@@ -220,13 +219,13 @@ void R4400Adapter::Inject(const aes::Interrupt& irq) {
               : !cpu_.in_delay_slot() && cpu_.pc() == irq.pc();
   };
   // Between two branch-count increments execution is a straight line: step through it.
-  const int before = engine_.next_interrupt();
-  while (!engine_.stopped() && engine_.next_interrupt() == before &&
+  const uint64_t before = engine_.interrupts_taken();
+  while (!engine_.stopped() && engine_.interrupts_taken() == before &&
          cpu_.branch_count() == irq.branch_count() && !at_boundary()) {
     Run(1);
   }
   // Diverged, ended, or taken by the core itself.
-  if (engine_.stopped() || engine_.next_interrupt() != before) return;
+  if (engine_.stopped() || engine_.interrupts_taken() != before) return;
   if (cpu_.branch_count() != irq.branch_count()) {
     engine_.Diverge(absl::StrCat("the schedule has an interrupt at branch count ",
                                  irq.branch_count(), ", EPC ", Hex(irq.pc()),
@@ -294,10 +293,10 @@ void R4400Adapter::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
 // the handler's own echoes. The contract rules this out (read and echo with interrupts masked);
 // say so when it looks like the cause of a divergence.
 std::string R4400Adapter::EchoRaceHint() const {
-  const aes::EventSchedule& aes = engine_.schedule();
-  if (engine_.next_interrupt() >= aes.interrupts_size()) return "";
-  const aes::Interrupt& irq = aes.interrupts(engine_.next_interrupt());
-  if (irq.branch_count() != cpu_.branch_count() || irq.pc() != cpu_.pc() + 4) return "";
+  const aes::Interrupt* irq = engine_.events().interrupts().Peek();
+  if (irq == nullptr || irq->branch_count() != cpu_.branch_count() || irq->pc() != cpu_.pc() + 4) {
+    return "";
+  }
   return "; an interrupt is scheduled right after this read: taken between the read and its "
          "echo store, it puts the echo after the handler's (the traced kernel must read and "
          "echo with interrupts masked)";

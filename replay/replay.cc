@@ -51,7 +51,7 @@ absl::Status CheckResetState(const ReplayMachine& machine, const cat::CatHeader&
 
 absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
                                      const ims::InitialMachineState& ims,
-                                     const aes::EventSchedule& aes, const ReplayOptions& options) {
+                                     const aes::Schedule& aes, const ReplayOptions& options) {
   // A version this reader does not know may mean its fields differently (docs/ims-aes.md).
   if (ims.format_version() != ims::kFormatVersion) {
     return InvalidReplayInput(absl::StrCat("the IMS has format version ", ims.format_version(),

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "aes/aes.pb.h"
+#include "aes/schedule.h"
 #include "cat_parser/record.h"
 #include "cat_parser/writer.h"
 #include "ims/ims.pb.h"
@@ -105,7 +106,7 @@ struct ReplayMachine {
 // InvalidArgument.
 absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
                                      const ims::InitialMachineState& ims,
-                                     const aes::EventSchedule& aes, const ReplayOptions& options);
+                                     const aes::Schedule& aes, const ReplayOptions& options);
 
 }  // namespace citcat::replay
 

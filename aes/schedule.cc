@@ -1,0 +1,269 @@
+#include "aes/schedule.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/wire_format_lite.h"
+
+namespace citcat::aes {
+namespace {
+
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::io::ZeroCopyInputStream;
+using google::protobuf::internal::WireFormatLite;
+
+// The lists' field numbers in aes.proto, in the order of Schedule's counts.
+constexpr int kListFields[4] = {EventSchedule::kInterruptsFieldNumber,
+                                EventSchedule::kDmaFieldNumber,
+                                EventSchedule::kDeviceIoFieldNumber,
+                                EventSchedule::kRegisterReadsFieldNumber};
+
+class InMemory final : public ScheduleBytes {
+ public:
+  InMemory(std::string bytes, std::string name) : bytes_(std::move(bytes)), name_(std::move(name)) {}
+  absl::StatusOr<std::unique_ptr<ZeroCopyInputStream>> Open() const override {
+    return std::make_unique<google::protobuf::io::ArrayInputStream>(
+        bytes_.data(), static_cast<int>(bytes_.size()));
+  }
+  const std::string& name() const override { return name_; }
+
+ private:
+  const std::string bytes_;
+  const std::string name_;
+};
+
+// A FileInputStream that closes its descriptor.
+class FileStream final : public ZeroCopyInputStream {
+ public:
+  explicit FileStream(int fd) : in_(fd) { in_.SetCloseOnDelete(true); }
+  bool Next(const void** data, int* size) override { return in_.Next(data, size); }
+  void BackUp(int count) override { in_.BackUp(count); }
+  bool Skip(int count) override { return in_.Skip(count); }
+  int64_t ByteCount() const override { return in_.ByteCount(); }
+
+ private:
+  google::protobuf::io::FileInputStream in_;
+};
+
+class InFile final : public ScheduleBytes {
+ public:
+  explicit InFile(std::string path) : path_(std::move(path)) {}
+  absl::StatusOr<std::unique_ptr<ZeroCopyInputStream>> Open() const override {
+    const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return absl::NotFoundError(absl::StrCat(path_, ": ", std::strerror(errno)));
+    return std::make_unique<FileStream>(fd);
+  }
+  const std::string& name() const override { return path_; }
+
+ private:
+  const std::string path_;
+};
+
+// Reads one field of the serialized schedule: its messages in order, the rest skipped.
+class FieldReader {
+ public:
+  explicit FieldReader(std::unique_ptr<ZeroCopyInputStream> stream) : stream_(std::move(stream)) {
+    Renew();
+  }
+
+  // The next field of the top-level message: its number and wire type, or false at the end.
+  // Bytes that are no field leave `broken_`.
+  bool NextField(int& number, WireFormatLite::WireType& type) {
+    // A coded stream counts its position in an int: start a new one well before that wraps.
+    if (coded_->CurrentPosition() > (1 << 30)) Renew();
+    const uint32_t tag = coded_->ReadTag();
+    if (tag == 0) {
+      broken_ = !coded_->ConsumedEntireMessage();
+      return false;
+    }
+    number = WireFormatLite::GetTagFieldNumber(tag);
+    type = WireFormatLite::GetTagWireType(tag);
+    tag_ = tag;
+    return true;
+  }
+  // The field just read, as an embedded message.
+  bool ReadMessage(google::protobuf::MessageLite& m) {
+    m.Clear();
+    if (!WireFormatLite::ReadMessage(coded_.get(), &m)) return Broken();
+    return true;
+  }
+  bool ReadVarint(uint64_t& v) { return coded_->ReadVarint64(&v) || Broken(); }
+  bool SkipField() { return WireFormatLite::SkipField(coded_.get(), tag_) || Broken(); }
+  bool broken() const { return broken_; }
+
+ private:
+  bool Broken() {
+    broken_ = true;
+    return false;
+  }
+  void Renew() {
+    coded_.reset();  // hands its unread bytes back to the stream
+    coded_ = std::make_unique<CodedInputStream>(stream_.get());
+  }
+
+  std::unique_ptr<ZeroCopyInputStream> stream_;
+  std::unique_ptr<CodedInputStream> coded_;
+  uint32_t tag_ = 0;
+  bool broken_ = false;
+};
+
+bool IsList(int number) {
+  for (int f : kListFields)
+    if (f == number) return true;
+  return false;
+}
+
+absl::Status NotASchedule(const ScheduleBytes& bytes) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(bytes.name(), ": not a ", EventSchedule::descriptor()->full_name(), " message"));
+}
+
+}  // namespace
+
+std::shared_ptr<const ScheduleBytes> BytesInMemory(std::string bytes, std::string name) {
+  return std::make_shared<InMemory>(std::move(bytes), std::move(name));
+}
+
+std::shared_ptr<const ScheduleBytes> BytesInFile(std::string path) {
+  return std::make_shared<InFile>(std::move(path));
+}
+
+// ---- Schedule ----
+
+Schedule::Schedule(const EventSchedule& message)
+    : head_(std::shared_ptr<const EventSchedule>(), &message), message_(&message) {
+  counts_[0] = message.interrupts_size();
+  counts_[1] = message.dma_size();
+  counts_[2] = message.device_io_size();
+  counts_[3] = message.register_reads_size();
+}
+
+absl::StatusOr<Schedule> Schedule::Parse(std::shared_ptr<const ScheduleBytes> bytes) {
+  absl::StatusOr<std::unique_ptr<ZeroCopyInputStream>> stream = bytes->Open();
+  if (!stream.ok()) return stream.status();
+  FieldReader in(*std::move(stream));
+  auto head = std::make_shared<EventSchedule>();
+  Schedule s;
+  Interrupt interrupt;
+  DmaTransfer dma;
+  DeviceAccess io;
+  RegisterRead reg;
+  google::protobuf::MessageLite* events[4] = {&interrupt, &dma, &io, &reg};
+  EndPoint end;
+  int number;
+  WireFormatLite::WireType type;
+  while (in.NextField(number, type)) {
+    const bool embedded = type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+    const bool varint = type == WireFormatLite::WIRETYPE_VARINT;
+    uint64_t v;
+    if (embedded && IsList(number)) {
+      for (int i = 0; i < 4; ++i) {
+        if (kListFields[i] != number) continue;
+        if (!in.ReadMessage(*events[i])) return NotASchedule(*bytes);
+        ++s.counts_[i];
+      }
+    } else if (embedded && number == EventSchedule::kEndFieldNumber) {
+      // A repeated singular message merges, as the parser of a whole message would.
+      if (!in.ReadMessage(end)) return NotASchedule(*bytes);
+      head->mutable_end()->MergeFrom(end);
+    } else if (varint && number == EventSchedule::kFormatVersionFieldNumber) {
+      if (!in.ReadVarint(v)) return NotASchedule(*bytes);
+      head->set_format_version(static_cast<uint32_t>(v));
+    } else if (varint && number == EventSchedule::kMachineFieldNumber) {
+      if (!in.ReadVarint(v)) return NotASchedule(*bytes);
+      head->set_machine(static_cast<ims::Machine>(static_cast<int>(v)));
+    } else if (!in.SkipField()) {  // unknown to this schema: kept by a message, unused here
+      return NotASchedule(*bytes);
+    }
+  }
+  if (in.broken()) return NotASchedule(*bytes);
+  s.head_ = std::move(head);
+  s.bytes_ = std::move(bytes);
+  return s;
+}
+
+std::unique_ptr<ScheduleReader> Schedule::Read() const {
+  return std::unique_ptr<ScheduleReader>(new ScheduleReader(message_, bytes_));
+}
+
+// ---- ScheduleReader ----
+
+// One list's place in the bytes.
+class ScheduleReader::Cursor {
+ public:
+  Cursor(const ScheduleBytes& bytes, int field, absl::Status& status)
+      : bytes_(bytes), field_(field), status_(status) {}
+
+  bool Next(google::protobuf::MessageLite& event) {
+    if (!status_.ok() || done_) return false;
+    if (!in_) {
+      absl::StatusOr<std::unique_ptr<ZeroCopyInputStream>> stream = bytes_.Open();
+      if (!stream.ok()) return Fail(stream.status());
+      in_ = std::make_unique<FieldReader>(*std::move(stream));
+    }
+    int number;
+    WireFormatLite::WireType type;
+    while (in_->NextField(number, type)) {
+      if (number == field_ && type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+        return in_->ReadMessage(event) || Fail(NotASchedule(bytes_));
+      }
+      if (!in_->SkipField()) return Fail(NotASchedule(bytes_));
+    }
+    if (in_->broken()) return Fail(NotASchedule(bytes_));
+    done_ = true;
+    in_.reset();
+    return false;
+  }
+
+ private:
+  bool Fail(absl::Status s) {
+    if (status_.ok()) status_ = std::move(s);
+    return false;
+  }
+
+  const ScheduleBytes& bytes_;
+  const int field_;
+  absl::Status& status_;
+  std::unique_ptr<FieldReader> in_;  // opened at the first event asked for
+  bool done_ = false;
+};
+
+namespace {
+
+// The next of a message's list, by index.
+template <typename Event>
+typename EventQueue<Event>::Next FromList(const google::protobuf::RepeatedPtrField<Event>& list) {
+  return [&list, i = 0](Event& e) mutable {
+    if (i >= list.size()) return false;
+    e = list.Get(i++);
+    return true;
+  };
+}
+
+}  // namespace
+
+ScheduleReader::ScheduleReader(const EventSchedule* message,
+                               std::shared_ptr<const ScheduleBytes> bytes)
+    : bytes_(std::move(bytes)),
+      interrupts_(message ? FromList(message->interrupts())
+                          : [this](Interrupt& e) { return cursors_[0]->Next(e); }),
+      dma_(message ? FromList(message->dma())
+                   : [this](DmaTransfer& e) { return cursors_[1]->Next(e); }),
+      device_io_(message ? FromList(message->device_io())
+                         : [this](DeviceAccess& e) { return cursors_[2]->Next(e); }),
+      register_reads_(message ? FromList(message->register_reads())
+                              : [this](RegisterRead& e) { return cursors_[3]->Next(e); }) {
+  if (message != nullptr) return;
+  for (int i = 0; i < 4; ++i) cursors_[i] = std::make_unique<Cursor>(*bytes_, kListFields[i], status_);
+}
+
+ScheduleReader::~ScheduleReader() = default;
+
+}  // namespace citcat::aes
