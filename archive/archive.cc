@@ -1,8 +1,13 @@
 #include "archive/archive.h"
 
+#include <fcntl.h>
 #include <lzma.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
+#include <cerrno>
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -16,6 +21,7 @@
 #include "absl/strings/strip.h"
 #include "cat_parser/crc.h"
 #include "cat_parser/format.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "ims/ims_util.h"
 #include "systems/system.h"
 
@@ -359,11 +365,16 @@ absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
 
 absl::Status Unpack(const Archive& a, ims::InitialMachineState& state,
                     aes::EventSchedule& schedule) {
-  if (!state.ParseFromString(a.ims)) {
-    return absl::InvalidArgumentError("the archive's IMS section is not an IMS message");
-  }
+  if (absl::Status s = UnpackIms(a, state); !s.ok()) return s;
   if (!schedule.ParseFromString(a.aes)) {
     return absl::InvalidArgumentError("the archive's AES section is not an AES message");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status UnpackIms(const Archive& a, ims::InitialMachineState& state) {
+  if (!state.ParseFromString(a.ims)) {
+    return absl::InvalidArgumentError("the archive's IMS section is not an IMS message");
   }
   // The checksums were made by a replay of this machine: another one could never match them.
   const std::string machine = ims::MachineName(state.description().machine());
@@ -420,8 +431,11 @@ absl::Status Write(const Archive& a, io::OutputFile& out, int level) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& name,
-                              uint64_t max_content) {
+namespace {
+
+// Parse, leaving the AES section's payload unread when `aes_in_place` (ReadForReplay).
+absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::string& name,
+                                     uint64_t max_content, bool aes_in_place) {
   max_content = std::min(max_content, kMaxRaw);
   if (b.empty()) return Damaged(name, 0, "the file is empty");
   if (b.size() < kFileHeader) return Damaged(name, b.size(), "the file header is cut short");
@@ -463,7 +477,8 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
           absl::StrCat("section '", type, "' of ", stored, " bytes runs past the end of the file"));
     }
     std::span<const uint8_t> payload = b.subspan(at + kSectionHeader, stored);
-    if (cat::Crc32(payload, cat::Crc32({h, 32})) != Load(h + 32, 4)) {
+    const bool in_place = aes_in_place && type == kAesType;  // checked as it is read
+    if (!in_place && cat::Crc32(payload, cat::Crc32({h, 32})) != Load(h + 32, 4)) {
       return Damaged(name, at, absl::StrCat("section '", type, "' checksum mismatch"));
     }
     const uint64_t section_at = at;
@@ -509,6 +524,20 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
                                     " bytes, the manifest ", stated));
       }
     }
+    if (aes_in_place && sec.type == kAesType) {
+      if (sec.codec != kStored && sec.codec != kZstd) {
+        return Damaged(name, sec.at + 4, absl::StrCat("unknown codec ", sec.codec));
+      }
+      const uint8_t* h = b.data() + sec.at;
+      a.aes_in_file = SectionInFile{sec.at,
+                                    sec.codec,
+                                    sec.payload.size(),
+                                    sec.raw,
+                                    sec.raw_crc,
+                                    static_cast<uint32_t>(Load(h + 32, 4)),
+                                    std::string(reinterpret_cast<const char*>(h), 32)};
+      continue;
+    }
     if (sec.codec == kStored) {
       if (sec.raw != sec.payload.size()) {
         return Damaged(name, sec.at + 16, "stored section size mismatch");
@@ -550,10 +579,200 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& nam
   return a;
 }
 
+}  // namespace
+
+absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& name,
+                              uint64_t max_content) {
+  return ParseArchive(b, name, max_content, /*aes_in_place=*/false);
+}
+
 absl::StatusOr<Archive> Read(const std::string& path) {
   absl::StatusOr<std::string> bytes = io::ReadWholeFile(path, uint64_t{16} << 30);
   if (!bytes.ok()) return bytes.status();
   return Parse(Bytes(*bytes), path);
+}
+
+// ---- a section left in its file ----
+
+namespace {
+
+// Reads a SectionInFile's content from its file, decoding as it goes, and keeps the CRC-64 of
+// what it read.
+class SectionReader {
+ public:
+  static absl::StatusOr<std::unique_ptr<SectionReader>> Open(const std::string& path,
+                                                             const SectionInFile& section) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return absl::NotFoundError(absl::StrCat(path, ": ", std::strerror(errno)));
+    auto r = std::unique_ptr<SectionReader>(new SectionReader(fd, section));
+    if (section.codec == kZstd && r->zstd_ == nullptr) {
+      return absl::ResourceExhaustedError("cannot start the zstd decoder");
+    }
+    return r;
+  }
+  ~SectionReader() { ::close(fd_); }
+
+  // Up to out.size() bytes of content, 0 at its end; -1 when the payload does not decode (or
+  // the file cannot be read), with nothing more to read.
+  int64_t Read(std::span<uint8_t> out) {
+    while (!broken_) {
+      if (frame_done_) {  // one frame, and nothing after it
+        return in_.pos == in_.size && left_ == 0 ? 0 : Broken();
+      }
+      if (in_.pos == in_.size && left_ > 0) {
+        const size_t n = std::min<uint64_t>(left_, buffer_.size());
+        const ssize_t got = ::pread(fd_, buffer_.data(), n, offset_);
+        if (got <= 0) return Broken();
+        offset_ += got;
+        left_ -= got;
+        in_ = {buffer_.data(), static_cast<size_t>(got), 0};
+      }
+      size_t produced;
+      if (section_.codec == kStored) {
+        produced = std::min(out.size(), in_.size - in_.pos);
+        std::memcpy(out.data(), static_cast<const uint8_t*>(in_.src) + in_.pos, produced);
+        in_.pos += produced;
+      } else {
+        ZSTD_outBuffer o{out.data(), out.size(), 0};
+        const size_t r = ZSTD_decompressStream(zstd_.get(), &o, &in_);
+        if (ZSTD_isError(r)) return Broken();
+        produced = o.pos;
+        frame_done_ = r == 0;
+      }
+      if (produced > 0) {
+        raw_ += produced;
+        crc64_ = Crc64(out.first(produced), crc64_);
+        return static_cast<int64_t>(produced);
+      }
+      // Nothing came out: the end, when all input is used (and for zstd the frame complete).
+      if (in_.pos == in_.size && left_ == 0) {
+        if (section_.codec == kZstd && !frame_done_) return Broken();
+        return 0;
+      }
+    }
+    return -1;
+  }
+
+  uint64_t raw() const { return raw_; }
+  uint64_t crc64() const { return crc64_; }
+
+ private:
+  SectionReader(int fd, const SectionInFile& section)
+      : fd_(fd),
+        section_(section),
+        offset_(section.at + kSectionHeader),
+        left_(section.payload),
+        zstd_(section.codec == kZstd ? ZSTD_createDCtx() : nullptr, ZSTD_freeDCtx) {}
+  int64_t Broken() {
+    broken_ = true;
+    return -1;
+  }
+
+  const int fd_;
+  const SectionInFile section_;
+  uint64_t offset_, left_;
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> zstd_;
+  std::vector<uint8_t> buffer_ = std::vector<uint8_t>(1 << 16);
+  ZSTD_inBuffer in_{nullptr, 0, 0};
+  bool frame_done_ = false, broken_ = false;
+  uint64_t raw_ = 0, crc64_ = 0;
+};
+
+// The section's content as a protobuf input stream.
+class SectionStream final : public google::protobuf::io::CopyingInputStream {
+ public:
+  explicit SectionStream(std::unique_ptr<SectionReader> r) : r_(std::move(r)) {}
+  int Read(void* buffer, int size) override {
+    return static_cast<int>(r_->Read({static_cast<uint8_t*>(buffer), static_cast<size_t>(size)}));
+  }
+
+ private:
+  std::unique_ptr<SectionReader> r_;
+};
+
+class AesInFile final : public aes::ScheduleBytes {
+ public:
+  AesInFile(std::string path, SectionInFile section)
+      : path_(std::move(path)), section_(std::move(section)), name_(path_ + ": section 'AESP'") {}
+  absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> Open()
+      const override {
+    absl::StatusOr<std::unique_ptr<SectionReader>> r = SectionReader::Open(path_, section_);
+    if (!r.ok()) return r.status();
+    auto stream = std::make_unique<google::protobuf::io::CopyingInputStreamAdaptor>(
+        new SectionStream(*std::move(r)));
+    stream->SetOwnsCopyingStream(true);
+    return stream;
+  }
+  const std::string& name() const override { return name_; }
+
+ private:
+  const std::string path_;
+  const SectionInFile section_;
+  const std::string name_;
+};
+
+// The checks Parse makes of a section in memory, in the same order, reading it from its file:
+// the header's CRC-32 over the payload, then that it decodes to its size, then its CRC-64.
+absl::Status CheckSection(const std::string& path, const SectionInFile& section) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return absl::NotFoundError(absl::StrCat(path, ": ", std::strerror(errno)));
+  std::vector<uint8_t> out(1 << 16);
+  uint32_t crc32 = cat::Crc32(
+      {reinterpret_cast<const uint8_t*>(section.header.data()), section.header.size()});
+  for (uint64_t at = 0; at < section.payload;) {
+    const ssize_t got = ::pread(fd, out.data(), std::min<uint64_t>(out.size(), section.payload - at),
+                                section.at + kSectionHeader + at);
+    if (got <= 0) break;
+    crc32 = cat::Crc32({out.data(), static_cast<size_t>(got)}, crc32);
+    at += got;
+  }
+  ::close(fd);
+  if (crc32 != section.crc32) return Damaged(path, section.at, "section 'AESP' checksum mismatch");
+  absl::StatusOr<std::unique_ptr<SectionReader>> r = SectionReader::Open(path, section);
+  if (!r.ok()) return r.status();
+  int64_t n;
+  while ((n = (*r)->Read(out)) > 0 && (*r)->raw() <= section.raw) {
+  }
+  if (n < 0 || (*r)->raw() != section.raw) {
+    return Damaged(path, section.at + kSectionHeader,
+                   absl::StrCat("section 'AESP' does not decompress to ", section.raw, " bytes"));
+  }
+  if ((*r)->crc64() != section.raw_crc) {
+    return Damaged(path, section.at + 24, "section 'AESP' content checksum mismatch");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Archive> ReadForReplay(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+    if (fd >= 0) ::close(fd);
+    return Read(path);  // what cannot be mapped is read whole, with Read's messages
+  }
+  // Mapped, not read: the AES section's pages are never touched here.
+  void* map = ::mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) return Read(path);
+  absl::StatusOr<Archive> a =
+      ParseArchive({static_cast<const uint8_t*>(map), static_cast<size_t>(st.st_size)}, path,
+                   kMaxRaw, /*aes_in_place=*/true);
+  ::munmap(map, st.st_size);
+  if (!a.ok() || !a->aes_in_file) return a;
+  if (absl::Status s = CheckSection(path, *a->aes_in_file); !s.ok()) return s;
+  return a;
+}
+
+absl::StatusOr<aes::Schedule> ScheduleOf(const std::string& path, const Archive& a) {
+  absl::StatusOr<aes::Schedule> s =
+      a.aes_in_file ? aes::Schedule::Parse(std::make_shared<AesInFile>(path, *a.aes_in_file))
+                    : aes::Schedule::Parse(aes::BytesInMemory(a.aes, path + ": section 'AESP'"));
+  if (!s.ok()) {
+    return absl::InvalidArgumentError("the archive's AES section is not an AES message");
+  }
+  return s;
 }
 
 bool LooksLikeArchive(const std::string& path) {

@@ -5,6 +5,7 @@
 #define CITCAT_ARCHIVE_ARCHIVE_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "aes/aes.pb.h"
+#include "aes/schedule.h"
 #include "cat_parser/record.h"
 #include "ims/ims.pb.h"
 #include "io/file.h"
@@ -82,10 +84,22 @@ class ReplayChecksums {
 // every field that differs.
 absl::Status CompareWithManifest(const Manifest& expected, const Manifest& replayed);
 
+// A section left in its file (ReadForReplay): where its header and payload lie, and what the
+// header says of them.
+struct SectionInFile {
+  uint64_t at = 0;  // the section header's offset
+  uint8_t codec = 0;
+  uint64_t payload = 0;  // bytes after the header
+  uint64_t raw = 0, raw_crc = 0;
+  uint32_t crc32 = 0;  // of the header's first 32 bytes and the payload
+  std::string header;  // those 32 bytes
+};
+
 struct Archive {
   Manifest manifest;
   std::string ims;  // serialized ims::InitialMachineState
-  std::string aes;  // serialized aes::EventSchedule
+  std::string aes;  // serialized aes::EventSchedule; empty when aes_in_file is set
+  std::optional<SectionInFile> aes_in_file;
 };
 
 // Replays `state` under `schedule` once and builds the full manifest, at kFormatVersion.
@@ -101,6 +115,14 @@ absl::Status Write(const Archive& archive, io::OutputFile& out, int level = 19);
 absl::StatusOr<Archive> Parse(std::span<const uint8_t> bytes, const std::string& name,
                               uint64_t max_content = uint64_t{4} << 30);
 absl::StatusOr<Archive> Read(const std::string& path);
+// Read for a replay: every check of Read, but the AES section stays in the file (checked by
+// reading it through once), for ScheduleOf to stream: memory does not grow with the schedule.
+absl::StatusOr<Archive> ReadForReplay(const std::string& path);
+// The archive's AES as replay reads it: from the file `path` the archive was read from when
+// ReadForReplay left it there, otherwise from memory.
+absl::StatusOr<aes::Schedule> ScheduleOf(const std::string& path, const Archive& archive);
+// Unpack's checks and the IMS alone.
+absl::Status UnpackIms(const Archive& archive, ims::InitialMachineState& state);
 
 // Whether the file starts with the archive magic (to tell archives from CATs); false for "-".
 bool LooksLikeArchive(const std::string& path);

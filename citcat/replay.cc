@@ -203,7 +203,7 @@ absl::Status ReplayPiece(Piece& p, const TraceSettings& settings,
 
 // Cuts the replay into segments (a replay with no output), replays them on `jobs` threads into
 // pieces of each output, and joins the pieces in order. The pieces go next to the outputs.
-absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::EventSchedule& aes,
+absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::Schedule& aes,
                               const std::optional<archive::Manifest>& manifest,
                               const TraceSettings& settings, int jobs) {
   const auto start = std::chrono::steady_clock::now();
@@ -330,18 +330,22 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
       !s.ok()) {
     return s;
   }
+  // The schedule is read as replay goes (aes::Schedule), so memory does not grow with it.
   ims::InitialMachineState ims;
-  aes::EventSchedule aes;
+  absl::StatusOr<aes::Schedule> schedule;
   std::optional<archive::Manifest> manifest;
   if (from_archive) {
-    absl::StatusOr<archive::Archive> packed = archive::Read(args[0]);
+    absl::StatusOr<archive::Archive> packed = archive::ReadForReplay(args[0]);
     if (!packed.ok()) return packed.status();
-    if (absl::Status s = archive::Unpack(*packed, ims, aes); !s.ok()) return s;
+    if (absl::Status s = archive::UnpackIms(*packed, ims); !s.ok()) return s;
+    schedule = archive::ScheduleOf(args[0], *packed);
     manifest = packed->manifest;
   } else {
     if (absl::Status s = ReadMessage(ims_path, ims); !s.ok()) return s;
-    if (absl::Status s = ReadMessage(aes_path, aes); !s.ok()) return s;
+    schedule = aes::Schedule::Parse(aes::BytesInFile(aes_path));
   }
+  if (!schedule.ok()) return schedule.status();
+  const aes::Schedule& aes = *schedule;
 
   const int jobs = absl::GetFlag(FLAGS_jobs);
   if (jobs < 1 || jobs > 1024) return absl::InvalidArgumentError("--jobs must be 1 to 1024");

@@ -49,7 +49,7 @@ absl::StatusOr<const System*> ForIms(const ims::InitialMachineState& ims) {
 }
 
 absl::StatusOr<replay::ReplaySummary> Replay(const ims::InitialMachineState& ims,
-                                             const aes::EventSchedule& aes,
+                                             const aes::Schedule& aes,
                                              const replay::ReplayOptions& options) {
   absl::StatusOr<const System*> system = ForIms(ims);
   if (!system.ok()) return replay::InvalidReplayInput(system.status().message());
@@ -58,7 +58,7 @@ absl::StatusOr<replay::ReplaySummary> Replay(const ims::InitialMachineState& ims
 
 absl::StatusOr<replay::VerifyResult> ReplayAgainst(const std::string& original,
                                                    const ims::InitialMachineState& ims,
-                                                   const aes::EventSchedule& aes,
+                                                   const aes::Schedule& aes,
                                                    const replay::ReplayOptions& options,
                                                    replay::ReplaySummary* summary) {
   absl::StatusOr<const System*> system = ForIms(ims);

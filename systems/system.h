@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "aes/aes.pb.h"
+#include "aes/schedule.h"
 #include "cat_parser/reader.h"
 #include "cat_parser/record.h"
 #include "extract/contract.h"
@@ -102,13 +103,13 @@ std::string Names();
 
 // Replay of an IMS under an AES on the system the IMS names (replay::Replay).
 absl::StatusOr<replay::ReplaySummary> Replay(const ims::InitialMachineState& ims,
-                                             const aes::EventSchedule& aes,
+                                             const aes::Schedule& aes,
                                              const replay::ReplayOptions& options);
 
 // replay::ReplayAgainst and replay::CompareCats on the system the IMS or the original CAT names.
 absl::StatusOr<replay::VerifyResult> ReplayAgainst(const std::string& original,
                                                    const ims::InitialMachineState& ims,
-                                                   const aes::EventSchedule& aes,
+                                                   const aes::Schedule& aes,
                                                    const replay::ReplayOptions& options,
                                                    replay::ReplaySummary* summary);
 absl::StatusOr<replay::VerifyResult> CompareCats(const std::string& original,
