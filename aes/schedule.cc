@@ -88,10 +88,14 @@ class FieldReader {
     tag_ = tag;
     return true;
   }
-  // The field just read, as an embedded message.
+  // The field just read, as an embedded message. Its bytes first, parsed then by the parser a
+  // whole message goes through (a coded stream would take a cut-short one for a complete one).
   bool ReadMessage(google::protobuf::MessageLite& m) {
-    m.Clear();
-    if (!WireFormatLite::ReadMessage(coded_.get(), &m)) return Broken();
+    uint32_t length;
+    if (!coded_->ReadVarint32(&length) || !coded_->ReadString(&scratch_, static_cast<int>(length)) ||
+        !m.ParseFromString(scratch_)) {
+      return Broken();
+    }
     return true;
   }
   bool ReadVarint(uint64_t& v) { return coded_->ReadVarint64(&v) || Broken(); }
@@ -110,6 +114,7 @@ class FieldReader {
 
   std::unique_ptr<ZeroCopyInputStream> stream_;
   std::unique_ptr<CodedInputStream> coded_;
+  std::string scratch_;
   uint32_t tag_ = 0;
   bool broken_ = false;
 };

@@ -316,15 +316,61 @@ TEST_F(ArchiveTest, DamagedArchivesAreRefusedWithOneLine) {
       },
       "repeated section");
 
+  // The same in memory and from a file by ReadForReplay, which checks the AES section by reading
+  // it from the file.
+  const std::string path = (*dir_ / "damaged.citcat").string();
   for (const Case& c : cases) {
-    auto a = Parse(Bytes(c.bytes), "t.citcat");
-    ASSERT_FALSE(a.ok()) << c.name;
-    const std::string message(a.status().message());
-    EXPECT_THAT(message, HasSubstr(c.expected)) << c.name;
-    EXPECT_THAT(message, HasSubstr("t.citcat: not a valid CITCAT archive at byte offset "))
-        << c.name;
-    EXPECT_EQ(message.find('\n'), std::string::npos) << c.name;
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << c.bytes;
+    for (const bool from_file : {false, true}) {
+      auto a = from_file ? ReadForReplay(path) : Parse(Bytes(c.bytes), path);
+      ASSERT_FALSE(a.ok()) << c.name << (from_file ? ", from the file" : "");
+      const std::string message(a.status().message());
+      EXPECT_THAT(message, HasSubstr(c.expected)) << c.name << (from_file ? ", from the file" : "");
+      EXPECT_THAT(message, HasSubstr(path + ": not a valid CITCAT archive at byte offset "))
+          << c.name;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << c.name;
+    }
   }
+}
+
+// Replay's reading of an archive leaves the AES in the file and streams it: the same schedule,
+// event for event, as the whole message.
+TEST_F(ArchiveTest, ReplayStreamsTheAesFromTheFile) {
+  const std::string path = (*dir_ / "trace.citcat").string();
+  auto a = ReadForReplay(path);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(a->aes_in_file.has_value());
+  EXPECT_TRUE(a->aes.empty());
+  ims::InitialMachineState ims;
+  ASSERT_TRUE(UnpackIms(*a, ims).ok());
+  auto streamed = ScheduleOf(path, *a);
+  ASSERT_TRUE(streamed.ok()) << streamed.status();
+  const aes::EventSchedule& whole = extraction_->aes;
+  ASSERT_GT(whole.interrupts_size() + whole.register_reads_size(), 0);
+  EXPECT_EQ(streamed->interrupts(), static_cast<uint64_t>(whole.interrupts_size()));
+  EXPECT_EQ(streamed->register_reads(), static_cast<uint64_t>(whole.register_reads_size()));
+  EXPECT_EQ(streamed->end().SerializeAsString(), whole.end().SerializeAsString());
+  auto reader = streamed->Read();
+  for (const aes::Interrupt& i : whole.interrupts()) {
+    ASSERT_FALSE(reader->interrupts().empty());
+    EXPECT_EQ(reader->interrupts().Pop().SerializeAsString(), i.SerializeAsString());
+  }
+  EXPECT_TRUE(reader->interrupts().empty());
+  for (const aes::RegisterRead& r : whole.register_reads()) {
+    ASSERT_FALSE(reader->register_reads().empty());
+    EXPECT_EQ(reader->register_reads().Pop().SerializeAsString(), r.SerializeAsString());
+  }
+  EXPECT_TRUE(reader->register_reads().empty());
+  EXPECT_TRUE(reader->status().ok());
+  // And replay from it matches the manifest.
+  ReplayChecksums checksums;
+  replay::ReplayOptions options;
+  checksums.Attach(options, ims, a->manifest.version);
+  auto summary = systems::Replay(ims, *streamed, options);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  Manifest replayed;
+  checksums.Fill(*summary, replayed);
+  EXPECT_TRUE(CompareWithManifest(a->manifest, replayed).ok());
 }
 
 // A section whose few stored bytes decompress to far more than it could hold, made here (never
