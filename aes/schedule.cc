@@ -101,6 +101,11 @@ class FieldReader {
   bool ReadVarint(uint64_t& v) { return coded_->ReadVarint64(&v) || Broken(); }
   bool SkipField() { return WireFormatLite::SkipField(coded_.get(), tag_) || Broken(); }
   bool broken() const { return broken_; }
+  // Bytes read so far.
+  uint64_t position() {
+    Renew();
+    return stream_->ByteCount();
+  }
 
  private:
   bool Broken() {
@@ -140,6 +145,22 @@ std::shared_ptr<const ScheduleBytes> BytesInFile(std::string path) {
   return std::make_shared<InFile>(std::move(path));
 }
 
+absl::StatusOr<std::string> ReadAll(const ScheduleBytes& bytes, uint64_t max_bytes) {
+  absl::StatusOr<std::unique_ptr<ZeroCopyInputStream>> in = bytes.Open();
+  if (!in.ok()) return in.status();
+  std::string all;
+  const void* data;
+  int size;
+  while ((*in)->Next(&data, &size)) {
+    if (all.size() + size > max_bytes) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(bytes.name(), ": larger than the limit of ", max_bytes, " bytes"));
+    }
+    all.append(static_cast<const char*>(data), size);
+  }
+  return all;
+}
+
 // ---- Schedule ----
 
 Schedule::Schedule(const EventSchedule& message)
@@ -148,6 +169,7 @@ Schedule::Schedule(const EventSchedule& message)
   counts_[1] = message.dma_size();
   counts_[2] = message.device_io_size();
   counts_[3] = message.register_reads_size();
+  length_ = message.ByteSizeLong();
 }
 
 absl::StatusOr<Schedule> Schedule::Parse(std::shared_ptr<const ScheduleBytes> bytes) {
@@ -189,6 +211,7 @@ absl::StatusOr<Schedule> Schedule::Parse(std::shared_ptr<const ScheduleBytes> by
     }
   }
   if (in.broken()) return NotASchedule(*bytes);
+  s.length_ = in.position();
   s.head_ = std::move(head);
   s.bytes_ = std::move(bytes);
   return s;

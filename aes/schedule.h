@@ -34,6 +34,8 @@ class ScheduleBytes {
 std::shared_ptr<const ScheduleBytes> BytesInMemory(std::string bytes, std::string name);
 // An aes.pb file, read as the cursors advance.
 std::shared_ptr<const ScheduleBytes> BytesInFile(std::string path);
+// All of the bytes, in memory (at most `max_bytes`).
+absl::StatusOr<std::string> ReadAll(const ScheduleBytes& bytes, uint64_t max_bytes);
 
 // One list of a schedule (interrupts, DMA, device accesses or register reads), consumed from the
 // front.
@@ -95,6 +97,8 @@ class Schedule {
   uint64_t dma() const { return counts_[1]; }
   uint64_t device_io() const { return counts_[2]; }
   uint64_t register_reads() const { return counts_[3]; }
+  // The length of the serialized schedule.
+  uint64_t bytes() const { return length_; }
 
   // A reader at the start of every list.
   std::unique_ptr<ScheduleReader> Read() const;
@@ -106,6 +110,7 @@ class Schedule {
   const EventSchedule* message_ = nullptr;
   std::shared_ptr<const ScheduleBytes> bytes_;
   uint64_t counts_[4] = {};
+  uint64_t length_ = 0;
 };
 
 // The four lists of one schedule, each at its own place.

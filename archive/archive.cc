@@ -8,6 +8,8 @@
 #include <zstd.h>
 
 #include <cerrno>
+#include <functional>
+#include <optional>
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -39,6 +41,18 @@ constexpr uint64_t kMaxRaw = uint64_t{4} << 30;  // what the format can declare
 constexpr uint64_t kMaxManifest = 64 << 10;
 constexpr uint64_t kMaxIms = (uint64_t{1} << 30) + (16 << 20);
 constexpr uint8_t kStored = 0, kZstd = 1;
+constexpr int kAesWindowLog = 20;
+
+// A section left in its file (ReadForReplay): where its header and payload lie, and what the
+// header says of them.
+struct SectionInFile {
+  uint64_t at = 0;  // the section header's offset
+  uint8_t codec = 0;
+  uint64_t payload = 0;  // bytes after the header
+  uint64_t raw = 0, raw_crc = 0;
+  uint32_t crc32 = 0;  // of the header's first 32 bytes and the payload
+  std::string header;  // those 32 bytes
+};
 constexpr char kManifestType[] = "MANI", kImsType[] = "IMSP", kAesType[] = "AESP";
 constexpr char kManifestFirstLine[] = "citcat-archive-manifest ";  // then the version
 
@@ -340,33 +354,42 @@ absl::Status CompareWithManifest(const Manifest& expected, const Manifest& got) 
 }
 
 absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
-                             const aes::EventSchedule& schedule) {
+                             std::shared_ptr<const aes::ScheduleBytes> schedule) {
   Archive a;
   Manifest& m = a.manifest;
   m.machine = ims::MachineName(state.description().machine());
   if (m.machine.empty()) {
     return absl::InvalidArgumentError("the IMS's description names no machine");
   }
+  absl::StatusOr<aes::Schedule> parsed = aes::Schedule::Parse(schedule);
+  if (!parsed.ok()) return parsed.status();
   a.ims = state.SerializeAsString();
-  a.aes = schedule.SerializeAsString();
+  a.aes = std::move(schedule);
   replay::ReplayOptions options;
   ReplayChecksums sums;
   sums.Attach(options, state);
-  absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(state, schedule, options);
+  absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(state, *parsed, options);
   if (!summary.ok()) return summary.status();
   sums.Fill(*summary, m);
   m.start_branch_count = state.start().branch_count();
   m.start_pc = ims::StartPc(state);
   m.ims_bytes = a.ims.size();
-  m.aes_bytes = a.aes.size();
+  m.aes_bytes = parsed->bytes();
   m.producer = state.description().producer();
   return a;
+}
+
+absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
+                             const aes::EventSchedule& schedule) {
+  return Pack(state, aes::BytesInMemory(schedule.SerializeAsString(), "the AES"));
 }
 
 absl::Status Unpack(const Archive& a, ims::InitialMachineState& state,
                     aes::EventSchedule& schedule) {
   if (absl::Status s = UnpackIms(a, state); !s.ok()) return s;
-  if (!schedule.ParseFromString(a.aes)) {
+  absl::StatusOr<std::string> bytes = aes::ReadAll(*a.aes, kMaxRaw);
+  if (!bytes.ok()) return bytes.status();
+  if (!schedule.ParseFromString(*bytes)) {
     return absl::InvalidArgumentError("the archive's AES section is not an AES message");
   }
   return absl::OkStatus();
@@ -408,22 +431,68 @@ absl::Status Write(const Archive& a, io::OutputFile& out, int level) {
   Store(head, cat::Crc32(Bytes(head).subspan(8)), 4);
   if (absl::Status s = out.Write(head); !s.ok()) return s;
   const std::string manifest = a.manifest.ToText();
-  const std::pair<const char*, const std::string*> sections[] = {
-      {kManifestType, &manifest}, {kImsType, &a.ims}, {kAesType, &a.aes}};
-  for (const auto& [type, raw] : sections) {
-    if (raw->size() > kMaxRaw) return absl::InvalidArgumentError(absl::StrCat(type, " too large"));
-    std::string packed(ZSTD_compressBound(raw->size()), '\0');
-    size_t n = ZSTD_compress(packed.data(), packed.size(), raw->data(), raw->size(), level);
-    if (ZSTD_isError(n)) {
-      return absl::InternalError(absl::StrCat("zstd: ", ZSTD_getErrorName(n)));
+  const auto in_memory = [](const std::string& bytes) {
+    return [&bytes]() -> absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> {
+      return std::make_unique<google::protobuf::io::ArrayInputStream>(
+          bytes.data(), static_cast<int>(bytes.size()));
+    };
+  };
+  const std::pair<const char*, std::function<absl::StatusOr<
+                                   std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>>()>>
+      sections[] = {{kManifestType, in_memory(manifest)},
+                    {kImsType, in_memory(a.ims)},
+                    {kAesType, [&a] { return a.aes->Open(); }}};
+  for (const auto& [type, open] : sections) {
+    // Two passes over the content, streamed: its length and CRC-64 for the header, then the
+    // frame (with the length in it).
+    uint64_t raw = 0, crc = 0;
+    absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> in = open();
+    if (!in.ok()) return in.status();
+    const void* data;
+    int size;
+    while ((*in)->Next(&data, &size)) {
+      raw += size;
+      crc = Crc64({static_cast<const uint8_t*>(data), static_cast<size_t>(size)}, crc);
     }
-    packed.resize(n);
+    if (raw > kMaxRaw) return absl::InvalidArgumentError(absl::StrCat(type, " too large"));
+    std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> z(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    if (z == nullptr) return absl::ResourceExhaustedError("cannot start the zstd encoder");
+    ZSTD_CCtx_setParameter(z.get(), ZSTD_c_compressionLevel, level);
+    // Replay decodes the AES with one decoder per list of events, each holding a window: keep
+    // it small (the schedule's repeats are short-range: 1 MiB packs it as well as 8).
+    if (type == kAesType) ZSTD_CCtx_setParameter(z.get(), ZSTD_c_windowLog, kAesWindowLog);
+    ZSTD_CCtx_setPledgedSrcSize(z.get(), raw);
+    std::string packed;
+    std::vector<char> chunk(ZSTD_CStreamOutSize());
+    in = open();
+    if (!in.ok()) return in.status();
+    uint64_t fed = 0;
+    bool more = true;
+    while (more) {
+      more = (*in)->Next(&data, &size);
+      if (!more) size = 0;
+      fed += size;
+      ZSTD_inBuffer zin{data, static_cast<size_t>(size), 0};
+      const ZSTD_EndDirective mode = more ? ZSTD_e_continue : ZSTD_e_end;
+      size_t left;
+      do {
+        ZSTD_outBuffer zout{chunk.data(), chunk.size(), 0};
+        left = ZSTD_compressStream2(z.get(), &zout, &zin, mode);
+        if (ZSTD_isError(left)) {
+          return absl::InternalError(absl::StrCat("zstd: ", ZSTD_getErrorName(left)));
+        }
+        packed.append(chunk.data(), zout.pos);
+      } while (mode == ZSTD_e_end ? left != 0 : zin.pos < zin.size);
+    }
+    if (fed != raw) {
+      return absl::DataLossError(absl::StrCat(type, ": the content changed while it was packed"));
+    }
     std::string h(type, 4);
     h.push_back(static_cast<char>(kZstd));
     h.append(3, '\0');
     Store(h, packed.size(), 8);
-    Store(h, raw->size(), 8);
-    Store(h, Crc64(Bytes(*raw)), 8);
+    Store(h, raw, 8);
+    Store(h, crc, 8);
     Store(h, cat::Crc32(Bytes(packed), cat::Crc32(Bytes(h))), 4);
     if (absl::Status s = out.Write(h); !s.ok()) return s;
     if (absl::Status s = out.Write(packed); !s.ok()) return s;
@@ -433,9 +502,11 @@ absl::Status Write(const Archive& a, io::OutputFile& out, int level) {
 
 namespace {
 
-// Parse, leaving the AES section's payload unread when `aes_in_place` (ReadForReplay).
+// Parse, leaving the AES section's payload unread when `aes_in_place` (ReadForReplay): where
+// it lies goes there.
 absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::string& name,
-                                     uint64_t max_content, bool aes_in_place) {
+                                     uint64_t max_content,
+                                     std::optional<SectionInFile>* aes_in_place) {
   max_content = std::min(max_content, kMaxRaw);
   if (b.empty()) return Damaged(name, 0, "the file is empty");
   if (b.size() < kFileHeader) return Damaged(name, b.size(), "the file header is cut short");
@@ -477,7 +548,7 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
           absl::StrCat("section '", type, "' of ", stored, " bytes runs past the end of the file"));
     }
     std::span<const uint8_t> payload = b.subspan(at + kSectionHeader, stored);
-    const bool in_place = aes_in_place && type == kAesType;  // checked as it is read
+    const bool in_place = aes_in_place != nullptr && type == kAesType;  // checked as it is read
     if (!in_place && cat::Crc32(payload, cat::Crc32({h, 32})) != Load(h + 32, 4)) {
       return Damaged(name, at, absl::StrCat("section '", type, "' checksum mismatch"));
     }
@@ -505,8 +576,9 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
   Archive a;
   for (const Section& sec : sections) {
     std::string manifest_text;
+    std::string aes;
     std::string* target = sec.type == kImsType   ? &a.ims
-                          : sec.type == kAesType ? &a.aes
+                          : sec.type == kAesType ? &aes
                                                  : &manifest_text;
     const uint64_t limit = std::min(max_content, sec.type == kManifestType ? kMaxManifest
                                                  : sec.type == kImsType    ? kMaxIms
@@ -524,12 +596,12 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
                                     " bytes, the manifest ", stated));
       }
     }
-    if (aes_in_place && sec.type == kAesType) {
+    if (aes_in_place != nullptr && sec.type == kAesType) {
       if (sec.codec != kStored && sec.codec != kZstd) {
         return Damaged(name, sec.at + 4, absl::StrCat("unknown codec ", sec.codec));
       }
       const uint8_t* h = b.data() + sec.at;
-      a.aes_in_file = SectionInFile{sec.at,
+      *aes_in_place = SectionInFile{sec.at,
                                     sec.codec,
                                     sec.payload.size(),
                                     sec.raw,
@@ -566,6 +638,7 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
     } else {
       return Damaged(name, sec.at + 4, absl::StrCat("unknown codec ", sec.codec));
     }
+    if (sec.type == kAesType) a.aes = aes::BytesInMemory(std::move(aes), name + ": section 'AESP'");
     if (sec.type != kManifestType) continue;
     absl::StatusOr<Manifest> m = Manifest::FromText(manifest_text);
     if (!m.ok()) return Damaged(name, kFileHeader, m.status().message());
@@ -583,7 +656,7 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
 
 absl::StatusOr<Archive> Parse(std::span<const uint8_t> b, const std::string& name,
                               uint64_t max_content) {
-  return ParseArchive(b, name, max_content, /*aes_in_place=*/false);
+  return ParseArchive(b, name, max_content, /*aes_in_place=*/nullptr);
 }
 
 absl::StatusOr<Archive> Read(const std::string& path) {
@@ -756,20 +829,19 @@ absl::StatusOr<Archive> ReadForReplay(const std::string& path) {
   void* map = ::mmap(nullptr, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
   ::close(fd);
   if (map == MAP_FAILED) return Read(path);
-  absl::StatusOr<Archive> a =
-      ParseArchive({static_cast<const uint8_t*>(map), static_cast<size_t>(st.st_size)}, path,
-                   kMaxRaw, /*aes_in_place=*/true);
+  std::optional<SectionInFile> section;
+  absl::StatusOr<Archive> a = ParseArchive(
+      {static_cast<const uint8_t*>(map), static_cast<size_t>(st.st_size)}, path, kMaxRaw, &section);
   ::munmap(map, st.st_size);
-  if (!a.ok() || !a->aes_in_file) return a;
-  if (absl::Status s = CheckSection(path, *a->aes_in_file); !s.ok()) return s;
+  if (!a.ok()) return a;
+  if (absl::Status s = CheckSection(path, *section); !s.ok()) return s;
+  a->aes = std::make_shared<AesInFile>(path, *std::move(section));
   return a;
 }
 
-absl::StatusOr<aes::Schedule> ScheduleOf(const std::string& path, const Archive& a) {
-  absl::StatusOr<aes::Schedule> s =
-      a.aes_in_file ? aes::Schedule::Parse(std::make_shared<AesInFile>(path, *a.aes_in_file))
-                    : aes::Schedule::Parse(aes::BytesInMemory(a.aes, path + ": section 'AESP'"));
-  if (!s.ok()) {
+absl::StatusOr<aes::Schedule> ScheduleOf(const Archive& a) {
+  absl::StatusOr<aes::Schedule> s = aes::Schedule::Parse(a.aes);
+  if (!s.ok() && absl::IsInvalidArgument(s.status())) {
     return absl::InvalidArgumentError("the archive's AES section is not an AES message");
   }
   return s;

@@ -5,7 +5,7 @@
 #define CITCAT_ARCHIVE_ARCHIVE_H_
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -84,29 +84,23 @@ class ReplayChecksums {
 // every field that differs.
 absl::Status CompareWithManifest(const Manifest& expected, const Manifest& replayed);
 
-// A section left in its file (ReadForReplay): where its header and payload lie, and what the
-// header says of them.
-struct SectionInFile {
-  uint64_t at = 0;  // the section header's offset
-  uint8_t codec = 0;
-  uint64_t payload = 0;  // bytes after the header
-  uint64_t raw = 0, raw_crc = 0;
-  uint32_t crc32 = 0;  // of the header's first 32 bytes and the payload
-  std::string header;  // those 32 bytes
-};
-
 struct Archive {
   Manifest manifest;
   std::string ims;  // serialized ims::InitialMachineState
-  std::string aes;  // serialized aes::EventSchedule; empty when aes_in_file is set
-  std::optional<SectionInFile> aes_in_file;
+  // The serialized aes::EventSchedule: in memory, or left in a file (an aes.pb that Pack was
+  // given, the archive ReadForReplay read) and read from there as it is used.
+  std::shared_ptr<const aes::ScheduleBytes> aes;
 };
 
-// Replays `state` under `schedule` once and builds the full manifest, at kFormatVersion.
+// Replays `state` under `schedule` once and builds the full manifest, at kFormatVersion. The
+// schedule is streamed (aes::Schedule), so memory does not grow with it.
+absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
+                             std::shared_ptr<const aes::ScheduleBytes> schedule);
 absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
                              const aes::EventSchedule& schedule);
 
-// Writes `archive` (zstd at `level`) to `out`; the caller commits.
+// Writes `archive` (zstd at `level`) to `out`, the AES streamed from where it is; the caller
+// commits.
 absl::Status Write(const Archive& archive, io::OutputFile& out, int level = 19);
 
 // Reads and checks a whole archive: magic, version, every section's checksums, sizes and the
@@ -116,11 +110,10 @@ absl::StatusOr<Archive> Parse(std::span<const uint8_t> bytes, const std::string&
                               uint64_t max_content = uint64_t{4} << 30);
 absl::StatusOr<Archive> Read(const std::string& path);
 // Read for a replay: every check of Read, but the AES section stays in the file (checked by
-// reading it through once), for ScheduleOf to stream: memory does not grow with the schedule.
+// reading it through once), to be streamed from there: memory does not grow with the schedule.
 absl::StatusOr<Archive> ReadForReplay(const std::string& path);
-// The archive's AES as replay reads it: from the file `path` the archive was read from when
-// ReadForReplay left it there, otherwise from memory.
-absl::StatusOr<aes::Schedule> ScheduleOf(const std::string& path, const Archive& archive);
+// The archive's AES as replay reads it (aes::Schedule::Parse, with the archive's message).
+absl::StatusOr<aes::Schedule> ScheduleOf(const Archive& archive);
 // Unpack's checks and the IMS alone.
 absl::Status UnpackIms(const Archive& archive, ims::InitialMachineState& state);
 

@@ -24,10 +24,9 @@ absl::Status RunPack(const std::vector<std::string>& args) {
   if (level < 1 || level > 22) return absl::InvalidArgumentError("--level must be 1 to 22");
   ims::InitialMachineState ims;
   if (absl::Status s = ReadMessage(args[0] + "/ims.pb", ims); !s.ok()) return s;
-  aes::EventSchedule aes;
-  if (absl::Status s = ReadMessage(args[0] + "/aes.pb", aes); !s.ok()) return s;
-  // One replay fills the manifest: what a replay of the archive must reproduce.
-  absl::StatusOr<archive::Archive> a = archive::Pack(ims, aes);
+  // One replay fills the manifest: what a replay of the archive must reproduce. The AES is
+  // streamed from its file, for the replay and into the archive.
+  absl::StatusOr<archive::Archive> a = archive::Pack(ims, aes::BytesInFile(args[0] + "/aes.pb"));
   if (!a.ok()) return a.status();
   absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(path);
   if (!out.ok()) return out.status();

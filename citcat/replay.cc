@@ -338,7 +338,7 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
     absl::StatusOr<archive::Archive> packed = archive::ReadForReplay(args[0]);
     if (!packed.ok()) return packed.status();
     if (absl::Status s = archive::UnpackIms(*packed, ims); !s.ok()) return s;
-    schedule = archive::ScheduleOf(args[0], *packed);
+    schedule = archive::ScheduleOf(*packed);
     manifest = packed->manifest;
   } else {
     if (absl::Status s = ReadMessage(ims_path, ims); !s.ok()) return s;

@@ -24,11 +24,13 @@ absl::Status RunUnpack(const std::vector<std::string>& args) {
   ims::InitialMachineState ims;
   aes::EventSchedule aes;
   if (absl::Status s = archive::Unpack(*a, ims, aes); !s.ok()) return s;  // every check
+  absl::StatusOr<std::string> aes_bytes = aes::ReadAll(*a->aes, a->manifest.aes_bytes);
+  if (!aes_bytes.ok()) return aes_bytes.status();
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) return absl::UnavailableError(absl::StrCat(dir, ": cannot create: ", error.message()));
   const std::pair<const char*, const std::string*> files[] = {
-      {"/ims.pb", &a->ims}, {"/aes.pb", &a->aes}, {"/manifest.txt", nullptr}};
+      {"/ims.pb", &a->ims}, {"/aes.pb", &*aes_bytes}, {"/manifest.txt", nullptr}};
   const std::string manifest = a->manifest.ToText();
   for (const auto& [name, bytes] : files) {
     absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(dir + name);
@@ -39,7 +41,7 @@ absl::Status RunUnpack(const std::vector<std::string>& args) {
   if (!absl::GetFlag(FLAGS_quiet)) {
     std::fprintf(stderr,
                  "citcat unpack: %s/ims.pb (%zu bytes), %s/aes.pb (%zu bytes), %s/manifest.txt\n",
-                 dir.c_str(), a->ims.size(), dir.c_str(), a->aes.size(), dir.c_str());
+                 dir.c_str(), a->ims.size(), dir.c_str(), aes_bytes->size(), dir.c_str());
   }
   return absl::OkStatus();
 }

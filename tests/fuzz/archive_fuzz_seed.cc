@@ -33,12 +33,13 @@ int main(int argc, char** argv) {
   const std::pair<std::string, std::string> seeds[] = {{"sample", *ims}, {"small", "x"}};
   for (const auto& [name, ims_bytes] : seeds) {
     a.ims = ims_bytes;
-    a.aes = name == "small" ? std::string() : *aes;
+    const std::string aes_bytes = name == "small" ? std::string() : *aes;
+    a.aes = aes::BytesInMemory(aes_bytes, "aes.pb");
     a.manifest.instructions = 3;
     a.manifest.trace_entries = 3;
     a.manifest.records = 7;
     a.manifest.ims_bytes = a.ims.size();
-    a.manifest.aes_bytes = a.aes.size();
+    a.manifest.aes_bytes = aes_bytes.size();
     a.manifest.producer = "archive_fuzz_seed";
     auto out = io::OutputFile::Create(dir + "/" + name + ".citcat");
     if (!out.ok() || !archive::Write(a, **out, 3).ok() || !(*out)->Commit().ok()) {
