@@ -5,12 +5,15 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/wire_format_lite.h"
+#include "io/file.h"
 
 namespace citcat::aes {
 namespace {
@@ -159,6 +162,122 @@ absl::StatusOr<std::string> ReadAll(const ScheduleBytes& bytes, uint64_t max_byt
     all.append(static_cast<const char*>(data), size);
   }
   return all;
+}
+
+// ---- ScheduleWriter ----
+
+namespace {
+
+// Moves list `i` of `from` into an otherwise empty message.
+EventSchedule TakeList(EventSchedule& from, int i) {
+  EventSchedule one;
+  switch (i) {
+    case 0:
+      one.mutable_interrupts()->Swap(from.mutable_interrupts());
+      break;
+    case 1:
+      one.mutable_dma()->Swap(from.mutable_dma());
+      break;
+    case 2:
+      one.mutable_device_io()->Swap(from.mutable_device_io());
+      break;
+    default:
+      one.mutable_register_reads()->Swap(from.mutable_register_reads());
+      break;
+  }
+  return one;
+}
+
+absl::Status WriteAll(int fd, absl::string_view bytes, const std::string& path) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return absl::UnavailableError(absl::StrCat(path, ": cannot write: ", std::strerror(errno)));
+    }
+    bytes.remove_prefix(n);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// A file with no name in the temporary directory: nothing is left behind, however the process
+// ends.
+int UnnamedScratchFile(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)) return fd;
+  std::string name = dir + "/citcat-aes-XXXXXX";  // a file system without O_TMPFILE
+  fd = ::mkostemp(name.data(), O_CLOEXEC);
+  if (fd >= 0) ::unlink(name.c_str());
+  return fd;
+}
+
+absl::StatusOr<std::unique_ptr<ScheduleWriter>> ScheduleWriter::Create(std::string path) {
+  std::error_code error;
+  const std::string dir = std::filesystem::temp_directory_path(error).string();
+  if (error) return absl::UnavailableError(absl::StrCat("no temporary directory: ", error.message()));
+  int scratch[4];
+  for (int i = 0; i < 4; ++i) {
+    scratch[i] = UnnamedScratchFile(dir);
+    if (scratch[i] < 0) {
+      const std::string why = std::strerror(errno);
+      for (int j = 0; j < i; ++j) ::close(scratch[j]);
+      return absl::UnavailableError(
+          absl::StrCat(dir, ": cannot make a scratch file for ", path, ": ", why));
+    }
+  }
+  return std::unique_ptr<ScheduleWriter>(new ScheduleWriter(std::move(path), scratch));
+}
+
+ScheduleWriter::ScheduleWriter(std::string path, const int (&scratch)[4]) : path_(std::move(path)) {
+  for (int i = 0; i < 4; ++i) scratch_[i] = scratch[i];
+}
+
+ScheduleWriter::~ScheduleWriter() {
+  for (int fd : scratch_) ::close(fd);
+}
+
+absl::Status ScheduleWriter::Append(EventSchedule& batch) {
+  for (int i = 0; i < 4; ++i) {
+    const EventSchedule list = TakeList(batch, i);
+    counts_[i] += list.interrupts_size() + list.dma_size() + list.device_io_size() +
+                  list.register_reads_size();
+    const std::string bytes = list.SerializeAsString();
+    bytes_ += bytes.size();
+    if (absl::Status s = WriteAll(scratch_[i], bytes, path_); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ScheduleWriter::Finish(const EventSchedule& head) {
+  EventSchedule rest = head;
+  if (absl::Status s = Append(rest); !s.ok()) return s;
+  EventSchedule first, last;
+  first.set_format_version(head.format_version());
+  first.set_machine(head.machine());
+  if (head.has_end()) *last.mutable_end() = head.end();
+  absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(path_);
+  if (!out.ok()) return out.status();
+  if (absl::Status s = (*out)->Write(first.SerializeAsString()); !s.ok()) return s;
+  std::vector<uint8_t> block(1 << 16);
+  for (int fd : scratch_) {
+    for (off_t at = 0;;) {
+      const ssize_t n = ::pread(fd, block.data(), block.size(), at);
+      if (n < 0) {
+        return absl::UnavailableError(
+            absl::StrCat(path_, ": cannot read back a scratch file: ", std::strerror(errno)));
+      }
+      if (n == 0) break;
+      if (absl::Status s = (*out)->Write(std::span<const uint8_t>(block.data(), n)); !s.ok()) {
+        return s;
+      }
+      at += n;
+    }
+  }
+  if (absl::Status s = (*out)->Write(last.SerializeAsString()); !s.ok()) return s;
+  bytes_ = (*out)->bytes_written();
+  return (*out)->Commit();
 }
 
 // ---- Schedule ----

@@ -5,6 +5,7 @@
 #ifndef CITCAT_AES_SCHEDULE_H_
 #define CITCAT_AES_SCHEDULE_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -136,6 +137,32 @@ class ScheduleReader {
   EventQueue<DmaTransfer> dma_;
   EventQueue<DeviceAccess> device_io_;
   EventQueue<RegisterRead> register_reads_;
+};
+
+// Writes an aes.pb as its events come, holding none of them: each list goes to an unnamed scratch
+// file in the temporary directory, and Finish puts the lists together in the layout a whole message
+// serializes to (field order), so the file is the same bytes as EventSchedule::SerializeAsString.
+class ScheduleWriter {
+ public:
+  static absl::StatusOr<std::unique_ptr<ScheduleWriter>> Create(std::string path);
+  ~ScheduleWriter();
+  // Appends `batch`'s events to their lists and clears them (its other fields stay).
+  absl::Status Append(EventSchedule& batch);
+  // Writes the file: `head`'s format version, machine and end point around the lists appended,
+  // and `head`'s own lists after those. The file appears under its name only when complete.
+  absl::Status Finish(const EventSchedule& head);
+
+  // Events appended to each list (interrupts, DMA, device accesses, register reads), and the
+  // file's length once finished.
+  const std::array<uint64_t, 4>& counts() const { return counts_; }
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  ScheduleWriter(std::string path, const int (&scratch)[4]);
+  const std::string path_;
+  int scratch_[4];  // one per list, in field order
+  std::array<uint64_t, 4> counts_ = {};
+  uint64_t bytes_ = 0;
 };
 
 }  // namespace citcat::aes

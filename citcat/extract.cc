@@ -34,25 +34,29 @@ absl::Status RunExtract(const std::vector<std::string>& args) {
   absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(args[0]);
   if (!reader.ok()) return reader.status();
   cat::CatReader& in = **reader;
+  // The events go to aes.pb as they are found: a long trace's schedule is never held whole.
+  const std::string aes_path = dir + "/aes.pb";
+  absl::StatusOr<std::unique_ptr<aes::ScheduleWriter>> events = aes::ScheduleWriter::Create(aes_path);
+  if (!events.ok()) return events.status();
   Progress progress("extract", std::max<int64_t>(in.file_size(), 0), "B");
   absl::StatusOr<extract::Extraction> x =
-      systems::Extract(in, [&] { progress.Update(in.bytes_read()); });
+      systems::Extract(in, [&] { progress.Update(in.bytes_read()); }, events->get());
   progress.Finish();
   if (!x.ok()) return x.status();
-
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) return absl::UnavailableError(absl::StrCat(dir, ": cannot create: ", error.message()));
   if (absl::Status s = WriteMessage(x->ims, dir + "/ims.pb"); !s.ok()) return s;
-  if (absl::Status s = WriteMessage(x->aes, dir + "/aes.pb"); !s.ok()) return s;
+  if (absl::Status s = (*events)->Finish(x->aes); !s.ok()) return s;
   if (!absl::GetFlag(FLAGS_quiet)) {
-    const aes::EventSchedule& aes = x->aes;
+    const std::array<uint64_t, 4>& n = (*events)->counts();
     std::fprintf(stderr,
-                 "citcat extract: %s/ims.pb (%zu bytes, %d memory extents), %s/aes.pb (%zu bytes: "
-                 "%d interrupts, %d DMA, %d device accesses, %d register reads)\n",
-                 dir.c_str(), x->ims.ByteSizeLong(), x->ims.memory_size(), dir.c_str(),
-                 aes.ByteSizeLong(), aes.interrupts_size(), aes.dma_size(), aes.device_io_size(),
-                 aes.register_reads_size());
+                 "citcat extract: %s/ims.pb (%zu bytes, %d memory extents), %s (%llu bytes: "
+                 "%llu interrupts, %llu DMA, %llu device accesses, %llu register reads)\n",
+                 dir.c_str(), x->ims.ByteSizeLong(), x->ims.memory_size(), aes_path.c_str(),
+                 static_cast<unsigned long long>((*events)->bytes()),
+                 static_cast<unsigned long long>(n[0]), static_cast<unsigned long long>(n[1]),
+                 static_cast<unsigned long long>(n[2]), static_cast<unsigned long long>(n[3]));
   }
   return absl::OkStatus();
 }

@@ -73,8 +73,17 @@ absl::Status Extractor::Add(uint64_t index, const cat::BusRecord& r) {
       return absl::OkStatus();
     case Phase::kStateDump:
       return AddStateDump(index, r);
-    case Phase::kReplayed:
-      return AddReplayed(index, r);
+    case Phase::kReplayed: {
+      if (absl::Status s = AddReplayed(index, r); !s.ok()) return s;
+      const aes::EventSchedule& a = out_.aes;
+      constexpr int kBatch = 4096;
+      if (events_ != nullptr && a.interrupts_size() + a.dma_size() + a.device_io_size() +
+                                        a.register_reads_size() >=
+                                    kBatch) {
+        return events_->Append(out_.aes);
+      }
+      return absl::OkStatus();
+    }
   }
   return absl::OkStatus();
 }
@@ -267,10 +276,12 @@ absl::StatusOr<Extraction> Extractor::Finish() && {
 }
 
 absl::StatusOr<Extraction> Extract(cat::CatReader& reader, SystemContract& contract,
-                                   const std::function<void()>& after_record) {
+                                   const std::function<void()>& after_record,
+                                   aes::ScheduleWriter* events) {
   absl::StatusOr<std::unique_ptr<Extractor>> extractor =
       Extractor::Create(reader.header(), reader.path(), contract);
   if (!extractor.ok()) return extractor.status();
+  (*extractor)->set_event_writer(events);
   cat::BusRecord record;
   while (true) {
     absl::StatusOr<bool> more = reader.Next(record);

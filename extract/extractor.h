@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "aes/aes.pb.h"
+#include "aes/schedule.h"
 #include "cat_parser/reader.h"
 #include "extract/contract.h"
 #include "extract/first_touch.h"
@@ -24,6 +25,7 @@ namespace citcat::extract {
 
 struct Extraction {
   ims::InitialMachineState ims;
+  // With an event writer, the events still to append to it, and the end point.
   aes::EventSchedule aes;
 };
 
@@ -34,6 +36,9 @@ class Extractor {
                                                            std::string path,
                                                            SystemContract& contract);
 
+  // Hands the events over to `events` (not owned) as they come, a batch at a time, so that a
+  // long trace's schedule is never held whole.
+  void set_event_writer(aes::ScheduleWriter* events) { events_ = events; }
   // Feeds the record with this index; records must come in file order.
   absl::Status Add(uint64_t index, const cat::BusRecord& record);
   // Checks that the trace was complete and returns the IMS and AES.
@@ -63,13 +68,15 @@ class Extractor {
   uint64_t cpu_transactions_ = 0;
   uint64_t replayed_records_ = 0;
   uint64_t last_branch_count_ = 0;
+  aes::ScheduleWriter* events_ = nullptr;
 };
 
 // Reads every record of `reader` once, the system's hooks read by `contract`. `after_record`, if
-// given, is called after each record (progress). Errors name the file, the record and what is
-// inconsistent.
+// given, is called after each record (progress); `events`, if given, takes the events as they
+// come (Extractor::set_event_writer). Errors name the file, the record and what is inconsistent.
 absl::StatusOr<Extraction> Extract(cat::CatReader& reader, SystemContract& contract,
-                                   const std::function<void()>& after_record = {});
+                                   const std::function<void()>& after_record = {},
+                                   aes::ScheduleWriter* events = nullptr);
 
 }  // namespace citcat::extract
 

@@ -78,14 +78,15 @@ absl::StatusOr<replay::VerifyResult> CompareCats(const std::string& original,
 }
 
 absl::StatusOr<extract::Extraction> Extract(cat::CatReader& reader,
-                                            const std::function<void()>& after_record) {
+                                            const std::function<void()>& after_record,
+                                            aes::ScheduleWriter* events) {
   absl::StatusOr<const System*> system = ForCat(reader.header().machine);
   if (!system.ok()) {
     return absl::Status(system.status().code(),
                         absl::StrCat(reader.path(), ": ", system.status().message()));
   }
   std::unique_ptr<extract::SystemContract> contract = (*system)->make_contract();
-  return extract::Extract(reader, *contract, after_record);
+  return extract::Extract(reader, *contract, after_record, events);
 }
 
 absl::StatusOr<cat::CatHeader> CatHeaderFor(const ims::InitialMachineState& ims) {

@@ -117,7 +117,8 @@ absl::StatusOr<replay::VerifyResult> CompareCats(const std::string& original,
 
 // Extraction of a CAT on the system its header names (extract::Extract with its contract).
 absl::StatusOr<extract::Extraction> Extract(cat::CatReader& reader,
-                                            const std::function<void()>& after_record = {});
+                                            const std::function<void()>& after_record = {},
+                                            aes::ScheduleWriter* events = nullptr);
 
 // The CAT header the system the IMS names writes.
 absl::StatusOr<cat::CatHeader> CatHeaderFor(const ims::InitialMachineState& ims);

@@ -4,6 +4,8 @@
 // address and the REP count). No R4400 anywhere.
 #include "extract/extractor.h"
 
+#include <fstream>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -231,6 +233,39 @@ TEST(Extractor, EndPoint) {
   EXPECT_EQ(x->aes.end().branch_count(), 40u);
   EXPECT_EQ(x->aes.end().cat_records(), 12u);
   EXPECT_EQ(x->aes.end().cpu_transactions(), 10u);
+}
+
+// With an event writer the events leave as they come, in batches, and the file is the very bytes
+// of the whole schedule.
+TEST(Extractor, EventsWrittenAsTheyComeMakeTheSameFile) {
+  std::vector<OwnedRecord> t = Prologue();
+  uint64_t bc = 6;
+  for (int i = 0; i < 10'000; ++i) {  // more than two batches
+    t.push_back(Rec(RecordKind::kPortRead, 0x3F8, bc++, {static_cast<uint8_t>(i)}));
+    if (i % 1000 == 0) t.push_back(Rec(RecordKind::kDmaWrite, 0x3000, bc++, {1, 2}, kDisk));
+  }
+  auto whole = ExtractToy(t);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  ASSERT_EQ(whole->aes.device_io_size(), 10'000);
+
+  const std::string path = ::testing::TempDir() + "/streamed-aes.pb";
+  auto events = aes::ScheduleWriter::Create(path);
+  ASSERT_TRUE(events.ok()) << events.status();
+  auto reader = cat::CatReader::Open(
+      io::InputFile::FromMemory("toy.cat", cat::testing::EncodeCat(ToyHeader(), t)));
+  ASSERT_TRUE(reader.ok());
+  ToyContract contract;
+  auto streamed = Extract(**reader, contract, {}, events->get());
+  ASSERT_TRUE(streamed.ok()) << streamed.status();
+  EXPECT_LT(streamed->aes.device_io_size(), 4096);  // the rest went to the writer already
+  ASSERT_TRUE((*events)->Finish(streamed->aes).ok());
+  EXPECT_EQ((*events)->counts()[1], 10u);
+  EXPECT_EQ((*events)->counts()[2], 10'000u);
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  EXPECT_EQ(bytes, whole->aes.SerializeAsString());
+  EXPECT_EQ((*events)->bytes(), bytes.size());
+  std::filesystem::remove(path);
 }
 
 struct Inconsistent {

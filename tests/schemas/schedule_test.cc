@@ -143,6 +143,55 @@ TEST(Schedule, BytesThatDoNotParseAreRefusedInOneLine) {
   EXPECT_THAT(std::string(missing.status().message()), HasSubstr("no-such-aes.pb"));
 }
 
+// Appended in batches, the lists come out whole and in field order: the bytes of the message.
+TEST(ScheduleWriter, WritesTheBytesOfTheWholeMessage) {
+  const EventSchedule whole = Sample();
+  const std::string path = ::testing::TempDir() + "/writer-aes.pb";
+  auto writer = ScheduleWriter::Create(path);
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  for (int i = 0; i < 5; ++i) {
+    EventSchedule batch;
+    *batch.add_interrupts() = whole.interrupts(i);
+    *batch.add_register_reads() = whole.register_reads(i);
+    if (i < 4) *batch.add_device_io() = whole.device_io(i);
+    ASSERT_TRUE((*writer)->Append(batch).ok());
+    EXPECT_EQ(batch.interrupts_size() + batch.register_reads_size() + batch.device_io_size(), 0);
+  }
+  EventSchedule head;  // the last device access and the DMA come with the head
+  head.set_format_version(whole.format_version());
+  head.set_machine(whole.machine());
+  *head.mutable_end() = whole.end();
+  *head.add_device_io() = whole.device_io(4);
+  *head.add_dma() = whole.dma(0);
+  ASSERT_TRUE((*writer)->Finish(head).ok());
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  EXPECT_EQ(bytes, whole.SerializeAsString());
+  EXPECT_EQ((*writer)->counts(), (std::array<uint64_t, 4>{5, 1, 5, 5}));
+  EXPECT_EQ((*writer)->bytes(), bytes.size());
+  // The scratch files have no names: nothing but the output is left.
+  std::filesystem::remove(path);
+  EXPECT_TRUE(std::filesystem::is_empty(std::filesystem::temp_directory_path()));
+}
+
+TEST(ScheduleWriter, AnUnfinishedWriterLeavesNoFile) {
+  const std::string path = ::testing::TempDir() + "/unfinished-aes.pb";
+  {
+    auto writer = ScheduleWriter::Create(path);
+    ASSERT_TRUE(writer.ok());
+    EventSchedule batch = Sample();
+    ASSERT_TRUE((*writer)->Append(batch).ok());
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+  // Where the output cannot go is found when it is written.
+  auto nowhere = ScheduleWriter::Create("/nonexistent-dir/aes.pb");
+  ASSERT_TRUE(nowhere.ok());
+  EventSchedule head = Sample();
+  const absl::Status s = (*nowhere)->Finish(head);
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), HasSubstr("/nonexistent-dir"));
+}
+
 size_t HeapInUse() { return mallinfo2().uordblks; }
 
 // Memory stays flat however long the schedule: reading a million events through a reader holds
