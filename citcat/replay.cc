@@ -214,9 +214,12 @@ absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::Sc
     if (!counted.ok()) return counted.status();
     instructions = counted->instructions;
   }
-  // More segments than threads, so that one long segment does not hold the others up.
-  const uint64_t wanted =
-      std::max<uint64_t>(1, std::min<uint64_t>(uint64_t{4} * jobs, instructions / 100'000));
+  // More segments than threads, so that one long segment does not hold the others up, and none
+  // so long that the events and memory image it carries would grow with the capture.
+  constexpr uint64_t kMaxSegmentInstructions = 200'000'000;
+  const uint64_t wanted = std::max<uint64_t>(
+      {1, std::min<uint64_t>(uint64_t{4} * jobs, instructions / 100'000),
+       (instructions + kMaxSegmentInstructions - 1) / kMaxSegmentInstructions});
   replay::ReplayOptions cutting;
   for (uint64_t k = 1; k < wanted; ++k) {
     cutting.cut_at_instructions.push_back(ims.start().instructions() + instructions * k / wanted);
@@ -233,8 +236,10 @@ absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::Sc
       more.wait(lock, [&] { return next < ready || cut_done; });
       if (next >= ready) return;
       Piece& p = pieces[next++];
+      more.notify_all();  // the cutting replay may go on
       lock.unlock();
       p.status = ReplayPiece(p, settings, manifest);
+      p.segment = {};  // its state and events are done with
       lock.lock();
     }
   };
@@ -242,6 +247,9 @@ absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::Sc
   for (int j = 0; j < jobs && static_cast<uint64_t>(j) < wanted; ++j) workers.emplace_back(work);
   cutting.on_segment = [&](replay::Segment s) {
     std::unique_lock<std::mutex> lock(mutex);
+    // A segment waits for a thread: no more of them than threads, or a cutting replay that runs
+    // ahead would hold every segment of the capture at once.
+    more.wait(lock, [&] { return ready - next < static_cast<size_t>(jobs); });
     Piece& p = pieces.emplace_back();
     p.segment = std::move(s);
     const size_t k = pieces.size();
