@@ -18,19 +18,19 @@
 namespace citcat::aes {
 namespace {
 
+using google::protobuf::internal::WireFormatLite;
 using google::protobuf::io::CodedInputStream;
 using google::protobuf::io::ZeroCopyInputStream;
-using google::protobuf::internal::WireFormatLite;
 
 // The lists' field numbers in aes.proto, in the order of Schedule's counts.
 constexpr int kListFields[4] = {EventSchedule::kInterruptsFieldNumber,
-                                EventSchedule::kDmaFieldNumber,
-                                EventSchedule::kDeviceIoFieldNumber,
+                                EventSchedule::kDmaFieldNumber, EventSchedule::kDeviceIoFieldNumber,
                                 EventSchedule::kRegisterReadsFieldNumber};
 
 class InMemory final : public ScheduleBytes {
  public:
-  InMemory(std::string bytes, std::string name) : bytes_(std::move(bytes)), name_(std::move(name)) {}
+  InMemory(std::string bytes, std::string name)
+      : bytes_(std::move(bytes)), name_(std::move(name)) {}
   absl::StatusOr<std::unique_ptr<ZeroCopyInputStream>> Open() const override {
     return std::make_unique<google::protobuf::io::ArrayInputStream>(
         bytes_.data(), static_cast<int>(bytes_.size()));
@@ -95,8 +95,8 @@ class FieldReader {
   // whole message goes through (a coded stream would take a cut-short one for a complete one).
   bool ReadMessage(google::protobuf::MessageLite& m) {
     uint32_t length;
-    if (!coded_->ReadVarint32(&length) || !coded_->ReadString(&scratch_, static_cast<int>(length)) ||
-        !m.ParseFromString(scratch_)) {
+    if (!coded_->ReadVarint32(&length) ||
+        !coded_->ReadString(&scratch_, static_cast<int>(length)) || !m.ParseFromString(scratch_)) {
       return Broken();
     }
     return true;
@@ -216,7 +216,8 @@ int UnnamedScratchFile(const std::string& dir) {
 absl::StatusOr<std::unique_ptr<ScheduleWriter>> ScheduleWriter::Create(std::string path) {
   std::error_code error;
   const std::string dir = std::filesystem::temp_directory_path(error).string();
-  if (error) return absl::UnavailableError(absl::StrCat("no temporary directory: ", error.message()));
+  if (error)
+    return absl::UnavailableError(absl::StrCat("no temporary directory: ", error.message()));
   int scratch[4];
   for (int i = 0; i < 4; ++i) {
     scratch[i] = UnnamedScratchFile(dir);
@@ -408,7 +409,8 @@ ScheduleReader::ScheduleReader(const EventSchedule* message,
       register_reads_(message ? FromList(message->register_reads())
                               : [this](RegisterRead& e) { return cursors_[3]->Next(e); }) {
   if (message != nullptr) return;
-  for (int i = 0; i < 4; ++i) cursors_[i] = std::make_unique<Cursor>(*bytes_, kListFields[i], status_);
+  for (int i = 0; i < 4; ++i)
+    cursors_[i] = std::make_unique<Cursor>(*bytes_, kListFields[i], status_);
 }
 
 ScheduleReader::~ScheduleReader() = default;

@@ -7,13 +7,13 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include <cerrno>
-#include <functional>
-#include <optional>
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -432,13 +432,15 @@ absl::Status Write(const Archive& a, io::OutputFile& out, int level) {
   if (absl::Status s = out.Write(head); !s.ok()) return s;
   const std::string manifest = a.manifest.ToText();
   const auto in_memory = [](const std::string& bytes) {
-    return [&bytes]() -> absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> {
-      return std::make_unique<google::protobuf::io::ArrayInputStream>(
-          bytes.data(), static_cast<int>(bytes.size()));
-    };
+    return
+        [&bytes]() -> absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> {
+          return std::make_unique<google::protobuf::io::ArrayInputStream>(
+              bytes.data(), static_cast<int>(bytes.size()));
+        };
   };
-  const std::pair<const char*, std::function<absl::StatusOr<
-                                   std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>>()>>
+  const std::pair<
+      const char*,
+      std::function<absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>>()>>
       sections[] = {{kManifestType, in_memory(manifest)},
                     {kImsType, in_memory(a.ims)},
                     {kAesType, [&a] { return a.aes->Open(); }}};
@@ -767,8 +769,7 @@ class AesInFile final : public aes::ScheduleBytes {
  public:
   AesInFile(std::string path, SectionInFile section)
       : path_(std::move(path)), section_(std::move(section)), name_(path_ + ": section 'AESP'") {}
-  absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> Open()
-      const override {
+  absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> Open() const override {
     absl::StatusOr<std::unique_ptr<SectionReader>> r = SectionReader::Open(path_, section_);
     if (!r.ok()) return r.status();
     auto stream = std::make_unique<google::protobuf::io::CopyingInputStreamAdaptor>(
@@ -790,11 +791,12 @@ absl::Status CheckSection(const std::string& path, const SectionInFile& section)
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return absl::NotFoundError(absl::StrCat(path, ": ", std::strerror(errno)));
   std::vector<uint8_t> out(1 << 16);
-  uint32_t crc32 = cat::Crc32(
-      {reinterpret_cast<const uint8_t*>(section.header.data()), section.header.size()});
+  uint32_t crc32 =
+      cat::Crc32({reinterpret_cast<const uint8_t*>(section.header.data()), section.header.size()});
   for (uint64_t at = 0; at < section.payload;) {
-    const ssize_t got = ::pread(fd, out.data(), std::min<uint64_t>(out.size(), section.payload - at),
-                                section.at + kSectionHeader + at);
+    const ssize_t got =
+        ::pread(fd, out.data(), std::min<uint64_t>(out.size(), section.payload - at),
+                section.at + kSectionHeader + at);
     if (got <= 0) break;
     crc32 = cat::Crc32({out.data(), static_cast<size_t>(got)}, crc32);
     at += got;

@@ -36,11 +36,12 @@ absl::Status RunExtract(const std::vector<std::string>& args) {
   cat::CatReader& in = **reader;
   // The events go to aes.pb as they are found: a long trace's schedule is never held whole.
   const std::string aes_path = dir + "/aes.pb";
-  absl::StatusOr<std::unique_ptr<aes::ScheduleWriter>> events = aes::ScheduleWriter::Create(aes_path);
+  absl::StatusOr<std::unique_ptr<aes::ScheduleWriter>> events =
+      aes::ScheduleWriter::Create(aes_path);
   if (!events.ok()) return events.status();
   Progress progress("extract", std::max<int64_t>(in.file_size(), 0), "B");
-  absl::StatusOr<extract::Extraction> x =
-      systems::Extract(in, [&] { progress.Update(in.bytes_read()); }, events->get());
+  absl::StatusOr<extract::Extraction> x = systems::Extract(
+      in, [&] { progress.Update(in.bytes_read()); }, events->get());
   progress.Finish();
   if (!x.ok()) return x.status();
   std::error_code error;

@@ -217,9 +217,9 @@ absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::Sc
   // More segments than threads, so that one long segment does not hold the others up, and none
   // so long that the events and memory image it carries would grow with the capture.
   constexpr uint64_t kMaxSegmentInstructions = 200'000'000;
-  const uint64_t wanted = std::max<uint64_t>(
-      {1, std::min<uint64_t>(uint64_t{4} * jobs, instructions / 100'000),
-       (instructions + kMaxSegmentInstructions - 1) / kMaxSegmentInstructions});
+  const uint64_t wanted =
+      std::max<uint64_t>({1, std::min<uint64_t>(uint64_t{4} * jobs, instructions / 100'000),
+                          (instructions + kMaxSegmentInstructions - 1) / kMaxSegmentInstructions});
   replay::ReplayOptions cutting;
   for (uint64_t k = 1; k < wanted; ++k) {
     cutting.cut_at_instructions.push_back(ims.start().instructions() + instructions * k / wanted);

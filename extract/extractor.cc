@@ -77,9 +77,9 @@ absl::Status Extractor::Add(uint64_t index, const cat::BusRecord& r) {
       if (absl::Status s = AddReplayed(index, r); !s.ok()) return s;
       const aes::EventSchedule& a = out_.aes;
       constexpr int kBatch = 4096;
-      if (events_ != nullptr && a.interrupts_size() + a.dma_size() + a.device_io_size() +
-                                        a.register_reads_size() >=
-                                    kBatch) {
+      if (events_ != nullptr &&
+          a.interrupts_size() + a.dma_size() + a.device_io_size() + a.register_reads_size() >=
+              kBatch) {
         return events_->Append(out_.aes);
       }
       return absl::OkStatus();

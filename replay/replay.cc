@@ -50,8 +50,8 @@ absl::Status CheckResetState(const ReplayMachine& machine, const cat::CatHeader&
 }  // namespace
 
 absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
-                                     const ims::InitialMachineState& ims,
-                                     const aes::Schedule& aes, const ReplayOptions& options) {
+                                     const ims::InitialMachineState& ims, const aes::Schedule& aes,
+                                     const ReplayOptions& options) {
   // A version this reader does not know may mean its fields differently (docs/ims-aes.md).
   if (ims.format_version() != ims::kFormatVersion) {
     return InvalidReplayInput(absl::StrCat("the IMS has format version ", ims.format_version(),

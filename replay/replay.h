@@ -105,8 +105,8 @@ struct ReplayMachine {
 // happened, and the last instructions executed (see DivergenceRecord). Malformed input is
 // InvalidArgument.
 absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
-                                     const ims::InitialMachineState& ims,
-                                     const aes::Schedule& aes, const ReplayOptions& options);
+                                     const ims::InitialMachineState& ims, const aes::Schedule& aes,
+                                     const ReplayOptions& options);
 
 }  // namespace citcat::replay
 

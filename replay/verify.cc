@@ -161,8 +161,8 @@ absl::StatusOr<VerifyResult> CompareCats(const ReplayMachine& machine,
 absl::StatusOr<VerifyResult> ReplayAgainst(const ReplayMachine& machine,
                                            const std::string& original_path,
                                            const ims::InitialMachineState& ims,
-                                           const aes::Schedule& aes,
-                                           const ReplayOptions& options, ReplaySummary* summary) {
+                                           const aes::Schedule& aes, const ReplayOptions& options,
+                                           ReplaySummary* summary) {
   absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(original_path);
   if (!reader.ok()) return reader.status();
   cat::CatReader& original = **reader;

@@ -55,8 +55,8 @@ absl::StatusOr<VerifyResult> CompareCats(const ReplayMachine& machine, const std
 absl::StatusOr<VerifyResult> ReplayAgainst(const ReplayMachine& machine,
                                            const std::string& original,
                                            const ims::InitialMachineState& ims,
-                                           const aes::Schedule& aes,
-                                           const ReplayOptions& options, ReplaySummary* summary);
+                                           const aes::Schedule& aes, const ReplayOptions& options,
+                                           ReplaySummary* summary);
 
 }  // namespace citcat::replay
 

@@ -4,8 +4,8 @@
 // address and the REP count). No R4400 anywhere.
 #include "extract/extractor.h"
 
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>

@@ -68,8 +68,8 @@ void ExpectSame(const Schedule& s, const EventSchedule& m) {
     EXPECT_EQ(r->register_reads().Pop().SerializeAsString(),
               m.register_reads(0).SerializeAsString());
     EXPECT_EQ(r->interrupts().taken(), 1u);
-    EXPECT_EQ(Drain(r->interrupts()), Join(m.interrupts()).substr(
-                                          m.interrupts(0).SerializeAsString().size() + 1));
+    EXPECT_EQ(Drain(r->interrupts()),
+              Join(m.interrupts()).substr(m.interrupts(0).SerializeAsString().size() + 1));
     EXPECT_EQ(Drain(r->dma()), Join(m.dma()));
     EXPECT_EQ(Drain(r->device_io()), Join(m.device_io()));
     EXPECT_EQ(r->register_reads().taken(), 1u);
