@@ -200,8 +200,6 @@ absl::Status WriteAll(int fd, absl::string_view bytes, const std::string& path) 
   return absl::OkStatus();
 }
 
-}  // namespace
-
 // A file with no name in the temporary directory: nothing is left behind, however the process
 // ends.
 int UnnamedScratchFile(const std::string& dir) {
@@ -212,6 +210,8 @@ int UnnamedScratchFile(const std::string& dir) {
   if (fd >= 0) ::unlink(name.c_str());
   return fd;
 }
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<ScheduleWriter>> ScheduleWriter::Create(std::string path) {
   std::error_code error;

@@ -431,24 +431,22 @@ absl::Status Write(const Archive& a, io::OutputFile& out, int level) {
   Store(head, cat::Crc32(Bytes(head).subspan(8)), 4);
   if (absl::Status s = out.Write(head); !s.ok()) return s;
   const std::string manifest = a.manifest.ToText();
+  using Stream = std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>;
   const auto in_memory = [](const std::string& bytes) {
-    return
-        [&bytes]() -> absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> {
-          return std::make_unique<google::protobuf::io::ArrayInputStream>(
-              bytes.data(), static_cast<int>(bytes.size()));
-        };
+    return [&bytes]() -> absl::StatusOr<Stream> {
+      return std::make_unique<google::protobuf::io::ArrayInputStream>(
+          bytes.data(), static_cast<int>(bytes.size()));
+    };
   };
-  const std::pair<
-      const char*,
-      std::function<absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>>()>>
-      sections[] = {{kManifestType, in_memory(manifest)},
-                    {kImsType, in_memory(a.ims)},
-                    {kAesType, [&a] { return a.aes->Open(); }}};
+  const std::pair<const char*, std::function<absl::StatusOr<Stream>()>> sections[] = {
+      {kManifestType, in_memory(manifest)}, {kImsType, in_memory(a.ims)}, {kAesType, [&a] {
+                                                                             return a.aes->Open();
+                                                                           }}};
   for (const auto& [type, open] : sections) {
     // Two passes over the content, streamed: its length and CRC-64 for the header, then the
     // frame (with the length in it).
     uint64_t raw = 0, crc = 0;
-    absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> in = open();
+    absl::StatusOr<Stream> in = open();
     if (!in.ok()) return in.status();
     const void* data;
     int size;

@@ -264,6 +264,7 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
   }
   core_->set_stop_branch_count(~uint64_t{0});
   if (error_.ok() && !diverged()) FinishSchedule();
+  // Bytes of the schedule that stopped parsing end a list early: that, not what it looked like.
   if (error_.ok() && !events_->status().ok()) error_ = events_->status();
   if (absl::Status s = core_->Finish(); !s.ok() && error_.ok()) error_ = s;
   if (cutting() && error_.ok() && !diverged()) HandOverSegment(/*last=*/true);
