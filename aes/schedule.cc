@@ -213,31 +213,88 @@ int UnnamedScratchFile(const std::string& dir) {
 
 }  // namespace
 
+struct ScheduleWriter::Scratch {
+  int fd[4] = {-1, -1, -1, -1};  // one per list, in field order
+  std::string first, last;       // the head's fields before and after the lists
+  ~Scratch() {
+    for (int f : fd) ::close(f);
+  }
+};
+
+namespace {
+
+// The bytes of a schedule whose lists lie in scratch files: the head's first fields, each list's
+// file, the end point.
+class InScratch final : public ScheduleBytes {
+ public:
+  explicit InScratch(std::shared_ptr<const ScheduleWriter::Scratch> s, std::string name)
+      : s_(std::move(s)), name_(std::move(name)) {}
+  absl::StatusOr<std::unique_ptr<ZeroCopyInputStream>> Open() const override {
+    auto stream = std::make_unique<google::protobuf::io::CopyingInputStreamAdaptor>(new Reader(s_));
+    stream->SetOwnsCopyingStream(true);
+    return stream;
+  }
+  const std::string& name() const override { return name_; }
+
+ private:
+  class Reader final : public google::protobuf::io::CopyingInputStream {
+   public:
+    explicit Reader(std::shared_ptr<const ScheduleWriter::Scratch> s) : s_(std::move(s)) {}
+    int Read(void* buffer, int size) override {
+      while (part_ < 6) {
+        int n;
+        if (part_ == 0 || part_ == 5) {
+          const std::string& text = part_ == 0 ? s_->first : s_->last;
+          n = static_cast<int>(std::min<size_t>(size, text.size() - at_));
+          std::memcpy(buffer, text.data() + at_, n);
+        } else {
+          const ssize_t got = ::pread(s_->fd[part_ - 1], buffer, size, at_);
+          if (got < 0) return -1;
+          n = static_cast<int>(got);
+        }
+        if (n > 0) {
+          at_ += n;
+          return n;
+        }
+        ++part_;
+        at_ = 0;
+      }
+      return 0;
+    }
+
+   private:
+    std::shared_ptr<const ScheduleWriter::Scratch> s_;
+    int part_ = 0;  // 0: first, 1-4: the lists, 5: last
+    uint64_t at_ = 0;
+  };
+
+  const std::shared_ptr<const ScheduleWriter::Scratch> s_;
+  const std::string name_;
+};
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<ScheduleWriter>> ScheduleWriter::Create(std::string path) {
   std::error_code error;
   const std::string dir = std::filesystem::temp_directory_path(error).string();
-  if (error)
+  if (error) {
     return absl::UnavailableError(absl::StrCat("no temporary directory: ", error.message()));
-  int scratch[4];
-  for (int i = 0; i < 4; ++i) {
-    scratch[i] = UnnamedScratchFile(dir);
-    if (scratch[i] < 0) {
-      const std::string why = std::strerror(errno);
-      for (int j = 0; j < i; ++j) ::close(scratch[j]);
+  }
+  auto scratch = std::make_shared<Scratch>();
+  for (int& fd : scratch->fd) {
+    fd = UnnamedScratchFile(dir);
+    if (fd < 0) {
       return absl::UnavailableError(
-          absl::StrCat(dir, ": cannot make a scratch file for ", path, ": ", why));
+          absl::StrCat(dir, ": cannot make a scratch file for ", path, ": ", std::strerror(errno)));
     }
   }
-  return std::unique_ptr<ScheduleWriter>(new ScheduleWriter(std::move(path), scratch));
+  return std::unique_ptr<ScheduleWriter>(new ScheduleWriter(std::move(path), std::move(scratch)));
 }
 
-ScheduleWriter::ScheduleWriter(std::string path, const int (&scratch)[4]) : path_(std::move(path)) {
-  for (int i = 0; i < 4; ++i) scratch_[i] = scratch[i];
-}
+ScheduleWriter::ScheduleWriter(std::string path, std::shared_ptr<Scratch> scratch)
+    : path_(std::move(path)), scratch_(std::move(scratch)) {}
 
-ScheduleWriter::~ScheduleWriter() {
-  for (int fd : scratch_) ::close(fd);
-}
+ScheduleWriter::~ScheduleWriter() = default;
 
 absl::Status ScheduleWriter::Append(EventSchedule& batch) {
   for (int i = 0; i < 4; ++i) {
@@ -246,39 +303,49 @@ absl::Status ScheduleWriter::Append(EventSchedule& batch) {
                   list.register_reads_size();
     const std::string bytes = list.SerializeAsString();
     bytes_ += bytes.size();
-    if (absl::Status s = WriteAll(scratch_[i], bytes, path_); !s.ok()) return s;
+    if (absl::Status s = WriteAll(scratch_->fd[i], bytes, path_); !s.ok()) return s;
   }
   return absl::OkStatus();
 }
 
-absl::Status ScheduleWriter::Finish(const EventSchedule& head) {
+absl::Status ScheduleWriter::Close(const EventSchedule& head) {
   EventSchedule rest = head;
   if (absl::Status s = Append(rest); !s.ok()) return s;
-  EventSchedule first, last;
-  first.set_format_version(head.format_version());
-  first.set_machine(head.machine());
-  if (head.has_end()) *last.mutable_end() = head.end();
+  EventSchedule before, after;
+  before.set_format_version(head.format_version());
+  before.set_machine(head.machine());
+  if (head.has_end()) *after.mutable_end() = head.end();
+  scratch_->first = before.SerializeAsString();
+  scratch_->last = after.SerializeAsString();
+  bytes_ += scratch_->first.size() + scratch_->last.size();
+  return absl::OkStatus();
+}
+
+absl::Status ScheduleWriter::Finish(const EventSchedule& head) {
+  if (absl::Status s = Close(head); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(path_);
   if (!out.ok()) return out.status();
-  if (absl::Status s = (*out)->Write(first.SerializeAsString()); !s.ok()) return s;
-  std::vector<uint8_t> block(1 << 16);
-  for (int fd : scratch_) {
-    for (off_t at = 0;;) {
-      const ssize_t n = ::pread(fd, block.data(), block.size(), at);
-      if (n < 0) {
-        return absl::UnavailableError(
-            absl::StrCat(path_, ": cannot read back a scratch file: ", std::strerror(errno)));
-      }
-      if (n == 0) break;
-      if (absl::Status s = (*out)->Write(std::span<const uint8_t>(block.data(), n)); !s.ok()) {
-        return s;
-      }
-      at += n;
+  absl::StatusOr<std::unique_ptr<ZeroCopyInputStream>> in = InScratch(scratch_, path_).Open();
+  if (!in.ok()) return in.status();
+  const void* data;
+  int size;
+  while ((*in)->Next(&data, &size)) {
+    if (absl::Status s =
+            (*out)->Write({static_cast<const uint8_t*>(data), static_cast<size_t>(size)});
+        !s.ok()) {
+      return s;
     }
   }
-  if (absl::Status s = (*out)->Write(last.SerializeAsString()); !s.ok()) return s;
-  bytes_ = (*out)->bytes_written();
+  if ((*out)->bytes_written() != bytes_) {
+    return absl::UnavailableError(absl::StrCat(path_, ": cannot read back a scratch file"));
+  }
   return (*out)->Commit();
+}
+
+absl::StatusOr<std::shared_ptr<const ScheduleBytes>> ScheduleWriter::FinishInScratch(
+    const EventSchedule& head) {
+  if (absl::Status s = Close(head); !s.ok()) return s;
+  return std::make_shared<InScratch>(std::move(scratch_), path_);
 }
 
 // ---- Schedule ----

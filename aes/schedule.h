@@ -151,16 +151,23 @@ class ScheduleWriter {
   // Writes the file: `head`'s format version, machine and end point around the lists appended,
   // and `head`'s own lists after those. The file appears under its name only when complete.
   absl::Status Finish(const EventSchedule& head);
+  // The same bytes without a file: read from the scratch files, which live as long as the result
+  // (for a command that replays what it extracted). The writer is done with afterwards.
+  absl::StatusOr<std::shared_ptr<const ScheduleBytes>> FinishInScratch(const EventSchedule& head);
 
   // Events appended to each list (interrupts, DMA, device accesses, register reads), and the
   // file's length once finished.
   const std::array<uint64_t, 4>& counts() const { return counts_; }
   uint64_t bytes() const { return bytes_; }
 
+  struct Scratch;  // the lists' unnamed files (schedule.cc)
+
  private:
-  ScheduleWriter(std::string path, const int (&scratch)[4]);
+  ScheduleWriter(std::string path, std::shared_ptr<Scratch> scratch);
+  // Appends `head`'s lists and keeps its fields that go before and after the lists.
+  absl::Status Close(const EventSchedule& head);
   const std::string path_;
-  int scratch_[4];  // one per list, in field order
+  std::shared_ptr<Scratch> scratch_;
   std::array<uint64_t, 4> counts_ = {};
   uint64_t bytes_ = 0;
 };

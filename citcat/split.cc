@@ -31,11 +31,13 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
   if (std::filesystem::exists(dir)) {
     return absl::AlreadyExistsError(absl::StrCat(dir, ": exists; split writes a new directory"));
   }
-  absl::StatusOr<archive::Archive> whole = archive::Read(args[0]);
+  // The schedule is read from the archive as the cutting replay uses it.
+  absl::StatusOr<archive::Archive> whole = archive::ReadForReplay(args[0]);
   if (!whole.ok()) return whole.status();
   ims::InitialMachineState ims;
-  aes::EventSchedule aes;
-  if (absl::Status s = archive::Unpack(*whole, ims, aes); !s.ok()) return s;
+  if (absl::Status s = archive::UnpackIms(*whole, ims); !s.ok()) return s;
+  absl::StatusOr<aes::Schedule> aes = archive::ScheduleOf(*whole);
+  if (!aes.ok()) return aes.status();
   const uint64_t instructions = whole->manifest.instructions;
   if (segments > instructions || (segments > 0 && instructions / segments == 0)) {
     return absl::InvalidArgumentError(
@@ -79,7 +81,7 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
   // The whole replay that cuts is checked against the archive's manifest too.
   archive::ReplayChecksums checksums;
   checksums.Attach(options, ims, whole->manifest.version);
-  absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(ims, aes, options);
+  absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(ims, *aes, options);
   progress.Finish();
   absl::Status status = summary.status();
   if (status.ok()) {

@@ -25,13 +25,24 @@ absl::Status VerifyCapture(const std::string& path) {
   absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(path);
   if (!reader.ok()) return reader.status();
   cat::CatReader& in = **reader;
+  // The schedule goes to scratch files as it is extracted and is read back as replay uses it:
+  // memory does not grow with the capture.
+  absl::StatusOr<std::unique_ptr<aes::ScheduleWriter>> events =
+      aes::ScheduleWriter::Create(path + " (its extracted AES)");
+  if (!events.ok()) return events.status();
   absl::StatusOr<extract::Extraction> x;
   {
     Progress progress("verify: extract", std::max<int64_t>(in.file_size(), 0), "B");
-    x = systems::Extract(in, [&] { progress.Update(in.bytes_read()); });
+    x = systems::Extract(
+        in, [&] { progress.Update(in.bytes_read()); }, events->get());
   }
   if (!x.ok()) return x.status();
-  Progress progress("verify: replay", x->aes.end().cat_records(), "records");
+  absl::StatusOr<std::shared_ptr<const aes::ScheduleBytes>> bytes =
+      (*events)->FinishInScratch(x->aes);
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<aes::Schedule> schedule = aes::Schedule::Parse(*bytes);
+  if (!schedule.ok()) return schedule.status();
+  Progress progress("verify: replay", schedule->end().cat_records(), "records");
   uint64_t records = 0;
   replay::ReplayOptions options;
   options.on_record = [&](const cat::BusRecord&) {
@@ -40,7 +51,7 @@ absl::Status VerifyCapture(const std::string& path) {
   };
   replay::ReplaySummary summary;
   absl::StatusOr<replay::VerifyResult> v =
-      systems::ReplayAgainst(path, x->ims, x->aes, options, &summary);
+      systems::ReplayAgainst(path, x->ims, *schedule, options, &summary);
   progress.Finish();
   if (!v.ok()) return v.status();
   if (absl::Status s = Verdict(*v); !s.ok()) return s;

@@ -174,6 +174,32 @@ TEST(ScheduleWriter, WritesTheBytesOfTheWholeMessage) {
   EXPECT_TRUE(std::filesystem::is_empty(std::filesystem::temp_directory_path()));
 }
 
+// Without a file: the same bytes, read from the scratch files, as often as needed.
+TEST(ScheduleWriter, FinishedInScratchReadsAsTheWholeMessage) {
+  const EventSchedule whole = Sample();
+  auto writer = ScheduleWriter::Create("extracted");
+  ASSERT_TRUE(writer.ok()) << writer.status();
+  EventSchedule batch = whole;
+  batch.clear_end();
+  ASSERT_TRUE((*writer)->Append(batch).ok());
+  EventSchedule head;
+  head.set_format_version(whole.format_version());
+  head.set_machine(whole.machine());
+  *head.mutable_end() = whole.end();
+  auto bytes = (*writer)->FinishInScratch(head);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  writer->reset();  // the bytes outlive the writer
+  for (int round = 0; round < 2; ++round) {
+    auto all = ReadAll(**bytes, 1 << 20);
+    ASSERT_TRUE(all.ok());
+    EXPECT_EQ(*all, whole.SerializeAsString());
+  }
+  auto parsed = Schedule::Parse(*bytes);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ExpectSame(*parsed, whole);
+  EXPECT_TRUE(std::filesystem::is_empty(std::filesystem::temp_directory_path()));
+}
+
 TEST(ScheduleWriter, AnUnfinishedWriterLeavesNoFile) {
   const std::string path = ::testing::TempDir() + "/unfinished-aes.pb";
   {
