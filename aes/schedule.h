@@ -8,10 +8,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -48,8 +48,33 @@ class EventQueue {
   using Next = std::function<bool(Event& event)>;
   explicit EventQueue(Next next) : next_(std::move(next)) {}
 
-  // The event `ahead` places after the next one (0: the next), or nullptr past the end.
+  // The event `ahead` places after the next one (0: the next), or nullptr past the end. (Asked
+  // at every bus transaction: the buffered case is a compare and an index.)
   const Event* Peek(size_t ahead = 0) {
+    if (head_ + ahead < buffered_.size()) return &buffered_[head_ + ahead];
+    return Fill(ahead);
+  }
+  bool empty() { return Peek() == nullptr; }
+  // Consumes the next event (there must be one); the reference stays valid until the next Pop.
+  const Event& Pop() {
+    Peek();
+    last_ = std::move(buffered_[head_++]);
+    if (head_ == buffered_.size()) {
+      buffered_.clear();
+      head_ = 0;
+    }
+    ++taken_;
+    return last_;
+  }
+  // Events consumed so far.
+  uint64_t taken() const { return taken_; }
+
+ private:
+  const Event* Fill(size_t ahead) {
+    if (head_ > 0) {  // what was taken goes, so that lookahead never grows the buffer for long
+      buffered_.erase(buffered_.begin(), buffered_.begin() + head_);
+      head_ = 0;
+    }
     while (ahead >= buffered_.size() && !ended_) {
       if (!next_(buffered_.emplace_back())) {
         buffered_.pop_back();
@@ -58,21 +83,10 @@ class EventQueue {
     }
     return ahead < buffered_.size() ? &buffered_[ahead] : nullptr;
   }
-  bool empty() { return Peek() == nullptr; }
-  // Consumes the next event (there must be one); the reference stays valid until the next Pop.
-  const Event& Pop() {
-    Peek();
-    last_ = std::move(buffered_.front());
-    buffered_.pop_front();
-    ++taken_;
-    return last_;
-  }
-  // Events consumed so far.
-  uint64_t taken() const { return taken_; }
 
- private:
   Next next_;
-  std::deque<Event> buffered_;
+  std::vector<Event> buffered_;  // from head_ on: the events read and not taken yet
+  size_t head_ = 0;
   Event last_;
   bool ended_ = false;
   uint64_t taken_ = 0;
