@@ -52,7 +52,7 @@ class EventQueue {
   // at every bus transaction: the buffered case is a compare and an index.)
   const Event* Peek(size_t ahead = 0) {
     if (head_ + ahead < buffered_.size()) return &buffered_[head_ + ahead];
-    return Fill(ahead);
+    return ended_ ? nullptr : Fill(ahead);
   }
   bool empty() { return Peek() == nullptr; }
   // Consumes the next event (there must be one); the reference stays valid until the next Pop.

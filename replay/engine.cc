@@ -64,6 +64,7 @@ Engine::Engine(const ims::InitialMachineState& ims, const aes::Schedule& aes,
                const ReplayOptions& options, cat::CatHeader header, bool observe)
     : ims_(ims),
       aes_(aes),
+      end_(aes.end()),
       events_(aes.Read()),
       options_(options),
       header_(std::move(header)),
@@ -98,7 +99,7 @@ absl::Status Engine::Load(const CoreAdapterFactory& make_core) {
   core_ = std::move(*core);
   if (absl::Status s = core_->Load(ims_); !s.ok()) return s;
 
-  const aes::EndPoint& end = aes_.end();
+  const aes::EndPoint& end = end_;
   end_known_ = end.branch_count() != 0 || end.cat_records() != 0;
   if (end_known_ && end.cpu_transactions() == 0 && !end.at_branch_count()) ended_ = true;
   last_record_bc_ = ims_.start().segment() ? ims_.start().last_record_branch_count()
@@ -219,16 +220,16 @@ std::string Engine::Key(uint64_t branch_count, uint64_t pc) const {
 
 absl::StatusOr<ReplaySummary> Engine::Run() {
   const auto start = std::chrono::steady_clock::now();
-  const uint64_t end_bc = aes_.end().branch_count();
+  const uint64_t end_bc = end_.branch_count();
   if (!end_known_) {
     // Without an end point nothing bounds the run (an idle loop waiting for an interrupt that
     // never comes would spin forever), so this is the first thing replay cannot match.
     Diverge("the schedule has no end point (an empty or damaged AES)");
   }
-  const bool end_at_bc = end_known_ && aes_.end().at_branch_count();
+  const bool end_at_bc = end_known_ && end_.at_branch_count();
   while (!stopped()) {
     if (end_at_bc && core_->branch_count() >= end_bc &&
-        cpu_transactions_ == aes_.end().cpu_transactions()) {
+        cpu_transactions_ == end_.cpu_transactions()) {
       ended_ = true;  // where the next segment begins
       break;
     }
@@ -258,7 +259,7 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
                            "), which the core went past"));
     } else {
       Diverge(absl::StrCat("the core went past the end point's branch count ", end_bc, " with ",
-                           aes_.end().cat_records() - std::min(aes_.end().cat_records(), records_),
+                           end_.cat_records() - std::min(end_.cat_records(), records_),
                            " of the schedule's records not regenerated"));
     }
   }
@@ -289,7 +290,7 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
 // before such a DMA: run the core on to the DMA's branch count. Any CPU transaction on the way
 // is a divergence (it would be beyond the end of the schedule).
 void Engine::FinishSchedule() {
-  const uint64_t end_bc = aes_.end().branch_count();
+  const uint64_t end_bc = end_.branch_count();
   while (!events_->dma().empty() && !diverged() && error_.ok()) {
     // A copy: the core runs on before it is applied, and may take the queue's next.
     const aes::DmaTransfer d = Take(events_->dma(), *segment_.events.mutable_dma());
@@ -383,7 +384,7 @@ void Engine::BeginCpuTransaction(const cat::BusRecord& r) {
        d = events_->dma().Peek()) {
     ApplyDma(Take(events_->dma(), *segment_.events.mutable_dma()));
   }
-  if (end_known_ && cpu_transactions_ >= aes_.end().cpu_transactions()) {
+  if (end_known_ && cpu_transactions_ >= end_.cpu_transactions()) {
     Diverge(absl::StrCat("a ", cat::KindName(r.kind), " of ", r.data.size(), " bytes at ",
                          Hex(r.address), " after the end of the schedule"));
   }
@@ -392,8 +393,8 @@ void Engine::BeginCpuTransaction(const cat::BusRecord& r) {
 void Engine::EndCpuTransaction(const cat::BusRecord& r) {
   Emit(r);
   ++cpu_transactions_;
-  if (end_known_ && cpu_transactions_ == aes_.end().cpu_transactions() &&
-      !aes_.end().at_branch_count()) {
+  if (end_known_ && cpu_transactions_ == end_.cpu_transactions() &&
+      !end_.at_branch_count()) {
     ended_ = true;
     core_->RequestStop();
   } else if (next_cut_ < options_.cut_at_instructions.size() &&
@@ -493,9 +494,9 @@ void Engine::HandOverSegment(bool last) {
   }
   aes::EndPoint& end = *a.mutable_end();
   if (last) {
-    end.set_branch_count(aes_.end().branch_count());
-    end.set_cat_records(aes_.end().cat_records() - segment_.records);
-    end.set_cpu_transactions(aes_.end().cpu_transactions() - segment_.transactions);
+    end.set_branch_count(end_.branch_count());
+    end.set_cat_records(end_.cat_records() - segment_.records);
+    end.set_cpu_transactions(end_.cpu_transactions() - segment_.transactions);
   } else {
     end.set_branch_count(core_->branch_count());
     end.set_cat_records(records_ - segment_.records);
@@ -660,8 +661,8 @@ void Engine::DeviceWrite(const cat::BusRecord& r) {
 }
 
 void Engine::CheckEverythingUsed() {
-  if (records_ != aes_.end().cat_records()) {
-    Diverge(absl::StrCat("the schedule has ", aes_.end().cat_records(),
+  if (records_ != end_.cat_records()) {
+    Diverge(absl::StrCat("the schedule has ", end_.cat_records(),
                          " records, replay regenerated ", records_));
   } else if (const aes::Interrupt* next = events_->interrupts().Peek()) {
     const aes::Interrupt& irq = *next;

@@ -174,6 +174,7 @@ class Engine final : public simcore::Bus {
 
   const ims::InitialMachineState& ims_;
   const aes::Schedule aes_;
+  const aes::EndPoint end_;  // aes_.end(), asked at every bus transaction
   const std::unique_ptr<aes::ScheduleReader> events_;
   const ReplayOptions& options_;
   const cat::CatHeader header_;
