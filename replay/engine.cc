@@ -393,8 +393,7 @@ void Engine::BeginCpuTransaction(const cat::BusRecord& r) {
 void Engine::EndCpuTransaction(const cat::BusRecord& r) {
   Emit(r);
   ++cpu_transactions_;
-  if (end_known_ && cpu_transactions_ == end_.cpu_transactions() &&
-      !end_.at_branch_count()) {
+  if (end_known_ && cpu_transactions_ == end_.cpu_transactions() && !end_.at_branch_count()) {
     ended_ = true;
     core_->RequestStop();
   } else if (next_cut_ < options_.cut_at_instructions.size() &&
@@ -662,8 +661,8 @@ void Engine::DeviceWrite(const cat::BusRecord& r) {
 
 void Engine::CheckEverythingUsed() {
   if (records_ != end_.cat_records()) {
-    Diverge(absl::StrCat("the schedule has ", end_.cat_records(),
-                         " records, replay regenerated ", records_));
+    Diverge(absl::StrCat("the schedule has ", end_.cat_records(), " records, replay regenerated ",
+                         records_));
   } else if (const aes::Interrupt* next = events_->interrupts().Peek()) {
     const aes::Interrupt& irq = *next;
     Diverge(irq.cat_record(), absl::StrCat("the interrupt at ", Key(irq.branch_count(), irq.pc()),
