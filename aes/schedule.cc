@@ -127,10 +127,11 @@ class FieldReader {
   bool broken_ = false;
 };
 
-bool IsList(int number) {
-  for (int f : kListFields)
-    if (f == number) return true;
-  return false;
+// Which list (0 to 3) a field number is, or -1.
+int ListOf(int number) {
+  for (int i = 0; i < 4; ++i)
+    if (kListFields[i] == number) return i;
+  return -1;
 }
 
 absl::Status NotASchedule(const ScheduleBytes& bytes) {
@@ -377,12 +378,9 @@ absl::StatusOr<Schedule> Schedule::Parse(std::shared_ptr<const ScheduleBytes> by
     const bool embedded = type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
     const bool varint = type == WireFormatLite::WIRETYPE_VARINT;
     uint64_t v;
-    if (embedded && IsList(number)) {
-      for (int i = 0; i < 4; ++i) {
-        if (kListFields[i] != number) continue;
-        if (!in.ReadMessage(*events[i])) return NotASchedule(*bytes);
-        ++s.counts_[i];
-      }
+    if (const int list = ListOf(number); embedded && list >= 0) {
+      if (!in.ReadMessage(*events[list])) return NotASchedule(*bytes);
+      ++s.counts_[list];
     } else if (embedded && number == EventSchedule::kEndFieldNumber) {
       // A repeated singular message merges, as the parser of a whole message would.
       if (!in.ReadMessage(end)) return NotASchedule(*bytes);

@@ -75,38 +75,129 @@ absl::Status Damaged(const std::string& name, uint64_t offset, absl::string_view
       absl::StrCat(name, ": not a valid CITCAT archive at byte offset ", offset, ": ", what));
 }
 
-// Decodes one zstd frame of exactly `raw` bytes whose CRC-64 is `crc`, streaming: a first pass
-// only checks the frame and the checksum, in a buffer of fixed size, and only a frame that passes
-// is decoded again into `out`. So memory grows with what a sound section holds, never with what
-// a damaged or hostile one claims. Returns what is wrong, or "".
+// Reads a section's content, decoding as it goes, from its payload in memory or in its file, and
+// keeps the CRC-64 of what it read.
+class SectionReader {
+ public:
+  SectionReader(uint8_t codec, std::span<const uint8_t> payload) : SectionReader(-1, codec, 0, 0) {
+    in_ = {payload.data(), payload.size(), 0};
+  }
+  static absl::StatusOr<std::unique_ptr<SectionReader>> Open(const std::string& path,
+                                                             const SectionInFile& section) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return absl::NotFoundError(absl::StrCat(path, ": ", std::strerror(errno)));
+    return std::unique_ptr<SectionReader>(
+        new SectionReader(fd, section.codec, section.at + kSectionHeader, section.payload));
+  }
+  ~SectionReader() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  bool ok() const { return codec_ != kZstd || zstd_ != nullptr; }
+
+  // Up to out.size() bytes of content, 0 at its end; -1 when the payload does not decode as one
+  // frame (or the file cannot be read), with nothing more to read.
+  int64_t Read(std::span<uint8_t> out) {
+    while (!broken_) {
+      if (frame_done_) {  // one frame, and nothing after it
+        return in_.pos == in_.size && left_ == 0 ? 0 : Broken();
+      }
+      if (in_.pos == in_.size && left_ > 0) {
+        const size_t n = std::min<uint64_t>(left_, buffer_.size());
+        const ssize_t got = ::pread(fd_, buffer_.data(), n, offset_);
+        if (got <= 0) return Broken();
+        offset_ += got;
+        left_ -= got;
+        in_ = {buffer_.data(), static_cast<size_t>(got), 0};
+      }
+      size_t produced;
+      if (codec_ == kStored) {
+        produced = std::min(out.size(), in_.size - in_.pos);
+        std::memcpy(out.data(), static_cast<const uint8_t*>(in_.src) + in_.pos, produced);
+        in_.pos += produced;
+      } else {
+        ZSTD_outBuffer o{out.data(), out.size(), 0};
+        const size_t r = ZSTD_decompressStream(zstd_.get(), &o, &in_);
+        if (ZSTD_isError(r)) return Broken();
+        produced = o.pos;
+        frame_done_ = r == 0;
+      }
+      if (produced > 0) {
+        raw_ += produced;
+        crc64_ = Crc64(out.first(produced), crc64_);
+        return static_cast<int64_t>(produced);
+      }
+      // Nothing came out: the end, when all input is used (and for zstd the frame complete).
+      if (in_.pos == in_.size && left_ == 0) {
+        if (codec_ == kZstd && !frame_done_) return Broken();
+        return 0;
+      }
+    }
+    return -1;
+  }
+
+  uint64_t raw() const { return raw_; }
+  uint64_t crc64() const { return crc64_; }
+
+ private:
+  SectionReader(int fd, uint8_t codec, uint64_t offset, uint64_t payload)
+      : fd_(fd),
+        codec_(codec),
+        offset_(offset),
+        left_(payload),
+        zstd_(codec == kZstd ? ZSTD_createDCtx() : nullptr, ZSTD_freeDCtx) {
+    if (fd >= 0) buffer_.resize(1 << 16);
+  }
+  int64_t Broken() {
+    broken_ = true;
+    return -1;
+  }
+
+  const int fd_;  // -1: the payload is in memory, all in in_
+  const uint8_t codec_;
+  uint64_t offset_, left_;  // what is still to read from the file
+  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> zstd_;
+  std::vector<uint8_t> buffer_;
+  ZSTD_inBuffer in_{nullptr, 0, 0};
+  bool frame_done_ = false, broken_ = false;
+  uint64_t raw_ = 0, crc64_ = 0;
+};
+
+// Reads a section's content through once: "" when it is `raw` bytes whose CRC-64 is `crc`
+// (appended to `keep` if given), else what is wrong. Without `keep`, memory stays that of one
+// buffer however much a damaged or hostile section decodes to.
+std::string CheckContent(SectionReader& r, uint64_t raw, uint64_t crc, std::string* keep) {
+  if (!r.ok()) return "cannot start the zstd decoder";
+  std::vector<uint8_t> buffer(ZSTD_DStreamOutSize());
+  int64_t n;
+  while ((n = r.Read(buffer)) > 0) {
+    if (r.raw() > raw) return "does not decompress";
+    if (keep) keep->append(reinterpret_cast<const char*>(buffer.data()), n);
+  }
+  if (n < 0 || r.raw() != raw) return "does not decompress";
+  return r.crc64() == crc ? "" : "content checksum mismatch";
+}
+
+// Decodes one zstd frame of exactly `raw` bytes whose CRC-64 is `crc`: a first pass only checks
+// it, and only a frame that passes is decoded again into `out`. So memory grows with what a sound
+// section holds, never with what a damaged or hostile one claims. Returns what is wrong, or "".
 std::string Decompress(std::span<const uint8_t> payload, uint64_t raw, uint64_t crc,
                        std::string& out) {
-  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> d(ZSTD_createDCtx(), ZSTD_freeDCtx);
-  if (d == nullptr) return "cannot start the zstd decoder";
-  std::vector<char> buffer(ZSTD_DStreamOutSize());
-  for (const bool keep : {false, true}) {
-    ZSTD_DCtx_reset(d.get(), ZSTD_reset_session_only);
-    ZSTD_inBuffer in{payload.data(), payload.size(), 0};
-    uint64_t produced = 0, sum = 0;
-    out.clear();
-    if (keep) out.reserve(raw);
-    while (true) {
-      ZSTD_outBuffer o{buffer.data(), buffer.size(), 0};
-      const size_t left = ZSTD_decompressStream(d.get(), &o, &in);
-      if (ZSTD_isError(left) || produced + o.pos > raw) return "does not decompress";
-      produced += o.pos;
-      if (keep) {
-        out.append(buffer.data(), o.pos);
-      } else {
-        sum = Crc64({reinterpret_cast<const uint8_t*>(buffer.data()), o.pos}, sum);
-      }
-      if (left == 0) break;  // the frame is complete
-      if (in.pos == in.size && o.pos < o.size) return "does not decompress";  // cut short
-    }
-    if (in.pos != in.size || produced != raw) return "does not decompress";  // one frame only
-    if (!keep && sum != crc) return "content checksum mismatch";
-  }
-  return "";
+  SectionReader check(kZstd, payload);
+  if (std::string bad = CheckContent(check, raw, crc, nullptr); !bad.empty()) return bad;
+  out.clear();
+  out.reserve(raw);
+  SectionReader keep(kZstd, payload);
+  return CheckContent(keep, raw, crc, &out);
+}
+
+// What CheckContent found wrong with section `type` at `at`, as the one-line error.
+absl::Status ContentDamage(const std::string& name, uint64_t at, const std::string& type,
+                           uint64_t raw, const std::string& bad) {
+  return Damaged(name, bad == "content checksum mismatch" ? at + 24 : at + kSectionHeader,
+                 absl::StrCat("section '", type, "' ",
+                              bad == "does not decompress"
+                                  ? absl::StrCat("does not decompress to ", raw, " bytes")
+                                  : bad));
 }
 
 }  // namespace
@@ -596,10 +687,10 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
                                     " bytes, the manifest ", stated));
       }
     }
+    if (sec.codec != kStored && sec.codec != kZstd) {
+      return Damaged(name, sec.at + 4, absl::StrCat("unknown codec ", sec.codec));
+    }
     if (aes_in_place != nullptr && sec.type == kAesType) {
-      if (sec.codec != kStored && sec.codec != kZstd) {
-        return Damaged(name, sec.at + 4, absl::StrCat("unknown codec ", sec.codec));
-      }
       const uint8_t* h = b.data() + sec.at;
       *aes_in_place = SectionInFile{sec.at,
                                     sec.codec,
@@ -619,7 +710,7 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
         return Damaged(name, sec.at + 24,
                        absl::StrCat("section '", sec.type, "' content checksum mismatch"));
       }
-    } else if (sec.codec == kZstd) {
+    } else {
       const unsigned long long frame =
           ZSTD_getFrameContentSize(sec.payload.data(), sec.payload.size());
       if (frame != sec.raw) {
@@ -628,15 +719,8 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
             absl::StrCat("section '", sec.type, "' is not a zstd frame of ", sec.raw, " bytes"));
       }
       if (std::string bad = Decompress(sec.payload, sec.raw, sec.raw_crc, *target); !bad.empty()) {
-        return Damaged(name,
-                       bad == "content checksum mismatch" ? sec.at + 24 : sec.at + kSectionHeader,
-                       absl::StrCat("section '", sec.type, "' ",
-                                    bad == "does not decompress"
-                                        ? absl::StrCat("does not decompress to ", sec.raw, " bytes")
-                                        : bad));
+        return ContentDamage(name, sec.at, sec.type, sec.raw, bad);
       }
-    } else {
-      return Damaged(name, sec.at + 4, absl::StrCat("unknown codec ", sec.codec));
     }
     if (sec.type == kAesType) a.aes = aes::BytesInMemory(std::move(aes), name + ": section 'AESP'");
     if (sec.type != kManifestType) continue;
@@ -668,88 +752,6 @@ absl::StatusOr<Archive> Read(const std::string& path) {
 // ---- a section left in its file ----
 
 namespace {
-
-// Reads a SectionInFile's content from its file, decoding as it goes, and keeps the CRC-64 of
-// what it read.
-class SectionReader {
- public:
-  static absl::StatusOr<std::unique_ptr<SectionReader>> Open(const std::string& path,
-                                                             const SectionInFile& section) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return absl::NotFoundError(absl::StrCat(path, ": ", std::strerror(errno)));
-    auto r = std::unique_ptr<SectionReader>(new SectionReader(fd, section));
-    if (section.codec == kZstd && r->zstd_ == nullptr) {
-      return absl::ResourceExhaustedError("cannot start the zstd decoder");
-    }
-    return r;
-  }
-  ~SectionReader() { ::close(fd_); }
-
-  // Up to out.size() bytes of content, 0 at its end; -1 when the payload does not decode (or
-  // the file cannot be read), with nothing more to read.
-  int64_t Read(std::span<uint8_t> out) {
-    while (!broken_) {
-      if (frame_done_) {  // one frame, and nothing after it
-        return in_.pos == in_.size && left_ == 0 ? 0 : Broken();
-      }
-      if (in_.pos == in_.size && left_ > 0) {
-        const size_t n = std::min<uint64_t>(left_, buffer_.size());
-        const ssize_t got = ::pread(fd_, buffer_.data(), n, offset_);
-        if (got <= 0) return Broken();
-        offset_ += got;
-        left_ -= got;
-        in_ = {buffer_.data(), static_cast<size_t>(got), 0};
-      }
-      size_t produced;
-      if (section_.codec == kStored) {
-        produced = std::min(out.size(), in_.size - in_.pos);
-        std::memcpy(out.data(), static_cast<const uint8_t*>(in_.src) + in_.pos, produced);
-        in_.pos += produced;
-      } else {
-        ZSTD_outBuffer o{out.data(), out.size(), 0};
-        const size_t r = ZSTD_decompressStream(zstd_.get(), &o, &in_);
-        if (ZSTD_isError(r)) return Broken();
-        produced = o.pos;
-        frame_done_ = r == 0;
-      }
-      if (produced > 0) {
-        raw_ += produced;
-        crc64_ = Crc64(out.first(produced), crc64_);
-        return static_cast<int64_t>(produced);
-      }
-      // Nothing came out: the end, when all input is used (and for zstd the frame complete).
-      if (in_.pos == in_.size && left_ == 0) {
-        if (section_.codec == kZstd && !frame_done_) return Broken();
-        return 0;
-      }
-    }
-    return -1;
-  }
-
-  uint64_t raw() const { return raw_; }
-  uint64_t crc64() const { return crc64_; }
-
- private:
-  SectionReader(int fd, const SectionInFile& section)
-      : fd_(fd),
-        section_(section),
-        offset_(section.at + kSectionHeader),
-        left_(section.payload),
-        zstd_(section.codec == kZstd ? ZSTD_createDCtx() : nullptr, ZSTD_freeDCtx) {}
-  int64_t Broken() {
-    broken_ = true;
-    return -1;
-  }
-
-  const int fd_;
-  const SectionInFile section_;
-  uint64_t offset_, left_;
-  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> zstd_;
-  std::vector<uint8_t> buffer_ = std::vector<uint8_t>(1 << 16);
-  ZSTD_inBuffer in_{nullptr, 0, 0};
-  bool frame_done_ = false, broken_ = false;
-  uint64_t raw_ = 0, crc64_ = 0;
-};
 
 // The section's content as a protobuf input stream.
 class SectionStream final : public google::protobuf::io::CopyingInputStream {
@@ -803,15 +805,8 @@ absl::Status CheckSection(const std::string& path, const SectionInFile& section)
   if (crc32 != section.crc32) return Damaged(path, section.at, "section 'AESP' checksum mismatch");
   absl::StatusOr<std::unique_ptr<SectionReader>> r = SectionReader::Open(path, section);
   if (!r.ok()) return r.status();
-  int64_t n;
-  while ((n = (*r)->Read(out)) > 0 && (*r)->raw() <= section.raw) {
-  }
-  if (n < 0 || (*r)->raw() != section.raw) {
-    return Damaged(path, section.at + kSectionHeader,
-                   absl::StrCat("section 'AESP' does not decompress to ", section.raw, " bytes"));
-  }
-  if ((*r)->crc64() != section.raw_crc) {
-    return Damaged(path, section.at + 24, "section 'AESP' content checksum mismatch");
+  if (std::string bad = CheckContent(**r, section.raw, section.raw_crc, nullptr); !bad.empty()) {
+    return ContentDamage(path, section.at, kAesType, section.raw, bad);
   }
   return absl::OkStatus();
 }
