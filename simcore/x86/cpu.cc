@@ -16,27 +16,6 @@ constexpr uint8_t kCodeAccess = 0x9B;  // present, DPL 0, code, readable, access
 // EDX after RESET identifies the processor: family 4 (i486), model 0 (DX), stepping 1.
 constexpr uint32_t kResetEdx = 0x0401;
 
-uint32_t SignBit(int size) { return 1u << (8 * size - 1); }
-int32_t SignExtend(uint32_t v, int size) {
-  return size == 4   ? static_cast<int32_t>(v)
-         : size == 2 ? static_cast<int16_t>(v)
-                     : static_cast<int8_t>(v);
-}
-
-// PF of each low byte of a result: set when its count of ones is even.
-constexpr std::array<uint8_t, 256> kParity = [] {
-  std::array<uint8_t, 256> t{};
-  for (int b = 0; b < 256; ++b)
-    t[b] = (std::popcount(static_cast<unsigned>(b)) & 1) ? 0 : flag::kPF;
-  return t;
-}();
-
-// SF, ZF and PF of a result.
-uint32_t Szp(uint32_t r, int size) {
-  r &= SizeMask(size);
-  return (r == 0 ? flag::kZF : 0) | (r & SignBit(size) ? flag::kSF : 0) | kParity[r & 0xFF];
-}
-
 }  // namespace
 
 Cpu::Cpu(simcore::Bus& bus) : bus_(bus), cache_(bus, branch_count_) {
@@ -237,30 +216,6 @@ bool Cpu::Fetch(uint32_t linear, uint8_t* bytes, int size) {
 
 // ---- operands ----
 
-uint32_t Cpu::EffectiveAddress(const Instruction& in) const {
-  uint32_t ea = static_cast<uint32_t>(in.disp);
-  if (in.base != kNoReg) ea += gpr_[in.base];
-  if (in.index != kNoReg) ea += gpr_[in.index] << in.scale;
-  return in.addrsize == 2 ? ea & 0xFFFF : ea;
-}
-
-uint32_t Cpu::ReadReg(int r, int size) const {
-  if (size == 1) return r < 4 ? gpr_[r] & 0xFF : (gpr_[r - 4] >> 8) & 0xFF;
-  return gpr_[r] & SizeMask(size);
-}
-
-void Cpu::WriteReg(int r, int size, uint32_t value) {
-  if (size == 4) {
-    gpr_[r] = value;
-  } else if (size == 2) {
-    gpr_[r] = (gpr_[r] & 0xFFFF0000u) | (value & 0xFFFF);
-  } else if (r < 4) {
-    gpr_[r] = (gpr_[r] & ~0xFFu) | (value & 0xFF);
-  } else {
-    gpr_[r - 4] = (gpr_[r - 4] & ~0xFF00u) | (value & 0xFF) << 8;
-  }
-}
-
 bool Cpu::ReadRm(const Instruction& in, int size, uint32_t* value) {
   if (in.IsRegisterForm()) {
     *value = ReadReg(in.rm, size);
@@ -277,182 +232,52 @@ bool Cpu::WriteRm(const Instruction& in, int size, uint32_t value) {
   return WriteMem(in.seg, EffectiveAddress(in), size, value);
 }
 
-void Cpu::SetSp(uint32_t v) {
-  if (StackSize() == 4) {
-    gpr_[kEsp] = v;
-  } else {
-    gpr_[kEsp] = (gpr_[kEsp] & 0xFFFF0000u) | (v & 0xFFFF);
-  }
-}
-
-bool Cpu::Push(int size, uint32_t value) {
-  const uint32_t sp = (Sp() - size) & SizeMask(StackSize());
-  if (!WriteMem(kSs, sp, size, value)) return false;
-  SetSp(sp);
-  return true;
-}
-
-bool Cpu::Pop(int size, uint32_t* value) {
-  if (!ReadMem(kSs, Sp(), size, value)) return false;
-  SetSp(Sp() + size);
-  return true;
-}
-
 // ---- flags ----
 
-bool Cpu::Condition(uint8_t cond) const {
-  const uint32_t f = eflags_;
-  const bool cf = f & flag::kCF, zf = f & flag::kZF, sf = f & flag::kSF, of = f & flag::kOF,
-             pf = f & flag::kPF;
-  bool r = false;
-  switch (cond >> 1) {
-    case 0:
-      r = of;
-      break;
-    case 1:
-      r = cf;
-      break;
-    case 2:
-      r = zf;
-      break;
-    case 3:
-      r = cf || zf;
-      break;
-    case 4:
-      r = sf;
-      break;
-    case 5:
-      r = pf;
-      break;
-    case 6:
-      r = sf != of;
-      break;
-    case 7:
-      r = zf || sf != of;
-      break;
-  }
-  return (cond & 1) ? !r : r;
-}
-
-// The arithmetic and logic group. Logic operations leave AF undefined; the i486 clears it, and
-// so does this core (docs/machines/i486-core.md, "Undefined flags").
+// The generic interpreter's way to the templates of alu.h.
 uint32_t Cpu::Alu(Op op, int size, uint32_t a, uint32_t b) {
-  const uint32_t m = SizeMask(size), sign = SignBit(size);
-  a &= m;
-  b &= m;
-  uint64_t full = 0;
-  uint32_t f = 0;
   switch (op) {
-    case Op::kAdd:
-    case Op::kAdc:
-    case Op::kInc: {
-      const uint32_t carry = op == Op::kAdc ? (eflags_ & flag::kCF) : 0;
-      full = uint64_t{a} + b + carry;
-      const uint32_t r = static_cast<uint32_t>(full) & m;
-      if (full > m) f |= flag::kCF;
-      if ((a ^ r) & (b ^ r) & sign) f |= flag::kOF;
-      f |= (a ^ b ^ r) & flag::kAF;
-      f |= Szp(r, size);
-      SetFlags(op == Op::kInc ? flag::kOSZAP : flag::kOSZAPC, f);
-      return r;
-    }
-    case Op::kSub:
-    case Op::kSbb:
-    case Op::kCmp:
-    case Op::kDec:
-    case Op::kNeg: {
-      const uint32_t borrow = op == Op::kSbb ? (eflags_ & flag::kCF) : 0;
-      full = uint64_t{a} - b - borrow;
-      const uint32_t r = static_cast<uint32_t>(full) & m;
-      if (full >> 63) f |= flag::kCF;
-      if ((a ^ b) & (a ^ r) & sign) f |= flag::kOF;
-      f |= (a ^ b ^ r) & flag::kAF;
-      f |= Szp(r, size);
-      SetFlags(op == Op::kDec ? flag::kOSZAP : flag::kOSZAPC, f);
-      return r;
-    }
-    case Op::kAnd:
-    case Op::kTest:
-    case Op::kOr:
-    case Op::kXor: {
-      const uint32_t r = op == Op::kOr ? a | b : op == Op::kXor ? a ^ b : a & b;
-      SetFlags(flag::kOSZAPC, Szp(r, size));
-      return r;
-    }
+#define CITCAT_X86_ALU(name)                                  \
+  case Op::name:                                              \
+    return size == 4   ? x86::Alu<Op::name, 4>(eflags_, a, b) \
+           : size == 2 ? x86::Alu<Op::name, 2>(eflags_, a, b) \
+                       : x86::Alu<Op::name, 1>(eflags_, a, b);
+    CITCAT_X86_ALU(kAdd)
+    CITCAT_X86_ALU(kOr)
+    CITCAT_X86_ALU(kAdc)
+    CITCAT_X86_ALU(kSbb)
+    CITCAT_X86_ALU(kAnd)
+    CITCAT_X86_ALU(kSub)
+    CITCAT_X86_ALU(kXor)
+    CITCAT_X86_ALU(kCmp)
+    CITCAT_X86_ALU(kTest)
+    CITCAT_X86_ALU(kInc)
+    CITCAT_X86_ALU(kDec)
+    CITCAT_X86_ALU(kNeg)
+#undef CITCAT_X86_ALU
     default:
       return 0;
   }
 }
 
-// Shifts and rotates. The count is masked to five bits; a zero count changes nothing. OF is
-// defined for a count of 1; for other counts this core computes it as for 1 from the last step,
-// and AF after SHL/SHR/SAR is cleared (docs/machines/i486-core.md, "Undefined flags").
 uint32_t Cpu::Shift(Op op, int size, uint32_t value, uint32_t count) {
-  const int bits = 8 * size;
-  const uint32_t m = SizeMask(size), sign = SignBit(size);
-  value &= m;
-  count &= 31;
-  if (count == 0) return value;
-  uint32_t r = value;
-  bool cf = eflags_ & flag::kCF;
-  bool of = false;
   switch (op) {
-    case Op::kRol: {
-      const uint32_t n = count % bits;
-      r = n == 0 ? value : ((value << n) | (value >> (bits - n))) & m;
-      cf = r & 1;
-      of = ((r & sign) != 0) != cf;
-      SetFlags(flag::kOF | flag::kCF, (cf ? flag::kCF : 0) | (of ? flag::kOF : 0));
-      return r;
-    }
-    case Op::kRor: {
-      const uint32_t n = count % bits;
-      r = n == 0 ? value : ((value >> n) | (value << (bits - n))) & m;
-      cf = r & sign;
-      of = ((r ^ (r << 1)) & sign) != 0;
-      SetFlags(flag::kOF | flag::kCF, (cf ? flag::kCF : 0) | (of ? flag::kOF : 0));
-      return r;
-    }
-    case Op::kRcl:
-    case Op::kRcr: {
-      const uint32_t n = count % (bits + 1);
-      for (uint32_t i = 0; i < n; ++i) {
-        if (op == Op::kRcl) {
-          const bool out = r & sign;
-          r = ((r << 1) | (cf ? 1 : 0)) & m;
-          cf = out;
-        } else {
-          const bool out = r & 1;
-          r = (r >> 1) | (cf ? sign : 0);
-          cf = out;
-        }
-      }
-      of = op == Op::kRcl ? ((r & sign) != 0) != cf : ((r ^ (r << 1)) & sign) != 0;
-      SetFlags(flag::kOF | flag::kCF, (cf ? flag::kCF : 0) | (of ? flag::kOF : 0));
-      return r;
-    }
-    case Op::kShl:
-      r = count >= 32 ? 0 : (value << count) & m;
-      cf = count <= static_cast<uint32_t>(bits) ? (value >> (bits - count)) & 1 : false;
-      of = ((r & sign) != 0) != cf;
-      break;
-    case Op::kShr:
-      r = value >> count;
-      cf = (value >> (count - 1)) & 1;
-      of = value & sign;
-      break;
-    case Op::kSar: {
-      const int32_t v = SignExtend(value, size);
-      r = static_cast<uint32_t>(v >> std::min<uint32_t>(count, 31)) & m;
-      cf = (v >> std::min<uint32_t>(count - 1, 31)) & 1;
-      of = false;
-      break;
-    }
+#define CITCAT_X86_SHIFT(name)                                          \
+  case Op::name:                                                        \
+    return size == 4   ? x86::Shift<Op::name, 4>(eflags_, value, count) \
+           : size == 2 ? x86::Shift<Op::name, 2>(eflags_, value, count) \
+                       : x86::Shift<Op::name, 1>(eflags_, value, count);
+    CITCAT_X86_SHIFT(kRol)
+    CITCAT_X86_SHIFT(kRor)
+    CITCAT_X86_SHIFT(kRcl)
+    CITCAT_X86_SHIFT(kRcr)
+    CITCAT_X86_SHIFT(kShl)
+    CITCAT_X86_SHIFT(kShr)
+    CITCAT_X86_SHIFT(kSar)
+#undef CITCAT_X86_SHIFT
     default:
       return value;
   }
-  SetFlags(flag::kOSZAPC, Szp(r, size) | (cf ? flag::kCF : 0) | (of ? flag::kOF : 0));
-  return r;
 }
 
 // MUL, IMUL (one operand), DIV, IDIV on the accumulator. MUL and IMUL leave SF, ZF, AF and PF
@@ -534,51 +359,6 @@ uint64_t Cpu::Run(uint64_t steps) {
   return retired_ - before;
 }
 
-// Run's loop for the common case: no breakpoint armed, no interrupt shadow, not halted. Each
-// step is Step's, less the checks those make pointless; an instruction the predecoded lines
-// cannot give, or an interrupt to take, goes through Step itself. Leaves after the step that
-// makes any of Run's stop conditions true or CanRunStraight() false. Returns the steps taken.
-//
-// After a register-only form, the next instruction in the same line needs no new look at the
-// line: nothing since its fetch can have changed the cache, the TLB or what the translation
-// depended on, and touching the same line and TLB entry again leaves their pseudo-LRU bits as
-// they are, so leaving the touch out keeps the replacement state exact.
-uint64_t Cpu::RunStraight(uint64_t steps) {
-  uint64_t done = 0;
-  const FetchLine* line = nullptr;  // the line a run of register-only forms is fetched from
-  while (done < steps) {
-    const Predecoded* p = nullptr;
-    if (!(deliver_ && InterruptDue())) {
-      const uint32_t linear = Linear(kCs, eip_);
-      const uint32_t offset = linear & (Cache::kLineBytes - 1);
-      if (line != nullptr && linear - offset == line->linear) {
-        p = KeptIn(*line, offset, seg_[kCs].big);
-        if (p != nullptr && p->in.length > Cache::kLineBytes - offset) p = nullptr;  // spans two
-      }
-      if (p == nullptr) {
-        p = FetchFromLine(linear, seg_[kCs].big);
-        line = &FetchLineOf(linear);
-      }
-    }
-    if (p != nullptr) {
-      faulted_ = false;
-      data_breakpoint_ = false;
-      Complete(*p);
-      DeliverPendingFault();
-      if (!RegisterOnly(p->form) || faulted_ || (eflags_ & flag::kTF)) line = nullptr;
-    } else {
-      Step();
-      line = nullptr;
-    }
-    ++steps_;
-    ++done;
-    if (exception_.pending || stop_ || branch_count_ >= stop_branch_count_ || !CanRunStraight()) {
-      break;
-    }
-  }
-  return done;
-}
-
 // The instruction at `linear`: from the predecoded copy kept with its cache line while the line
 // (and the next one, for an instruction that runs into it inside the same page) holds the same
 // bytes, else fetched and decoded into `decode_scratch_` (as a generic form). The fetch itself (and
@@ -605,8 +385,14 @@ const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
     *scratch = Decode(bytes, have, code32);
     Predecoded& p = predecoded_[ref.slot * Cache::kLineBytes + offset];
     const auto keep = [&](Cache::LineRef next_line) {
-      p = {ref.generation, code32, true, Straight::kGeneric, 0, 0, next_line, *scratch};
-      p.form = StraightForm(p.in, &p.dst_reg, &p.src_reg);
+      p = {};
+      p.generation = ref.generation;
+      p.code32 = code32;
+      p.valid = true;
+      p.crosses = scratch->length > Cache::kLineBytes - offset;
+      p.next_line = next_line;
+      p.in = *scratch;
+      ChooseForm(p);
       return &p;
     };
     if (scratch->fault != Fault::kTruncated) return keep({});
@@ -660,11 +446,10 @@ const Cpu::Predecoded* Cpu::FetchFromLine(uint32_t linear, bool code32) {
   }
   const Predecoded* p = KeptIn(f, offset, code32);
   if (p == nullptr) return nullptr;
-  const bool crosses = p->in.length > Cache::kLineBytes - offset;
-  if (crosses && !cache_.Current(p->next_line)) return nullptr;
+  if (p->crosses && !cache_.Current(p->next_line)) return nullptr;
   if (cr0_ & kCr0Pg) paging_.tlb().Lookup(linear);
   cache_.Touch(f.ref);
-  if (crosses) cache_.Touch(p->next_line);
+  if (p->crosses) cache_.Touch(p->next_line);
   return p;
 }
 
@@ -717,7 +502,7 @@ void Cpu::Complete(const Predecoded& p) {
   jumped_ = false;
   repeat_ = false;
   const bool single_step = eflags_ & flag::kTF;
-  const bool ok = p.form == Straight::kGeneric ? Execute(in) : ExecuteStraight(p);
+  const bool ok = p.run(*this, p);
   if (!ok) {
     if (exception_.pending && exception_.trap) {  // INT n, INT3, INTO left pending: completed
       eip_ = next_eip_;
@@ -736,165 +521,6 @@ void Cpu::Complete(const Predecoded& p) {
   // interrupt clears TF on entry and takes none) and for a data breakpoint it hit.
   const bool step = single_step && in.flow != Flow::kInt;
   if ((step || data_breakpoint_) && !shadow_) SingleStepTrap(step ? kDr6Bs : 0);
-}
-
-// ---- the straight forms ----
-
-Cpu::Straight Cpu::StraightForm(const Instruction& in, uint8_t* dst_reg, uint8_t* src_reg) {
-  // LOCK makes locked bus cycles (or #UD): Execute's business.
-  if (!in.ok() || (in.prefixes & prefix::kLock)) return Straight::kGeneric;
-  // The general register an operand names, or -1.
-  const auto reg = [&](Operand o) -> int {
-    switch (o) {
-      case Operand::kReg:
-      case Operand::kRegOp:
-        return in.reg;
-      case Operand::kAcc:
-        return kEax;
-      case Operand::kRm:
-        return in.IsRegisterForm() ? in.rm : -1;
-      default:
-        return -1;
-    }
-  };
-  const int dst = reg(in.dst), src = reg(in.src);
-  *dst_reg = static_cast<uint8_t>(dst);
-  *src_reg = static_cast<uint8_t>(src);
-  const bool imm_src = in.src == Operand::kImm || in.src == Operand::kImm8;
-  const bool mem_src = in.src == Operand::kRm && !in.IsRegisterForm();
-  const bool mem_dst = in.dst == Operand::kRm && !in.IsRegisterForm();
-  switch (in.op) {
-    case Op::kAdd:
-    case Op::kOr:
-    case Op::kAdc:
-    case Op::kSbb:
-    case Op::kAnd:
-    case Op::kSub:
-    case Op::kXor:
-    case Op::kCmp:
-    case Op::kTest:
-      if (dst < 0) break;
-      if (src >= 0) return Straight::kAluRegReg;
-      if (imm_src) return Straight::kAluRegImm;
-      if (mem_src) return Straight::kAluRegMem;
-      break;
-    case Op::kInc:
-    case Op::kDec:
-      if (dst >= 0) return Straight::kIncDecReg;
-      break;
-    case Op::kRol:
-    case Op::kRor:
-    case Op::kRcl:
-    case Op::kRcr:
-    case Op::kShl:
-    case Op::kShr:
-    case Op::kSar:
-      if (dst >= 0 &&
-          (in.src == Operand::kImm8 || in.src == Operand::kOne || in.src == Operand::kCl)) {
-        return Straight::kShiftReg;
-      }
-      break;
-    case Op::kMov:
-      if (dst >= 0 && src >= 0) return Straight::kMovRegReg;
-      if (dst >= 0 && imm_src) return Straight::kMovRegImm;
-      if (dst >= 0 && mem_src) return Straight::kLoad;
-      if (mem_dst && src >= 0) return Straight::kStore;
-      break;
-    case Op::kLea:
-      if (in.dst == Operand::kReg) return Straight::kLea;
-      break;
-    case Op::kJcc:
-      return Straight::kJcc;
-    case Op::kJmp:
-      if (in.dst == Operand::kRel) return Straight::kJmp;
-      break;
-    case Op::kCall:
-      if (in.dst == Operand::kRel) return Straight::kCall;
-      break;
-    case Op::kRet:
-      return Straight::kRet;
-    case Op::kPush:
-      if (in.dst == Operand::kRegOp) return Straight::kPushReg;
-      break;
-    case Op::kPop:
-      if (in.dst == Operand::kRegOp) return Straight::kPopReg;
-      break;
-    default:
-      break;
-  }
-  return Straight::kGeneric;
-}
-
-// What Execute does for these forms, with the operands' kinds known in advance.
-bool Cpu::ExecuteStraight(const Predecoded& p) {
-  const Instruction& in = p.in;
-  const int size = in.opsize;
-  uint32_t value = 0;
-  switch (p.form) {
-    case Straight::kAluRegReg:
-    case Straight::kAluRegImm:
-    case Straight::kAluRegMem: {
-      if (p.form == Straight::kAluRegReg) {
-        value = ReadReg(p.src_reg, size);
-      } else if (p.form == Straight::kAluRegImm) {
-        value = in.imm & SizeMask(size);
-      } else if (!ReadMem(in.seg, EffectiveAddress(in), size, &value)) {
-        return false;
-      }
-      const uint32_t r = Alu(in.op, size, ReadReg(p.dst_reg, size), value);
-      if (in.op != Op::kCmp && in.op != Op::kTest) WriteReg(p.dst_reg, size, r);
-      return true;
-    }
-    case Straight::kIncDecReg:
-      WriteReg(p.dst_reg, size, Alu(in.op, size, ReadReg(p.dst_reg, size), 1));
-      return true;
-    case Straight::kShiftReg: {
-      const uint32_t count = in.src == Operand::kOne  ? 1
-                             : in.src == Operand::kCl ? gpr_[kEcx] & 0xFF
-                                                      : in.imm & SizeMask(size);
-      WriteReg(p.dst_reg, size, Shift(in.op, size, ReadReg(p.dst_reg, size), count));
-      return true;
-    }
-    case Straight::kMovRegReg:
-      WriteReg(p.dst_reg, size, ReadReg(p.src_reg, size));
-      return true;
-    case Straight::kMovRegImm:
-      WriteReg(p.dst_reg, size, in.imm & SizeMask(size));
-      return true;
-    case Straight::kLoad:
-      if (!ReadMem(in.seg, EffectiveAddress(in), size, &value)) return false;
-      WriteReg(p.dst_reg, size, value);
-      return true;
-    case Straight::kStore:
-      return WriteMem(in.seg, EffectiveAddress(in), size, ReadReg(p.src_reg, size));
-    case Straight::kLea:
-      WriteReg(p.dst_reg, size, EffectiveAddress(in));
-      return true;
-    case Straight::kJcc:
-      return Branch(Condition(in.cond), next_eip_ + in.imm, size);
-    case Straight::kJmp:
-      return Branch(true, next_eip_ + in.imm, size);
-    case Straight::kCall:
-      return NearCall(next_eip_ + in.imm, size);
-    case Straight::kRet:
-      return NearReturn(in, size);
-    case Straight::kPushReg:
-      return Push(size, ReadReg(p.dst_reg, size));  // PUSH ESP pushes the value before the push
-    case Straight::kPopReg:
-      if (!Pop(size, &value)) return false;
-      WriteReg(p.dst_reg, size, value);
-      return true;
-    case Straight::kGeneric:
-      break;
-  }
-  return Execute(in);
-}
-
-bool Cpu::Branch(bool taken, uint32_t target, int size) {
-  if (taken && !InCodeLimit(target, size)) return Raise(kVecGeneralProtection, 0), false;
-  ++branch_count_;
-  if (taken) Jump(target, size);
-  return true;
 }
 
 bool Cpu::NearCall(uint32_t target, int size) {

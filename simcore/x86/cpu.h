@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "simcore/bus.h"
+#include "simcore/x86/alu.h"
 #include "simcore/x86/cache.h"
 #include "simcore/x86/decoder.h"
 #include "simcore/x86/fpu.h"
@@ -26,9 +27,6 @@
 #include "simcore/x86/test_registers.h"
 
 namespace citcat::x86 {
-
-// The bits of an operand of `size` bytes (1, 2 or 4).
-constexpr uint32_t SizeMask(int size) { return size == 4 ? 0xFFFFFFFFu : (1u << (8 * size)) - 1; }
 
 // Interrupt and exception vectors.
 enum Vector : uint8_t {
@@ -209,7 +207,7 @@ class Cpu {
   };
   void set_instruction_observer(InstructionObserver* observer) { observer_ = observer; }
   // Whether condition code `cond` (Jcc's tttn) holds on the current flags.
-  bool Condition(uint8_t cond) const;
+  bool Condition(uint8_t cond) const { return x86::Condition(eflags_, cond); }
   const Exception& exception() const { return exception_; }
   void ClearException() { exception_ = {}; }
 
@@ -278,7 +276,7 @@ class Cpu {
   void SetSp(uint32_t v);
 
   // Flags.
-  void SetFlags(uint32_t mask, uint32_t values) { eflags_ = (eflags_ & ~mask) | (values & mask); }
+  void SetFlags(uint32_t mask, uint32_t values) { x86::SetFlags(eflags_, mask, values); }
   uint32_t Alu(Op op, int size, uint32_t a, uint32_t b);
   uint32_t Shift(Op op, int size, uint32_t value, uint32_t count);
   bool MulDiv(const Instruction& in, uint32_t src);
@@ -422,8 +420,9 @@ class Cpu {
   bool halted_ = false;
   bool system_access_ = false;  // descriptor-table and gate reads: supervisor accesses
   bool faulted_ = false;        // the current step raised an exception
-  // The common forms of compiled code, each executed by a few lines of ExecuteStraight instead
-  // of Execute's general operand handling. Decided once per predecoded instruction.
+  // The common forms of compiled code, each run by a handler made for its operation and
+  // operand size (straight.cc) instead of Execute's general operand handling. Decided once per
+  // predecoded instruction.
   enum class Straight : uint8_t {
     kGeneric,  // Execute
     // Forms that touch no memory, cache or TLB: a run of them fetches from one line with
@@ -449,18 +448,27 @@ class Cpu {
   static bool RegisterOnly(Straight form) {
     return form != Straight::kGeneric && form < Straight::kAluRegMem;
   }
-
-  static Straight StraightForm(const Instruction& in, uint8_t* dst_reg, uint8_t* src_reg);
-  bool ExecuteStraight(const Predecoded& p);
+  // Runs a predecoded instruction's operation; false when it raised an exception.
+  using Handler = bool (*)(Cpu& cpu, const Predecoded& p);
+  friend struct StraightForms;  // the handlers (straight.cc)
+  static bool RunGeneric(Cpu& cpu, const Predecoded& p);
+  // The form of `p.in`, the registers it names and its handler (straight.cc).
+  static void ChooseForm(Predecoded& p);
+  static Straight FormOf(const Instruction& in, uint8_t* dst_reg, uint8_t* src_reg);
+  // Complete for a straight form when no observer is told and TF is clear; false when the
+  // instruction raised an exception.
+  bool CompleteStraight(const Predecoded& p);
   // Decoded instructions kept per byte of each cache line slot, valid while the slot's
   // generation is the one they were decoded from (and, for one that runs into the next line,
   // while that line is the one it was decoded from).
   struct Predecoded {
+    Handler run = &RunGeneric;
     uint32_t generation = ~0u;
     bool code32 = false;
     bool valid = false;
     Straight form = Straight::kGeneric;
     uint8_t dst_reg = 0, src_reg = 0;  // the general registers the straight form names
+    bool crosses = false;              // it runs into the next line
     Cache::LineRef next_line;
     Instruction in;
   };
@@ -608,6 +616,60 @@ inline bool Cpu::WriteMem(int seg, uint32_t offset, int size, uint32_t value) {
   if (!WriteLinear(Linear(seg, offset), size, value)) return false;
   if (dr7_ & 0xFF) DataBreakpoint(Linear(seg, offset), size, true);
   if (observer_ != nullptr) observer_->OnAccess(*this, Linear(seg, offset), size, true, value);
+  return true;
+}
+
+// ---- operands, the stack and near branches, inline: the predecoded forms take them ----
+
+inline uint32_t Cpu::EffectiveAddress(const Instruction& in) const {
+  uint32_t ea = static_cast<uint32_t>(in.disp);
+  if (in.base != kNoReg) ea += gpr_[in.base];
+  if (in.index != kNoReg) ea += gpr_[in.index] << in.scale;
+  return in.addrsize == 2 ? ea & 0xFFFF : ea;
+}
+
+inline uint32_t Cpu::ReadReg(int r, int size) const {
+  if (size == 1) return r < 4 ? gpr_[r] & 0xFF : (gpr_[r - 4] >> 8) & 0xFF;
+  return gpr_[r] & SizeMask(size);
+}
+
+inline void Cpu::WriteReg(int r, int size, uint32_t value) {
+  if (size == 4) {
+    gpr_[r] = value;
+  } else if (size == 2) {
+    gpr_[r] = (gpr_[r] & 0xFFFF0000u) | (value & 0xFFFF);
+  } else if (r < 4) {
+    gpr_[r] = (gpr_[r] & ~0xFFu) | (value & 0xFF);
+  } else {
+    gpr_[r - 4] = (gpr_[r - 4] & ~0xFF00u) | (value & 0xFF) << 8;
+  }
+}
+
+inline void Cpu::SetSp(uint32_t v) {
+  if (StackSize() == 4) {
+    gpr_[kEsp] = v;
+  } else {
+    gpr_[kEsp] = (gpr_[kEsp] & 0xFFFF0000u) | (v & 0xFFFF);
+  }
+}
+
+inline bool Cpu::Push(int size, uint32_t value) {
+  const uint32_t sp = (Sp() - size) & SizeMask(StackSize());
+  if (!WriteMem(kSs, sp, size, value)) return false;
+  SetSp(sp);
+  return true;
+}
+
+inline bool Cpu::Pop(int size, uint32_t* value) {
+  if (!ReadMem(kSs, Sp(), size, value)) return false;
+  SetSp(Sp() + size);
+  return true;
+}
+
+inline bool Cpu::Branch(bool taken, uint32_t target, int size) {
+  if (taken && !InCodeLimit(target, size)) return Raise(kVecGeneralProtection, 0), false;
+  ++branch_count_;
+  if (taken) Jump(target, size);
   return true;
 }
 

@@ -1,0 +1,380 @@
+// The straight path: Run's loop for the common case and the predecoded forms of compiled code,
+// each run by a handler made for its operation and operand size. Everything here does what
+// Execute does for the same instruction; tests prove it by running with and without the fast
+// paths (Cpu::set_fast_paths).
+#include <cstdint>
+#include <type_traits>
+
+#include "simcore/x86/alu.h"
+#include "simcore/x86/cpu.h"
+
+namespace citcat::x86 {
+
+struct StraightForms {
+  using P = Cpu::Predecoded;
+
+  template <int size>
+  static uint32_t Reg(const Cpu& c, int r) {
+    if constexpr (size == 4) return c.gpr_[r];
+    if constexpr (size == 2) return c.gpr_[r] & 0xFFFF;
+    return r < 4 ? c.gpr_[r] & 0xFF : (c.gpr_[r - 4] >> 8) & 0xFF;
+  }
+  template <int size>
+  static void SetReg(Cpu& c, int r, uint32_t v) {
+    if constexpr (size == 4) {
+      c.gpr_[r] = v;
+    } else if constexpr (size == 2) {
+      c.gpr_[r] = (c.gpr_[r] & 0xFFFF0000u) | (v & 0xFFFF);
+    } else if (r < 4) {
+      c.gpr_[r] = (c.gpr_[r] & ~0xFFu) | (v & 0xFF);
+    } else {
+      c.gpr_[r - 4] = (c.gpr_[r - 4] & ~0xFF00u) | (v & 0xFF) << 8;
+    }
+  }
+  static constexpr bool Writes(Op op) { return op != Op::kCmp && op != Op::kTest; }
+
+  template <Op op, int size>
+  static bool AluRegReg(Cpu& c, const P& p) {
+    const uint32_t r = Alu<op, size>(c.eflags_, Reg<size>(c, p.dst_reg), Reg<size>(c, p.src_reg));
+    if constexpr (Writes(op)) SetReg<size>(c, p.dst_reg, r);
+    return true;
+  }
+  template <Op op, int size>
+  static bool AluRegImm(Cpu& c, const P& p) {
+    const uint32_t r = Alu<op, size>(c.eflags_, Reg<size>(c, p.dst_reg), p.in.imm);
+    if constexpr (Writes(op)) SetReg<size>(c, p.dst_reg, r);
+    return true;
+  }
+  template <Op op, int size>
+  static bool AluRegMem(Cpu& c, const P& p) {
+    uint32_t value;
+    if (!c.ReadMem(p.in.seg, c.EffectiveAddress(p.in), size, &value)) return false;
+    const uint32_t r = Alu<op, size>(c.eflags_, Reg<size>(c, p.dst_reg), value);
+    if constexpr (Writes(op)) SetReg<size>(c, p.dst_reg, r);
+    return true;
+  }
+  template <Op op, int size>
+  static bool IncDecReg(Cpu& c, const P& p) {
+    SetReg<size>(c, p.dst_reg, Alu<op, size>(c.eflags_, Reg<size>(c, p.dst_reg), 1));
+    return true;
+  }
+  template <Op op, int size>
+  static bool ShiftReg(Cpu& c, const P& p) {
+    const uint32_t count = p.in.src == Operand::kOne  ? 1
+                           : p.in.src == Operand::kCl ? c.gpr_[kEcx] & 0xFF
+                                                      : p.in.imm & SizeMask(size);
+    SetReg<size>(c, p.dst_reg, Shift<op, size>(c.eflags_, Reg<size>(c, p.dst_reg), count));
+    return true;
+  }
+  template <int size>
+  static bool MovRegReg(Cpu& c, const P& p) {
+    SetReg<size>(c, p.dst_reg, Reg<size>(c, p.src_reg));
+    return true;
+  }
+  template <int size>
+  static bool MovRegImm(Cpu& c, const P& p) {
+    SetReg<size>(c, p.dst_reg, p.in.imm);
+    return true;
+  }
+  template <int size>
+  static bool Load(Cpu& c, const P& p) {
+    uint32_t value;
+    if (!c.ReadMem(p.in.seg, c.EffectiveAddress(p.in), size, &value)) return false;
+    SetReg<size>(c, p.dst_reg, value);
+    return true;
+  }
+  template <int size>
+  static bool Store(Cpu& c, const P& p) {
+    return c.WriteMem(p.in.seg, c.EffectiveAddress(p.in), size, Reg<size>(c, p.src_reg));
+  }
+  template <int size>
+  static bool Lea(Cpu& c, const P& p) {
+    SetReg<size>(c, p.dst_reg, c.EffectiveAddress(p.in));
+    return true;
+  }
+  template <uint8_t cond>
+  static bool Jcc(Cpu& c, const P& p) {
+    return c.Branch(Condition(c.eflags_, cond), c.next_eip_ + p.in.imm, p.in.opsize);
+  }
+  static bool Jmp(Cpu& c, const P& p) {
+    return c.Branch(true, c.next_eip_ + p.in.imm, p.in.opsize);
+  }
+  static bool Call(Cpu& c, const P& p) { return c.NearCall(c.next_eip_ + p.in.imm, p.in.opsize); }
+  static bool Ret(Cpu& c, const P& p) { return c.NearReturn(p.in, p.in.opsize); }
+  template <int size>
+  static bool PushReg(Cpu& c, const P& p) {
+    return c.Push(size, Reg<size>(c, p.dst_reg));  // PUSH ESP pushes the value before the push
+  }
+  template <int size>
+  static bool PopReg(Cpu& c, const P& p) {
+    uint32_t value;
+    if (!c.Pop(size, &value)) return false;
+    SetReg<size>(c, p.dst_reg, value);
+    return true;
+  }
+
+  // ---- choosing a handler ----
+
+  using Handler = Cpu::Handler;
+  template <Op op>
+  using OpConstant = std::integral_constant<Op, op>;
+  template <int size>
+  using SizeConstant = std::integral_constant<int, size>;
+
+  // f(size) with the operand size (1, 2 or 4) as a compile-time constant.
+  template <typename F>
+  static Handler BySize(int size, F f) {
+    return size == 4   ? f(SizeConstant<4>{})
+           : size == 2 ? f(SizeConstant<2>{})
+                       : f(SizeConstant<1>{});
+  }
+  // f(op) with the operation as a compile-time constant, for the operations in `Ops`.
+  template <Op... Ops, typename F>
+  static Handler ByOp(Op op, F f) {
+    Handler h = nullptr;
+    ((op == Ops ? (h = f(OpConstant<Ops>{}), true) : false) || ...);
+    return h;
+  }
+  template <typename F>
+  static Handler ByAluOp(Op op, F f) {
+    return ByOp<Op::kAdd, Op::kOr, Op::kAdc, Op::kSbb, Op::kAnd, Op::kSub, Op::kXor, Op::kCmp,
+                Op::kTest>(op, f);
+  }
+  template <uint8_t cond = 0>
+  static Handler ByCondition(uint8_t c) {
+    if constexpr (cond == 16) {
+      return nullptr;
+    } else {
+      return c == cond ? &Jcc<cond> : ByCondition<cond + 1>(c);
+    }
+  }
+
+  // The handler of a straight form.
+  static Handler Of(Cpu::Straight form, const Instruction& in) {
+    using S = Cpu::Straight;
+    const int size = in.opsize;
+    switch (form) {
+      case S::kAluRegReg:
+        return ByAluOp(in.op, [&](auto op) {
+          return BySize(size, [op](auto n) { return &AluRegReg<decltype(op)::value, n()>; });
+        });
+      case S::kAluRegImm:
+        return ByAluOp(in.op, [&](auto op) {
+          return BySize(size, [op](auto n) { return &AluRegImm<decltype(op)::value, n()>; });
+        });
+      case S::kAluRegMem:
+        return ByAluOp(in.op, [&](auto op) {
+          return BySize(size, [op](auto n) { return &AluRegMem<decltype(op)::value, n()>; });
+        });
+      case S::kIncDecReg:
+        return ByOp<Op::kInc, Op::kDec>(in.op, [&](auto op) {
+          return BySize(size, [op](auto n) { return &IncDecReg<decltype(op)::value, n()>; });
+        });
+      case S::kShiftReg:
+        return ByOp<Op::kRol, Op::kRor, Op::kRcl, Op::kRcr, Op::kShl, Op::kShr, Op::kSar>(
+            in.op, [&](auto op) {
+              return BySize(size, [op](auto n) { return &ShiftReg<decltype(op)::value, n()>; });
+            });
+      case S::kMovRegReg:
+        return BySize(size, [](auto n) { return &MovRegReg<n()>; });
+      case S::kMovRegImm:
+        return BySize(size, [](auto n) { return &MovRegImm<n()>; });
+      case S::kLoad:
+        return BySize(size, [](auto n) { return &Load<n()>; });
+      case S::kStore:
+        return BySize(size, [](auto n) { return &Store<n()>; });
+      case S::kLea:
+        return BySize(size, [](auto n) { return &Lea<n()>; });
+      case S::kPushReg:
+        return BySize(size, [](auto n) { return &PushReg<n()>; });
+      case S::kPopReg:
+        return BySize(size, [](auto n) { return &PopReg<n()>; });
+      case S::kJcc:
+        return ByCondition(in.cond);
+      case S::kJmp:
+        return &Jmp;
+      case S::kCall:
+        return &Call;
+      case S::kRet:
+        return &Ret;
+      case S::kGeneric:
+        break;
+    }
+    return &Cpu::RunGeneric;
+  }
+};
+
+bool Cpu::RunGeneric(Cpu& cpu, const Predecoded& p) { return cpu.Execute(p.in); }
+
+void Cpu::ChooseForm(Predecoded& p) {
+  p.form = FormOf(p.in, &p.dst_reg, &p.src_reg);
+  p.run = StraightForms::Of(p.form, p.in);
+}
+
+Cpu::Straight Cpu::FormOf(const Instruction& in, uint8_t* dst_reg, uint8_t* src_reg) {
+  // LOCK makes locked bus cycles (or #UD): Execute's business.
+  if (!in.ok() || (in.prefixes & prefix::kLock)) return Straight::kGeneric;
+  // The general register an operand names, or -1.
+  const auto reg = [&](Operand o) -> int {
+    switch (o) {
+      case Operand::kReg:
+      case Operand::kRegOp:
+        return in.reg;
+      case Operand::kAcc:
+        return kEax;
+      case Operand::kRm:
+        return in.IsRegisterForm() ? in.rm : -1;
+      default:
+        return -1;
+    }
+  };
+  const int dst = reg(in.dst), src = reg(in.src);
+  *dst_reg = static_cast<uint8_t>(dst);
+  *src_reg = static_cast<uint8_t>(src);
+  const bool imm_src = in.src == Operand::kImm || in.src == Operand::kImm8;
+  const bool mem_src = in.src == Operand::kRm && !in.IsRegisterForm();
+  const bool mem_dst = in.dst == Operand::kRm && !in.IsRegisterForm();
+  switch (in.op) {
+    case Op::kAdd:
+    case Op::kOr:
+    case Op::kAdc:
+    case Op::kSbb:
+    case Op::kAnd:
+    case Op::kSub:
+    case Op::kXor:
+    case Op::kCmp:
+    case Op::kTest:
+      if (dst < 0) break;
+      if (src >= 0) return Straight::kAluRegReg;
+      if (imm_src) return Straight::kAluRegImm;
+      if (mem_src) return Straight::kAluRegMem;
+      break;
+    case Op::kInc:
+    case Op::kDec:
+      if (dst >= 0) return Straight::kIncDecReg;
+      break;
+    case Op::kRol:
+    case Op::kRor:
+    case Op::kRcl:
+    case Op::kRcr:
+    case Op::kShl:
+    case Op::kShr:
+    case Op::kSar:
+      if (dst >= 0 &&
+          (in.src == Operand::kImm8 || in.src == Operand::kOne || in.src == Operand::kCl)) {
+        return Straight::kShiftReg;
+      }
+      break;
+    case Op::kMov:
+      if (dst >= 0 && src >= 0) return Straight::kMovRegReg;
+      if (dst >= 0 && imm_src) return Straight::kMovRegImm;
+      if (dst >= 0 && mem_src) return Straight::kLoad;
+      if (mem_dst && src >= 0) return Straight::kStore;
+      break;
+    case Op::kLea:
+      if (in.dst == Operand::kReg) return Straight::kLea;
+      break;
+    case Op::kJcc:
+      return Straight::kJcc;
+    case Op::kJmp:
+      if (in.dst == Operand::kRel) return Straight::kJmp;
+      break;
+    case Op::kCall:
+      if (in.dst == Operand::kRel) return Straight::kCall;
+      break;
+    case Op::kRet:
+      return Straight::kRet;
+    case Op::kPush:
+      if (in.dst == Operand::kRegOp) return Straight::kPushReg;
+      break;
+    case Op::kPop:
+      if (in.dst == Operand::kRegOp) return Straight::kPopReg;
+      break;
+    default:
+      break;
+  }
+  return Straight::kGeneric;
+}
+
+// Complete, less what cannot apply: a straight form was decoded without fault, raises no trap,
+// never repeats and is neither IRET nor POPF; no observer is told and TF is clear, so no #DB
+// follows (CanRunStraight: no breakpoint is armed).
+inline bool Cpu::CompleteStraight(const Predecoded& p) {
+  const uint32_t last = eip_ + p.in.length - 1;
+  if (last > seg_[kCs].limit || last < eip_) return Raise(kVecGeneralProtection), false;
+  next_eip_ = p.code32 ? last + 1 : (last + 1) & 0xFFFF;
+  jumped_ = false;
+  repeat_ = false;
+  if (!p.run(*this, p)) return false;
+  if (!jumped_) eip_ = next_eip_;
+  ++retired_;
+  eflags_ &= ~flag::kRF;
+  return true;
+}
+
+// Run's loop for the common case: no breakpoint armed, no interrupt shadow, not halted. Each
+// step is Step's, less the checks those make pointless; an instruction the predecoded lines
+// cannot give, or an interrupt to take, goes through Step itself. Leaves after the step that
+// makes any of Run's stop conditions true or CanRunStraight() false. Returns the steps taken.
+//
+// After a register-only form, the next instruction in the same line needs no new look at the
+// line: nothing since its fetch can have changed the cache, the TLB or what the translation
+// depended on, and touching the same line and TLB entry again leaves their pseudo-LRU bits as
+// they are, so leaving the touch out keeps the replacement state exact.
+//
+// A straight form that completes changes none of what ends the loop but the branch count and,
+// through the bus, a stop request; nor TF or the observer, which decide whether it may run
+// without Complete's general checks (`plain`).
+uint64_t Cpu::RunStraight(uint64_t steps) {
+  uint64_t done = 0;
+  const FetchLine* line = nullptr;  // the line a run of register-only forms is fetched from
+  bool plain = observer_ == nullptr && !(eflags_ & flag::kTF);
+  while (done < steps) {
+    ++done;
+    const Predecoded* p = nullptr;
+    if (!(deliver_ && InterruptDue())) {
+      const bool code32 = seg_[kCs].big;
+      const uint32_t linear = Linear(kCs, eip_);
+      const uint32_t offset = linear & (Cache::kLineBytes - 1);
+      if (line != nullptr && linear - offset == line->linear) {
+        p = KeptIn(*line, offset, code32);
+        if (p != nullptr && p->crosses) p = nullptr;
+      }
+      if (p == nullptr) {
+        p = FetchFromLine(linear, code32);
+        line = &FetchLineOf(linear);
+      }
+    }
+    if (p != nullptr && plain && p->form != Straight::kGeneric) {
+      if (CompleteStraight(*p)) {
+        if (!RegisterOnly(p->form)) {
+          line = nullptr;
+          if (stop_) break;
+        }
+        if (branch_count_ >= stop_branch_count_) break;
+        continue;
+      }
+      DeliverPendingFault();
+      faulted_ = false;
+      line = nullptr;
+    } else if (p != nullptr) {
+      faulted_ = false;
+      data_breakpoint_ = false;
+      Complete(*p);
+      DeliverPendingFault();
+      if (!RegisterOnly(p->form) || faulted_ || (eflags_ & flag::kTF)) line = nullptr;
+      plain = observer_ == nullptr && !(eflags_ & flag::kTF);
+    } else {
+      Step();
+      line = nullptr;
+      plain = observer_ == nullptr && !(eflags_ & flag::kTF);
+    }
+    if (exception_.pending || stop_ || branch_count_ >= stop_branch_count_ || !CanRunStraight()) {
+      break;
+    }
+  }
+  steps_ += done;
+  return done;
+}
+
+}  // namespace citcat::x86
