@@ -79,7 +79,7 @@ constexpr bool Condition(uint32_t eflags, uint8_t cond) {
 // operations leave AF undefined; the i486 clears it, and so does this core
 // (docs/machines/i486-core.md, "Undefined flags").
 template <Op op, int size>
-uint32_t Alu(uint32_t& eflags, uint32_t a, uint32_t b) {
+[[gnu::always_inline]] inline uint32_t Alu(uint32_t& eflags, uint32_t a, uint32_t b) {
   constexpr uint32_t m = SizeMask(size), sign = SignBit(size);
   a &= m;
   b &= m;
@@ -114,7 +114,7 @@ uint32_t Alu(uint32_t& eflags, uint32_t a, uint32_t b) {
 // defined for a count of 1; for other counts this core computes it as for 1 from the last step,
 // and AF after SHL/SHR/SAR is cleared (docs/machines/i486-core.md, "Undefined flags").
 template <Op op, int size>
-uint32_t Shift(uint32_t& eflags, uint32_t value, uint32_t count) {
+[[gnu::always_inline]] inline uint32_t Shift(uint32_t& eflags, uint32_t value, uint32_t count) {
   constexpr int bits = 8 * size;
   constexpr uint32_t m = SizeMask(size), sign = SignBit(size);
   value &= m;

@@ -453,11 +453,6 @@ const Cpu::Predecoded* Cpu::FetchFromLine(uint32_t linear, bool code32) {
   return p;
 }
 
-const Cpu::Predecoded* Cpu::KeptIn(const FetchLine& f, uint32_t offset, bool code32) const {
-  const Predecoded& p = predecoded_[f.ref.slot * Cache::kLineBytes + offset];
-  return p.generation == f.ref.generation && p.code32 == code32 && p.valid ? &p : nullptr;
-}
-
 void Cpu::Step() {
   StepInstruction();
   DeliverPendingFault();

@@ -429,17 +429,22 @@ class Cpu {
     // nothing in between to change its replacement state (see RunStraight).
     kAluRegReg,  // ADD ... CMP, TEST reg, reg
     kAluRegImm,  // ADD ... CMP, TEST reg, imm
-    kIncDecReg,  // INC, DEC reg
+    kUnaryReg,   // INC, DEC, NEG, NOT reg
     kShiftReg,   // ROL ... SAR reg, imm8 or 1 or CL
     kMovRegReg,  // MOV reg, reg
     kMovRegImm,  // MOV reg, imm
     kLea,        // LEA reg, [mem]
+    kNop,        // NOP
     kJcc,        // Jcc rel
     kJmp,        // JMP rel
     // Forms with a memory operand or a stack access.
     kAluRegMem,  // ADD ... CMP, TEST reg, [mem]
+    kAluMemReg,  // ADD ... CMP, TEST [mem], reg
+    kAluMemImm,  // ADD ... CMP, TEST [mem], imm
+    kUnaryMem,   // INC, DEC, NEG, NOT [mem]
     kLoad,       // MOV reg, [mem]
     kStore,      // MOV [mem], reg
+    kStoreImm,   // MOV [mem], imm
     kPushReg,    // PUSH reg
     kPopReg,     // POP reg
     kCall,       // CALL rel
@@ -455,9 +460,6 @@ class Cpu {
   // The form of `p.in`, the registers it names and its handler (straight.cc).
   static void ChooseForm(Predecoded& p);
   static Straight FormOf(const Instruction& in, uint8_t* dst_reg, uint8_t* src_reg);
-  // Complete for a straight form when no observer is told and TF is clear; false when the
-  // instruction raised an exception.
-  bool CompleteStraight(const Predecoded& p);
   // Decoded instructions kept per byte of each cache line slot, valid while the slot's
   // generation is the one they were decoded from (and, for one that runs into the next line,
   // while that line is the one it was decoded from).
@@ -494,7 +496,10 @@ class Cpu {
   }
   // The instruction predecoded at `offset` of the line `f` names, if it was decoded from the
   // bytes the line holds now, for code of this size.
-  const Predecoded* KeptIn(const FetchLine& f, uint32_t offset, bool code32) const;
+  const Predecoded* KeptIn(const FetchLine& f, uint32_t offset, bool code32) const {
+    const Predecoded& p = predecoded_[f.ref.slot * Cache::kLineBytes + offset];
+    return p.generation == f.ref.generation && p.code32 == code32 && p.valid ? &p : nullptr;
+  }
   bool delivering_ = false;  // an event is being delivered (a fault now may be a double fault)
   FaultClass delivering_class_ = FaultClass::kBenign;
   // A fault raised during the current step, delivered at its end.
@@ -535,13 +540,14 @@ inline void ToLittleEndian(uint32_t value, uint8_t* bytes, int size) {
   for (int i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(value >> (8 * i));
 }
 
-inline Access Cpu::DataAccess(uint32_t paddr) const {
+[[gnu::always_inline]] inline Access Cpu::DataAccess(uint32_t paddr) const {
   Access a;
   a.cacheable = !cacheable_ || cacheable_(paddr);
   return a;
 }
 
-inline bool Cpu::Physical(uint32_t linear, bool write, bool code, uint32_t* paddr, Access* access) {
+[[gnu::always_inline]] inline bool Cpu::Physical(uint32_t linear, bool write, bool code,
+                                                 uint32_t* paddr, Access* access) {
   if (!(cr0_ & kCr0Pg)) {
     *paddr = linear;
     *access = DataAccess(linear);
@@ -562,7 +568,7 @@ inline bool Cpu::Physical(uint32_t linear, bool write, bool code, uint32_t* padd
 
 // #AC(0): a misaligned data access at CPL 3 with CR0.AM and EFLAGS.AC set (words on even,
 // doublewords on multiple-of-four addresses).
-inline bool Cpu::CheckAlignment(int seg, uint32_t offset, int size) {
+[[gnu::always_inline]] inline bool Cpu::CheckAlignment(int seg, uint32_t offset, int size) {
   if (size == 1 || !(cr0_ & kCr0Am) || !(eflags_ & flag::kAC) || cpl_ != 3 || system_access_) {
     return true;
   }
@@ -571,7 +577,7 @@ inline bool Cpu::CheckAlignment(int seg, uint32_t offset, int size) {
   return false;
 }
 
-inline bool Cpu::ReadLinear(uint32_t linear, int size, uint32_t* value) {
+[[gnu::always_inline]] inline bool Cpu::ReadLinear(uint32_t linear, int size, uint32_t* value) {
   if ((linear & 0xFFF) + static_cast<uint32_t>(size) > 0x1000) {
     return ReadAcrossPages(linear, size, value);
   }
@@ -584,7 +590,7 @@ inline bool Cpu::ReadLinear(uint32_t linear, int size, uint32_t* value) {
   return true;
 }
 
-inline bool Cpu::WriteLinear(uint32_t linear, int size, uint32_t value) {
+[[gnu::always_inline]] inline bool Cpu::WriteLinear(uint32_t linear, int size, uint32_t value) {
   if ((linear & 0xFFF) + static_cast<uint32_t>(size) > 0x1000) {
     return WriteAcrossPages(linear, size, value);
   }
@@ -597,7 +603,8 @@ inline bool Cpu::WriteLinear(uint32_t linear, int size, uint32_t value) {
   return true;
 }
 
-inline bool Cpu::ReadMem(int seg, uint32_t offset, int size, uint32_t* value) {
+[[gnu::always_inline]] inline bool Cpu::ReadMem(int seg, uint32_t offset, int size,
+                                                uint32_t* value) {
   if (!PlainAccess(seg_[seg], offset, size, false) && !CheckSegment(seg, offset, size, false)) {
     return false;
   }
@@ -608,7 +615,8 @@ inline bool Cpu::ReadMem(int seg, uint32_t offset, int size, uint32_t* value) {
   return true;
 }
 
-inline bool Cpu::WriteMem(int seg, uint32_t offset, int size, uint32_t value) {
+[[gnu::always_inline]] inline bool Cpu::WriteMem(int seg, uint32_t offset, int size,
+                                                 uint32_t value) {
   if (!PlainAccess(seg_[seg], offset, size, true) && !CheckSegment(seg, offset, size, true)) {
     return false;
   }
@@ -621,7 +629,7 @@ inline bool Cpu::WriteMem(int seg, uint32_t offset, int size, uint32_t value) {
 
 // ---- operands, the stack and near branches, inline: the predecoded forms take them ----
 
-inline uint32_t Cpu::EffectiveAddress(const Instruction& in) const {
+[[gnu::always_inline]] inline uint32_t Cpu::EffectiveAddress(const Instruction& in) const {
   uint32_t ea = static_cast<uint32_t>(in.disp);
   if (in.base != kNoReg) ea += gpr_[in.base];
   if (in.index != kNoReg) ea += gpr_[in.index] << in.scale;

@@ -53,10 +53,51 @@ struct StraightForms {
     if constexpr (Writes(op)) SetReg<size>(c, p.dst_reg, r);
     return true;
   }
-  template <Op op, int size>
-  static bool IncDecReg(Cpu& c, const P& p) {
-    SetReg<size>(c, p.dst_reg, Alu<op, size>(c.eflags_, Reg<size>(c, p.dst_reg), 1));
+  // Reads [mem], combines it and writes it back; a write that faults leaves the flags as they
+  // were (the instruction did not happen).
+  template <Op op, int size, typename F>
+  static bool ReadModifyWrite(Cpu& c, const P& p, F f) {
+    const uint32_t ea = c.EffectiveAddress(p.in);
+    uint32_t a;
+    if (!c.ReadMem(p.in.seg, ea, size, &a)) return false;
+    const uint32_t saved = c.eflags_;
+    const uint32_t r = f(a);
+    if constexpr (Writes(op)) {
+      if (!c.WriteMem(p.in.seg, ea, size, r)) {
+        c.eflags_ = saved;
+        return false;
+      }
+    }
     return true;
+  }
+  template <Op op, int size>
+  static bool AluMemReg(Cpu& c, const P& p) {
+    return ReadModifyWrite<op, size>(
+        c, p, [&](uint32_t a) { return Alu<op, size>(c.eflags_, a, Reg<size>(c, p.src_reg)); });
+  }
+  template <Op op, int size>
+  static bool AluMemImm(Cpu& c, const P& p) {
+    return ReadModifyWrite<op, size>(
+        c, p, [&](uint32_t a) { return Alu<op, size>(c.eflags_, a, p.in.imm); });
+  }
+  template <Op op, int size>
+  static uint32_t Unary(Cpu& c, uint32_t a) {
+    if constexpr (op == Op::kNot) {
+      return ~a;
+    } else if constexpr (op == Op::kNeg) {
+      return Alu<op, size>(c.eflags_, 0, a);
+    } else {
+      return Alu<op, size>(c.eflags_, a, 1);
+    }
+  }
+  template <Op op, int size>
+  static bool UnaryReg(Cpu& c, const P& p) {
+    SetReg<size>(c, p.dst_reg, Unary<op, size>(c, Reg<size>(c, p.dst_reg)));
+    return true;
+  }
+  template <Op op, int size>
+  static bool UnaryMem(Cpu& c, const P& p) {
+    return ReadModifyWrite<op, size>(c, p, [&](uint32_t a) { return Unary<op, size>(c, a); });
   }
   template <Op op, int size>
   static bool ShiftReg(Cpu& c, const P& p) {
@@ -87,6 +128,11 @@ struct StraightForms {
   static bool Store(Cpu& c, const P& p) {
     return c.WriteMem(p.in.seg, c.EffectiveAddress(p.in), size, Reg<size>(c, p.src_reg));
   }
+  template <int size>
+  static bool StoreImm(Cpu& c, const P& p) {
+    return c.WriteMem(p.in.seg, c.EffectiveAddress(p.in), size, p.in.imm);
+  }
+  static bool Nop(Cpu&, const P&) { return true; }
   template <int size>
   static bool Lea(Cpu& c, const P& p) {
     SetReg<size>(c, p.dst_reg, c.EffectiveAddress(p.in));
@@ -166,9 +212,21 @@ struct StraightForms {
         return ByAluOp(in.op, [&](auto op) {
           return BySize(size, [op](auto n) { return &AluRegMem<decltype(op)::value, n()>; });
         });
-      case S::kIncDecReg:
-        return ByOp<Op::kInc, Op::kDec>(in.op, [&](auto op) {
-          return BySize(size, [op](auto n) { return &IncDecReg<decltype(op)::value, n()>; });
+      case S::kAluMemReg:
+        return ByAluOp(in.op, [&](auto op) {
+          return BySize(size, [op](auto n) { return &AluMemReg<decltype(op)::value, n()>; });
+        });
+      case S::kAluMemImm:
+        return ByAluOp(in.op, [&](auto op) {
+          return BySize(size, [op](auto n) { return &AluMemImm<decltype(op)::value, n()>; });
+        });
+      case S::kUnaryReg:
+        return ByOp<Op::kInc, Op::kDec, Op::kNeg, Op::kNot>(in.op, [&](auto op) {
+          return BySize(size, [op](auto n) { return &UnaryReg<decltype(op)::value, n()>; });
+        });
+      case S::kUnaryMem:
+        return ByOp<Op::kInc, Op::kDec, Op::kNeg, Op::kNot>(in.op, [&](auto op) {
+          return BySize(size, [op](auto n) { return &UnaryMem<decltype(op)::value, n()>; });
         });
       case S::kShiftReg:
         return ByOp<Op::kRol, Op::kRor, Op::kRcl, Op::kRcr, Op::kShl, Op::kShr, Op::kSar>(
@@ -183,6 +241,10 @@ struct StraightForms {
         return BySize(size, [](auto n) { return &Load<n()>; });
       case S::kStore:
         return BySize(size, [](auto n) { return &Store<n()>; });
+      case S::kStoreImm:
+        return BySize(size, [](auto n) { return &StoreImm<n()>; });
+      case S::kNop:
+        return &Nop;
       case S::kLea:
         return BySize(size, [](auto n) { return &Lea<n()>; });
       case S::kPushReg:
@@ -244,6 +306,8 @@ Cpu::Straight Cpu::FormOf(const Instruction& in, uint8_t* dst_reg, uint8_t* src_
     case Op::kXor:
     case Op::kCmp:
     case Op::kTest:
+      if (mem_dst && src >= 0) return Straight::kAluMemReg;
+      if (mem_dst && imm_src) return Straight::kAluMemImm;
       if (dst < 0) break;
       if (src >= 0) return Straight::kAluRegReg;
       if (imm_src) return Straight::kAluRegImm;
@@ -251,8 +315,13 @@ Cpu::Straight Cpu::FormOf(const Instruction& in, uint8_t* dst_reg, uint8_t* src_
       break;
     case Op::kInc:
     case Op::kDec:
-      if (dst >= 0) return Straight::kIncDecReg;
+    case Op::kNeg:
+    case Op::kNot:
+      if (dst >= 0) return Straight::kUnaryReg;
+      if (mem_dst) return Straight::kUnaryMem;
       break;
+    case Op::kNop:
+      return Straight::kNop;
     case Op::kRol:
     case Op::kRor:
     case Op::kRcl:
@@ -270,6 +339,7 @@ Cpu::Straight Cpu::FormOf(const Instruction& in, uint8_t* dst_reg, uint8_t* src_
       if (dst >= 0 && imm_src) return Straight::kMovRegImm;
       if (dst >= 0 && mem_src) return Straight::kLoad;
       if (mem_dst && src >= 0) return Straight::kStore;
+      if (mem_dst && imm_src) return Straight::kStoreImm;
       break;
     case Op::kLea:
       if (in.dst == Operand::kReg) return Straight::kLea;
@@ -296,22 +366,6 @@ Cpu::Straight Cpu::FormOf(const Instruction& in, uint8_t* dst_reg, uint8_t* src_
   return Straight::kGeneric;
 }
 
-// Complete, less what cannot apply: a straight form was decoded without fault, raises no trap,
-// never repeats and is neither IRET nor POPF; no observer is told and TF is clear, so no #DB
-// follows (CanRunStraight: no breakpoint is armed).
-inline bool Cpu::CompleteStraight(const Predecoded& p) {
-  const uint32_t last = eip_ + p.in.length - 1;
-  if (last > seg_[kCs].limit || last < eip_) return Raise(kVecGeneralProtection), false;
-  next_eip_ = p.code32 ? last + 1 : (last + 1) & 0xFFFF;
-  jumped_ = false;
-  repeat_ = false;
-  if (!p.run(*this, p)) return false;
-  if (!jumped_) eip_ = next_eip_;
-  ++retired_;
-  eflags_ &= ~flag::kRF;
-  return true;
-}
-
 // Run's loop for the common case: no breakpoint armed, no interrupt shadow, not halted. Each
 // step is Step's, less the checks those make pointless; an instruction the predecoded lines
 // cannot give, or an interrupt to take, goes through Step itself. Leaves after the step that
@@ -322,37 +376,61 @@ inline bool Cpu::CompleteStraight(const Predecoded& p) {
 // depended on, and touching the same line and TLB entry again leaves their pseudo-LRU bits as
 // they are, so leaving the touch out keeps the replacement state exact.
 //
-// A straight form that completes changes none of what ends the loop but the branch count and,
-// through the bus, a stop request; nor TF or the observer, which decide whether it may run
-// without Complete's general checks (`plain`).
+// A straight form is completed here, without Complete's general checks, when that cannot differ:
+// it was decoded without fault, raises no trap, never repeats and is neither IRET nor POPF, and
+// while no observer is told and TF and RF are clear (`plain`), no #DB follows it and there is no
+// RF to clear (CanRunStraight: no breakpoint is armed). Completing, it changes none of what ends
+// the loop but the branch count and, through the bus, a stop request; nor `plain`.
+//
+// EIP and the retired count are kept in registers as well as in the state: each instruction
+// depends on the last one's EIP, and reading it back from memory would put a store and a load
+// on that chain. The state stays current (a fault and the bus read it) and the registers are
+// read again after anything but a straight form.
 uint64_t Cpu::RunStraight(uint64_t steps) {
   uint64_t done = 0;
   const FetchLine* line = nullptr;  // the line a run of register-only forms is fetched from
-  bool plain = observer_ == nullptr && !(eflags_ & flag::kTF);
+  const auto is_plain = [this] {
+    return observer_ == nullptr && !(eflags_ & (flag::kTF | flag::kRF));
+  };
+  bool plain = is_plain();
+  uint32_t eip = eip_;
+  uint64_t retired = retired_;
   while (done < steps) {
     ++done;
     const Predecoded* p = nullptr;
+    const Segment& cs = seg_[kCs];
     if (!(deliver_ && InterruptDue())) {
-      const bool code32 = seg_[kCs].big;
-      const uint32_t linear = Linear(kCs, eip_);
+      const uint32_t linear = cs.base + eip;
       const uint32_t offset = linear & (Cache::kLineBytes - 1);
       if (line != nullptr && linear - offset == line->linear) {
-        p = KeptIn(*line, offset, code32);
+        p = KeptIn(*line, offset, cs.big);
         if (p != nullptr && p->crosses) p = nullptr;
       }
       if (p == nullptr) {
-        p = FetchFromLine(linear, code32);
+        p = FetchFromLine(linear, cs.big);
         line = &FetchLineOf(linear);
       }
     }
     if (p != nullptr && plain && p->form != Straight::kGeneric) {
-      if (CompleteStraight(*p)) {
-        if (!RegisterOnly(p->form)) {
-          line = nullptr;
-          if (stop_) break;
+      const uint32_t last = eip + p->in.length - 1;
+      if (last <= cs.limit && last >= eip) {
+        const uint32_t next = p->code32 ? last + 1 : (last + 1) & 0xFFFF;
+        next_eip_ = next;
+        jumped_ = false;
+        repeat_ = false;
+        if (p->run(*this, *p)) {
+          eip = jumped_ ? eip_ : next;
+          eip_ = eip;
+          retired_ = ++retired;
+          if (!RegisterOnly(p->form)) {
+            line = nullptr;
+            if (stop_) break;
+          }
+          if (branch_count_ >= stop_branch_count_) break;
+          continue;
         }
-        if (branch_count_ >= stop_branch_count_) break;
-        continue;
+      } else {
+        Raise(kVecGeneralProtection);
       }
       DeliverPendingFault();
       faulted_ = false;
@@ -363,12 +441,14 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
       Complete(*p);
       DeliverPendingFault();
       if (!RegisterOnly(p->form) || faulted_ || (eflags_ & flag::kTF)) line = nullptr;
-      plain = observer_ == nullptr && !(eflags_ & flag::kTF);
+      plain = is_plain();
     } else {
       Step();
       line = nullptr;
-      plain = observer_ == nullptr && !(eflags_ & flag::kTF);
+      plain = is_plain();
     }
+    eip = eip_;
+    retired = retired_;
     if (exception_.pending || stop_ || branch_count_ >= stop_branch_count_ || !CanRunStraight()) {
       break;
     }

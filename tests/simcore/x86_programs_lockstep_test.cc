@@ -5,6 +5,7 @@
 // Every instruction is compared, the x87 state after each x87 instruction; with salt 0 a
 // workload must also reach its known answer (main returns 0).
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -160,38 +161,53 @@ class BytesChecker final : public Cpu::InstructionObserver {
 
 // The core's predecoded-line fast paths leave exactly the bus trace of the full path on every
 // fetch, on programs whose data and code contend for the cache (sort's arrays are twice its size),
-// and hand the observer the same instruction bytes as memory holds.
+// and hand the observer the same instruction bytes as memory holds. Three runs each: the full
+// path, the fast paths with an observer (every instruction through Complete) and the fast paths
+// with none (straight forms completed in RunStraight).
 TEST(X86Programs, FastPathsLeaveTheSameBusTraceOnCompiledCode) {
-  for (const char* file : {"sort.O2", "compress.Os", "kernels.O2"}) {
+  for (const char* file : {"sort.O2", "compress.Os", "kernels.O2", "hash.O2", "chase.O2"}) {
     const auto elf = machine::LoadElfFile(std::string(CITCAT_X86_GUESTS) + "/" + file + ".elf");
     ASSERT_TRUE(elf.ok()) << elf.status();
-    uint64_t checksum[2], records[2], retired[2];
-    for (int fast = 0; fast < 2; ++fast) {
+    enum Mode { kFull, kObserved, kPlain };
+    uint64_t checksum[3], records[3], retired[3], branches[3];
+    std::array<uint32_t, 8> regs[3];
+    uint32_t eflags[3];
+    for (const Mode mode : {kFull, kObserved, kPlain}) {
       ChecksumBus bus;
       for (const machine::ElfSegment& s : elf->segments) {
         bus.Load(static_cast<uint32_t>(s.vaddr), s.data);
       }
       Cpu cpu(bus);
-      cpu.set_fast_paths(fast == 1);
+      cpu.set_fast_paths(mode != kFull);
       BytesChecker bytes(bus);
-      cpu.set_instruction_observer(&bytes);
+      if (mode != kPlain) cpu.set_instruction_observer(&bytes);
       cpu.SetFlat32();
       cpu.set_eip(static_cast<uint32_t>(elf->entry));
       while (!cpu.halted() && !cpu.exception().pending && cpu.retired() < 20'000'000) {
         cpu.Run(1 << 20);
       }
       ASSERT_TRUE(cpu.halted()) << file;
-      EXPECT_EQ(bytes.wrong, 0u) << file << ": first at " << std::hex << bytes.first_wrong;
-      EXPECT_EQ(bytes.instructions, cpu.steps()) << file;
-      EXPECT_GT(bytes.spanning, 1000u) << file;
-      checksum[fast] = bus.checksum;
-      records[fast] = bus.records;
-      retired[fast] = cpu.retired();
+      if (mode != kPlain) {
+        EXPECT_EQ(bytes.wrong, 0u) << file << ": first at " << std::hex << bytes.first_wrong;
+        EXPECT_EQ(bytes.instructions, cpu.steps()) << file;
+        EXPECT_GT(bytes.spanning, 1000u) << file;
+      }
+      checksum[mode] = bus.checksum;
+      records[mode] = bus.records;
+      retired[mode] = cpu.retired();
+      branches[mode] = cpu.branch_count();
+      for (int r = 0; r < 8; ++r) regs[mode][r] = cpu.reg(r);
+      eflags[mode] = cpu.eflags();
     }
-    EXPECT_EQ(retired[0], retired[1]) << file;
-    EXPECT_EQ(records[0], records[1]) << file;
-    EXPECT_EQ(checksum[0], checksum[1]) << file;
-    EXPECT_GT(records[0], 10000u) << file;
+    for (const Mode mode : {kObserved, kPlain}) {
+      EXPECT_EQ(retired[kFull], retired[mode]) << file << " mode " << mode;
+      EXPECT_EQ(branches[kFull], branches[mode]) << file << " mode " << mode;
+      EXPECT_EQ(records[kFull], records[mode]) << file << " mode " << mode;
+      EXPECT_EQ(checksum[kFull], checksum[mode]) << file << " mode " << mode;
+      EXPECT_EQ(regs[kFull], regs[mode]) << file << " mode " << mode;
+      EXPECT_EQ(eflags[kFull], eflags[mode]) << file << " mode " << mode;
+    }
+    EXPECT_GT(records[kFull], 10000u) << file;
   }
 }
 
