@@ -453,6 +453,16 @@ class Cpu {
   static bool RegisterOnly(Straight form) {
     return form != Straight::kGeneric && form < Straight::kAluRegMem;
   }
+  // Register-only and no branch: ends with EIP at the next instruction, raises nothing.
+  static bool Pure(Straight form) { return form != Straight::kGeneric && form < Straight::kJcc; }
+  struct Predecoded;
+  // Every byte of the instruction at `eip` lies inside the CS limit.
+  static bool InLimit(const Segment& cs, uint32_t eip, const Predecoded& p) {
+    const uint32_t last = eip + p.in.length - 1;
+    return last <= cs.limit && last >= eip;
+  }
+  void RunPure(const Predecoded* p, uint32_t generation, uint64_t steps, uint64_t* done,
+               uint32_t* eip, uint64_t* retired);
   // Runs a predecoded instruction's operation; false when it raised an exception.
   using Handler = bool (*)(Cpu& cpu, const Predecoded& p);
   friend struct StraightForms;  // the handlers (straight.cc)

@@ -366,6 +366,32 @@ Cpu::Straight Cpu::FormOf(const Instruction& in, uint8_t* dst_reg, uint8_t* src_
   return Straight::kGeneric;
 }
 
+// A run of pure register forms from `p` on, to the end of its line (generation `generation`) or
+// the first instruction of another kind: each raises nothing, touches neither the bus, the cache
+// nor the TLB, and changes nothing anyone could see before the run ends, so EIP and the retired
+// count stay in registers (the caller writes them back) and only the first instruction needed a
+// fetch. `p` is the first, already counted in `done`, and inside the CS limit.
+inline void Cpu::RunPure(const Predecoded* p, uint32_t generation, uint64_t steps,
+                         uint64_t* done, uint32_t* eip, uint64_t* retired) {
+  const Segment& cs = seg_[kCs];
+  uint32_t offset = (cs.base + *eip) & (Cache::kLineBytes - 1);
+  for (;;) {
+    p->run(*this, *p);
+    const uint32_t length = p->in.length;
+    const uint32_t next = *eip + length;
+    *eip = cs.big ? next : next & 0xFFFF;
+    ++*retired;
+    offset += length;
+    if (offset >= Cache::kLineBytes || *done >= steps || *eip != next) return;
+    p += length;
+    if (p->generation != generation || !p->valid || p->code32 != cs.big || p->crosses ||
+        !Pure(p->form) || !InLimit(cs, *eip, *p)) {
+      return;
+    }
+    ++*done;
+  }
+}
+
 // Run's loop for the common case: no breakpoint armed, no interrupt shadow, not halted. Each
 // step is Step's, less the checks those make pointless; an instruction the predecoded lines
 // cannot give, or an interrupt to take, goes through Step itself. Leaves after the step that
@@ -410,6 +436,15 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
         p = FetchFromLine(linear, cs.big);
         line = &FetchLineOf(linear);
       }
+    }
+    if (p != nullptr && plain && Pure(p->form) && InLimit(cs, eip, *p)) {
+      RunPure(p, line->ref.generation, steps, &done, &eip, &retired);
+      eip_ = eip;
+      next_eip_ = eip;
+      retired_ = retired;
+      jumped_ = false;
+      repeat_ = false;
+      continue;
     }
     if (p != nullptr && plain && p->form != Straight::kGeneric) {
       const uint32_t last = eip + p->in.length - 1;
