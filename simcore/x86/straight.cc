@@ -271,6 +271,7 @@ bool Cpu::RunGeneric(Cpu& cpu, const Predecoded& p) { return cpu.Execute(p.in); 
 void Cpu::ChooseForm(Predecoded& p) {
   p.form = FormOf(p.in, &p.dst_reg, &p.src_reg);
   p.run = StraightForms::Of(p.form, p.in);
+  p.pure = p.valid && !p.crosses && Pure(p.form) ? PureKey(p.code32) : 0;
 }
 
 Cpu::Straight Cpu::FormOf(const Instruction& in, uint8_t* dst_reg, uint8_t* src_reg) {
@@ -370,26 +371,34 @@ Cpu::Straight Cpu::FormOf(const Instruction& in, uint8_t* dst_reg, uint8_t* src_
 // the first instruction of another kind: each raises nothing, touches neither the bus, the cache
 // nor the TLB, and changes nothing anyone could see before the run ends, so EIP and the retired
 // count stay in registers (the caller writes them back) and only the first instruction needed a
-// fetch. `p` is the first, already counted in `done`, and inside the CS limit.
-inline void Cpu::RunPure(const Predecoded* p, uint32_t generation, uint64_t steps,
-                         uint64_t* done, uint32_t* eip, uint64_t* retired) {
+// fetch. `p` is the first, already counted in `done`, and inside the CS limit. When the rest of
+// the line lies inside the limit too (and, in 16-bit code, below 64 KB), no later instruction
+// needs a limit check or an EIP wrap.
+inline void Cpu::RunPure(const Predecoded* p, uint32_t generation, uint64_t steps, uint64_t* done,
+                         uint32_t* eip, uint64_t* retired) {
   const Segment& cs = seg_[kCs];
-  uint32_t offset = (cs.base + *eip) & (Cache::kLineBytes - 1);
+  const uint32_t offset = (cs.base + *eip) & (Cache::kLineBytes - 1);
+  const uint32_t line_end = *eip + (Cache::kLineBytes - 1 - offset);  // EIP of the line's last byte
+  const bool inside = line_end >= *eip && line_end <= cs.limit && (cs.big || line_end <= 0xFFFF);
+  const uint8_t pure = PureKey(cs.big);
+  uint32_t left = Cache::kLineBytes - offset;  // bytes to the end of the line
+  uint64_t n = *done, r = *retired;
+  uint32_t e = *eip;
   for (;;) {
     p->run(*this, *p);
     const uint32_t length = p->in.length;
-    const uint32_t next = *eip + length;
-    *eip = cs.big ? next : next & 0xFFFF;
-    ++*retired;
-    offset += length;
-    if (offset >= Cache::kLineBytes || *done >= steps || *eip != next) return;
+    e += length;
+    ++r;
+    if (length >= left || n >= steps) break;  // (the first may run into the next line)
+    left -= length;
     p += length;
-    if (p->generation != generation || !p->valid || p->code32 != cs.big || p->crosses ||
-        !Pure(p->form) || !InLimit(cs, *eip, *p)) {
-      return;
-    }
-    ++*done;
+    if (p->generation != generation || p->pure != pure) break;
+    if (!inside && (!InLimit(cs, e, *p) || (!cs.big && e > 0xFFFF))) break;
+    ++n;
   }
+  *done = n;
+  *retired = r;
+  *eip = cs.big ? e : e & 0xFFFF;
 }
 
 // Run's loop for the common case: no breakpoint armed, no interrupt shadow, not halted. Each
