@@ -5,6 +5,11 @@
 namespace citcat::simcore {
 
 void RamBus::Read(const cat::BusRecord& record, std::span<uint8_t> data) {
+  if (record.address <= ram_.size() && data.size() <= ram_.size() - record.address) {
+    std::copy_n(ram_.begin() + record.address, data.size(), data.begin());
+    if (logging_) log_.emplace_back(record);
+    return;
+  }
   for (size_t i = 0; i < data.size(); ++i) {
     uint64_t a = record.address + i;
     data[i] = a < ram_.size() ? ram_[a] : 0xFF;
@@ -13,6 +18,11 @@ void RamBus::Read(const cat::BusRecord& record, std::span<uint8_t> data) {
 }
 
 void RamBus::Write(const cat::BusRecord& record) {
+  if (record.address <= ram_.size() && record.data.size() <= ram_.size() - record.address) {
+    std::copy_n(record.data.begin(), record.data.size(), ram_.begin() + record.address);
+    if (logging_) log_.emplace_back(record);
+    return;
+  }
   for (size_t i = 0; i < record.data.size(); ++i) {
     uint64_t a = record.address + i;
     if (a < ram_.size()) ram_[a] = record.data[i];

@@ -43,6 +43,24 @@ TEST(PseudoLru, EachAccessSetsTheBitsTheManualNames) {
   EXPECT_EQ(PlruTouch(kPlruB0 | kPlruB1 | kPlruB2, 1), kPlruB0 | kPlruB2);
 }
 
+// Every state and way against the manual's rule, spelled out: an access to L0 or L1 sets B0 and
+// records which of the pair in B1; to L2 or L3 clears B0 and records which in B2.
+TEST(PseudoLru, EveryStateAndWayFollowsTheRule) {
+  for (unsigned bits = 0; bits < 8; ++bits) {
+    for (unsigned way = 0; way < 4; ++way) {
+      unsigned want = bits;
+      if (way < 2) {
+        want |= kPlruB0;
+        want = way == 0 ? want | kPlruB1 : want & ~unsigned{kPlruB1};
+      } else {
+        want &= ~unsigned{kPlruB0};
+        want = way == 2 ? want | kPlruB2 : want & ~unsigned{kPlruB2};
+      }
+      EXPECT_EQ(PlruTouch(static_cast<uint8_t>(bits), way), want) << bits << " " << way;
+    }
+  }
+}
+
 TEST(PseudoLru, VictimFollowsB0ThenB1OrB2) {
   EXPECT_EQ(PlruVictim(0), 0u);
   EXPECT_EQ(PlruVictim(kPlruB1), 1u);
