@@ -78,6 +78,9 @@ class Cache {
     if (!ReadHit(paddr, bytes, access)) ReadSlow(paddr, bytes, access);
   }
   void Write(uint32_t paddr, std::span<const uint8_t> bytes, Access access);
+  // A read that hits and lies inside one aligned 4-byte word: served as Read serves it (the
+  // replacement bits updated), true. Otherwise false, with nothing done: Read it then.
+  bool ReadHit(uint32_t paddr, std::span<uint8_t> bytes) { return ReadHit(paddr, bytes, Access{}); }
 
   // Instruction fetch of a whole line: the line holding `paddr`, filled on a miss when the access
   // may be cached (a kFill with kFlagCode). Returns the line's 16 bytes and sets `ref`; returns

@@ -379,6 +379,9 @@ class Cpu {
   }
   static bool WithinLimit(const Segment& s, uint32_t offset, int size);
   bool CheckAlignment(int seg, uint32_t offset, int size);
+  // The physical address of an access (a #PF raised when there is none) and the page's PCD.
+  bool Translate(uint32_t linear, bool write, uint32_t* paddr, bool* pcd);
+  // The same with the access's kind (cacheable, PCD, code).
   bool Physical(uint32_t linear, bool write, bool code, uint32_t* paddr, Access* access);
   bool ReadLinear(uint32_t linear, int size, uint32_t* value);
   bool WriteLinear(uint32_t linear, int size, uint32_t value);
@@ -559,22 +562,30 @@ inline void ToLittleEndian(uint32_t value, uint8_t* bytes, int size) {
   return a;
 }
 
-[[gnu::always_inline]] inline bool Cpu::Physical(uint32_t linear, bool write, bool code,
-                                                 uint32_t* paddr, Access* access) {
+[[gnu::always_inline]] inline bool Cpu::Translate(uint32_t linear, bool write, uint32_t* paddr,
+                                                  bool* pcd) {
   if (!(cr0_ & kCr0Pg)) {
     *paddr = linear;
-    *access = DataAccess(linear);
-  } else {
-    const Translation t = paging_.Translate(linear, write, cpl_ == 3 && !system_access_);
-    if (!t.ok) {
-      cr2_ = linear;
-      Raise(kVecPageFault, t.error_code);
-      return false;
-    }
-    *paddr = t.paddr;
-    *access = DataAccess(t.paddr);
-    access->pcd = t.pcd;
+    *pcd = false;
+    return true;
   }
+  const Translation t = paging_.Translate(linear, write, cpl_ == 3 && !system_access_);
+  if (!t.ok) {
+    cr2_ = linear;
+    Raise(kVecPageFault, t.error_code);
+    return false;
+  }
+  *paddr = t.paddr;
+  *pcd = t.pcd;
+  return true;
+}
+
+[[gnu::always_inline]] inline bool Cpu::Physical(uint32_t linear, bool write, bool code,
+                                                 uint32_t* paddr, Access* access) {
+  bool pcd;
+  if (!Translate(linear, write, paddr, &pcd)) return false;
+  *access = DataAccess(*paddr);
+  access->pcd = pcd;
   access->code = code;
   return true;
 }
@@ -595,10 +606,16 @@ inline void ToLittleEndian(uint32_t value, uint8_t* bytes, int size) {
     return ReadAcrossPages(linear, size, value);
   }
   uint32_t paddr;
-  Access a;
-  if (!Physical(linear, false, false, &paddr, &a)) return false;
+  bool pcd;
+  if (!Translate(linear, false, &paddr, &pcd)) return false;
   uint8_t bytes[4];
-  cache_.Read(paddr, std::span<uint8_t>(bytes, size), a);
+  const std::span<uint8_t> data(bytes, size);
+  // Whether the address may be cached matters only when the read misses.
+  if (!cache_.ReadHit(paddr, data)) {
+    Access a = DataAccess(paddr);
+    a.pcd = pcd;
+    cache_.Read(paddr, data, a);
+  }
   *value = LittleEndian(bytes, size);
   return true;
 }
