@@ -460,7 +460,6 @@ class Cpu {
   static bool Pure(Straight form) { return form != Straight::kGeneric && form < Straight::kJcc; }
   // Predecoded::pure of a pure form that ends in its line, for code of this size (never 0).
   static uint8_t PureKey(bool code32) { return code32 ? 2 : 1; }
-  struct Predecoded;
   // Every byte of the instruction at `eip` lies inside the CS limit.
   static bool InLimit(const Segment& cs, uint32_t eip, const Predecoded& p) {
     const uint32_t last = eip + p.in.length - 1;

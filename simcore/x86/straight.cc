@@ -178,7 +178,7 @@ struct StraightForms {
   template <Op... Ops, typename F>
   static Handler ByOp(Op op, F f) {
     Handler h = nullptr;
-    ((op == Ops ? (h = f(OpConstant<Ops>{}), true) : false) || ...);
+    ((op == Ops ? void(h = f(OpConstant<Ops>{})) : void()), ...);
     return h;
   }
   template <typename F>
@@ -202,36 +202,36 @@ struct StraightForms {
     switch (form) {
       case S::kAluRegReg:
         return ByAluOp(in.op, [&](auto op) {
-          return BySize(size, [op](auto n) { return &AluRegReg<decltype(op)::value, n()>; });
+          return BySize(size, [](auto n) { return &AluRegReg<decltype(op)::value, n()>; });
         });
       case S::kAluRegImm:
         return ByAluOp(in.op, [&](auto op) {
-          return BySize(size, [op](auto n) { return &AluRegImm<decltype(op)::value, n()>; });
+          return BySize(size, [](auto n) { return &AluRegImm<decltype(op)::value, n()>; });
         });
       case S::kAluRegMem:
         return ByAluOp(in.op, [&](auto op) {
-          return BySize(size, [op](auto n) { return &AluRegMem<decltype(op)::value, n()>; });
+          return BySize(size, [](auto n) { return &AluRegMem<decltype(op)::value, n()>; });
         });
       case S::kAluMemReg:
         return ByAluOp(in.op, [&](auto op) {
-          return BySize(size, [op](auto n) { return &AluMemReg<decltype(op)::value, n()>; });
+          return BySize(size, [](auto n) { return &AluMemReg<decltype(op)::value, n()>; });
         });
       case S::kAluMemImm:
         return ByAluOp(in.op, [&](auto op) {
-          return BySize(size, [op](auto n) { return &AluMemImm<decltype(op)::value, n()>; });
+          return BySize(size, [](auto n) { return &AluMemImm<decltype(op)::value, n()>; });
         });
       case S::kUnaryReg:
         return ByOp<Op::kInc, Op::kDec, Op::kNeg, Op::kNot>(in.op, [&](auto op) {
-          return BySize(size, [op](auto n) { return &UnaryReg<decltype(op)::value, n()>; });
+          return BySize(size, [](auto n) { return &UnaryReg<decltype(op)::value, n()>; });
         });
       case S::kUnaryMem:
         return ByOp<Op::kInc, Op::kDec, Op::kNeg, Op::kNot>(in.op, [&](auto op) {
-          return BySize(size, [op](auto n) { return &UnaryMem<decltype(op)::value, n()>; });
+          return BySize(size, [](auto n) { return &UnaryMem<decltype(op)::value, n()>; });
         });
       case S::kShiftReg:
         return ByOp<Op::kRol, Op::kRor, Op::kRcl, Op::kRcr, Op::kShl, Op::kShr, Op::kSar>(
             in.op, [&](auto op) {
-              return BySize(size, [op](auto n) { return &ShiftReg<decltype(op)::value, n()>; });
+              return BySize(size, [](auto n) { return &ShiftReg<decltype(op)::value, n()>; });
             });
       case S::kMovRegReg:
         return BySize(size, [](auto n) { return &MovRegReg<n()>; });
