@@ -665,12 +665,12 @@ inline void ToLittleEndian(uint32_t value, uint8_t* bytes, int size) {
   return in.addrsize == 2 ? ea & 0xFFFF : ea;
 }
 
-inline uint32_t Cpu::ReadReg(int r, int size) const {
+[[gnu::always_inline]] inline uint32_t Cpu::ReadReg(int r, int size) const {
   if (size == 1) return r < 4 ? gpr_[r] & 0xFF : (gpr_[r - 4] >> 8) & 0xFF;
   return gpr_[r] & SizeMask(size);
 }
 
-inline void Cpu::WriteReg(int r, int size, uint32_t value) {
+[[gnu::always_inline]] inline void Cpu::WriteReg(int r, int size, uint32_t value) {
   if (size == 4) {
     gpr_[r] = value;
   } else if (size == 2) {

@@ -15,21 +15,11 @@ struct StraightForms {
 
   template <int size>
   static uint32_t Reg(const Cpu& c, int r) {
-    if constexpr (size == 4) return c.gpr_[r];
-    if constexpr (size == 2) return c.gpr_[r] & 0xFFFF;
-    return r < 4 ? c.gpr_[r] & 0xFF : (c.gpr_[r - 4] >> 8) & 0xFF;
+    return c.ReadReg(r, size);
   }
   template <int size>
   static void SetReg(Cpu& c, int r, uint32_t v) {
-    if constexpr (size == 4) {
-      c.gpr_[r] = v;
-    } else if constexpr (size == 2) {
-      c.gpr_[r] = (c.gpr_[r] & 0xFFFF0000u) | (v & 0xFFFF);
-    } else if (r < 4) {
-      c.gpr_[r] = (c.gpr_[r] & ~0xFFu) | (v & 0xFF);
-    } else {
-      c.gpr_[r - 4] = (c.gpr_[r - 4] & ~0xFF00u) | (v & 0xFF) << 8;
-    }
+    c.WriteReg(r, size, v);
   }
   static constexpr bool Writes(Op op) { return op != Op::kCmp && op != Op::kTest; }
 
