@@ -373,18 +373,20 @@ void ReplayChecksums::Attach(replay::ReplayOptions& options, const ims::InitialM
     };
   } else {
     constexpr size_t kBlock = 64 << 10;
-    pending_.reserve(kBlock + 64);
+    pending_.resize(kBlock + 64);
     options.on_instruction = [this](uint64_t pc, std::span<const uint8_t> bytes) {
-      uint8_t head[9];
-      cat::format::Store64(head, pc);
-      head[8] = static_cast<uint8_t>(bytes.size());
-      pending_.insert(pending_.end(), head, head + sizeof head);
-      pending_.insert(pending_.end(), bytes.begin(), bytes.end());
-      instruction_bytes_ += sizeof head + bytes.size();
+      const size_t entry = 9 + bytes.size();
+      if (pending_used_ + entry > pending_.size()) pending_.resize(pending_used_ + entry);
+      uint8_t* out = pending_.data() + pending_used_;
+      cat::format::Store64(out, pc);
+      out[8] = static_cast<uint8_t>(bytes.size());
+      std::memcpy(out + 9, bytes.data(), bytes.size());
+      pending_used_ += entry;
+      instruction_bytes_ += entry;
       ++entries_;
-      if (pending_.size() >= kBlock) {
-        instruction_crc_ = Crc64(pending_, instruction_crc_);
-        pending_.clear();
+      if (pending_used_ >= kBlock) {
+        instruction_crc_ = Crc64(Pending(), instruction_crc_);
+        pending_used_ = 0;
       }
     };
   }
@@ -401,11 +403,11 @@ void ReplayChecksums::Attach(replay::ReplayOptions& options, const ims::InitialM
   };
 }
 
-uint64_t ReplayChecksums::InstructionCrc() const { return Crc64(pending_, instruction_crc_); }
+uint64_t ReplayChecksums::InstructionCrc() const { return Crc64(Pending(), instruction_crc_); }
 
 void ReplayChecksums::Append(const ReplayChecksums& next) {
   instruction_crc_ = Crc64Combine(InstructionCrc(), next.InstructionCrc(), next.instruction_bytes_);
-  pending_.clear();
+  pending_used_ = 0;
   cat_crc_ = Crc64Combine(cat_crc_, next.cat_crc_, next.cat_bytes_);
   instruction_bytes_ += next.instruction_bytes_;
   cat_bytes_ += next.cat_bytes_;

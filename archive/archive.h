@@ -76,8 +76,11 @@ class ReplayChecksums {
 
   uint64_t instruction_crc_ = 0, cat_crc_ = 0;
   uint64_t instruction_bytes_ = 0, cat_bytes_ = 0;  // the streams' lengths, for Append
-  // Instruction entries not yet in instruction_crc_: a few bytes each, summed in blocks.
+  // Instruction entries not yet in instruction_crc_: a few bytes each, summed in blocks of
+  // 64 KiB; the first pending_used_ bytes of pending_.
   std::vector<uint8_t> pending_;
+  size_t pending_used_ = 0;
+  std::span<const uint8_t> Pending() const { return {pending_.data(), pending_used_}; }
 };
 
 // The manifest's replay-derived fields against what a replay produced: OK, or one line naming

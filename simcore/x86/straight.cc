@@ -403,9 +403,10 @@ inline void Cpu::RunPure(const Predecoded* p, uint32_t generation, uint64_t step
 //
 // A straight form is completed here, without Complete's general checks, when that cannot differ:
 // it was decoded without fault, raises no trap, never repeats and is neither IRET nor POPF, and
-// while no observer is told and TF and RF are clear (`plain`), no #DB follows it and there is no
-// RF to clear (CanRunStraight: no breakpoint is armed). Completing, it changes none of what ends
-// the loop but the branch count and, through the bus, a stop request; nor `plain`.
+// while TF and RF are clear (`plain`), no #DB follows it and there is no RF to clear
+// (CanRunStraight: no breakpoint is armed). The observer, if any, is told of it as Complete tells
+// it. Completing, it changes none of what ends the loop but the branch count and a stop request
+// (from the bus or the observer); nor `plain`. Pure runs are for when no observer is told.
 //
 // EIP and the retired count are kept in registers as well as in the state: each instruction
 // depends on the last one's EIP, and reading it back from memory would put a store and a load
@@ -414,9 +415,7 @@ inline void Cpu::RunPure(const Predecoded* p, uint32_t generation, uint64_t step
 uint64_t Cpu::RunStraight(uint64_t steps) {
   uint64_t done = 0;
   const FetchLine* line = nullptr;  // the line a run of register-only forms is fetched from
-  const auto is_plain = [this] {
-    return observer_ == nullptr && !(eflags_ & (flag::kTF | flag::kRF));
-  };
+  const auto is_plain = [this] { return !(eflags_ & (flag::kTF | flag::kRF)); };
   bool plain = is_plain();
   uint32_t eip = eip_;
   uint64_t retired = retired_;
@@ -436,7 +435,7 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
         line = &FetchLineOf(linear);
       }
     }
-    if (p != nullptr && plain && Pure(p->form) && InLimit(cs, eip, *p)) {
+    if (p != nullptr && plain && observer_ == nullptr && Pure(p->form) && InLimit(cs, eip, *p)) {
       RunPure(p, line->ref.generation, steps, &done, &eip, &retired);
       eip_ = eip;
       next_eip_ = eip;
@@ -448,6 +447,10 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
     if (p != nullptr && plain && p->form != Straight::kGeneric) {
       const uint32_t last = eip + p->in.length - 1;
       if (last <= cs.limit && last >= eip) {
+        if (observer_ != nullptr) {
+          uint8_t buffer[kMaxInstructionLength];
+          observer_->OnInstruction(*this, eip, p->in, BytesOf(*p, buffer));
+        }
         const uint32_t next = p->code32 ? last + 1 : (last + 1) & 0xFFFF;
         next_eip_ = next;
         jumped_ = false;
@@ -456,11 +459,8 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
           eip = jumped_ ? eip_ : next;
           eip_ = eip;
           retired_ = ++retired;
-          if (!RegisterOnly(p->form)) {
-            line = nullptr;
-            if (stop_) break;
-          }
-          if (branch_count_ >= stop_branch_count_) break;
+          if (!RegisterOnly(p->form)) line = nullptr;
+          if (stop_ || branch_count_ >= stop_branch_count_) break;
           continue;
         }
       } else {
