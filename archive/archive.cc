@@ -359,35 +359,38 @@ void ReplayChecksums::Attach(replay::ReplayOptions& options, const ims::InitialM
     // instruction length (only 4-byte words were ever packed in it): such an entry is summed as
     // PC and bytes, a stream no version 1 writer made.
     const bool big = state.description().byte_order() == ims::BYTE_ORDER_BIG;
-    options.on_instruction = [this, big](uint64_t pc, std::span<const uint8_t> bytes) {
-      uint8_t entry[12];
-      for (int i = 0; i < 8; ++i) entry[i] = static_cast<uint8_t>(pc >> (8 * i));
-      std::span<const uint8_t> word = bytes;
-      if (bytes.size() == 4) {
-        for (int i = 0; i < 4; ++i) entry[8 + i] = bytes[big ? 3 - i : i];
-        word = std::span<const uint8_t>(entry + 8, 4);
+    options.on_instructions = [this, big](std::span<const replay::ExecutedInstruction> batch) {
+      for (const replay::ExecutedInstruction& e : batch) {
+        uint8_t entry[12];
+        for (int i = 0; i < 8; ++i) entry[i] = static_cast<uint8_t>(e.pc >> (8 * i));
+        std::span<const uint8_t> word = e.Bytes();
+        if (e.size == 4) {
+          for (int i = 0; i < 4; ++i) entry[8 + i] = e.bytes[big ? 3 - i : i];
+          word = std::span<const uint8_t>(entry + 8, 4);
+        }
+        instruction_crc_ = Crc64(word, Crc64(std::span<const uint8_t>(entry, 8), instruction_crc_));
+        instruction_bytes_ += 8 + word.size();
       }
-      instruction_crc_ = Crc64(word, Crc64(std::span<const uint8_t>(entry, 8), instruction_crc_));
-      instruction_bytes_ += 8 + word.size();
-      ++entries_;
+      entries_ += batch.size();
     };
   } else {
+    // Entries of at most 9 + 15 bytes, summed in blocks of 64 KiB.
     constexpr size_t kBlock = 64 << 10;
     pending_.resize(kBlock + 64);
-    options.on_instruction = [this](uint64_t pc, std::span<const uint8_t> bytes) {
-      const size_t entry = 9 + bytes.size();
-      if (pending_used_ + entry > pending_.size()) pending_.resize(pending_used_ + entry);
-      uint8_t* out = pending_.data() + pending_used_;
-      cat::format::Store64(out, pc);
-      out[8] = static_cast<uint8_t>(bytes.size());
-      std::memcpy(out + 9, bytes.data(), bytes.size());
-      pending_used_ += entry;
-      instruction_bytes_ += entry;
-      ++entries_;
-      if (pending_used_ >= kBlock) {
-        instruction_crc_ = Crc64(Pending(), instruction_crc_);
-        pending_used_ = 0;
+    options.on_instructions = [this](std::span<const replay::ExecutedInstruction> batch) {
+      for (const replay::ExecutedInstruction& e : batch) {
+        uint8_t* out = pending_.data() + pending_used_;
+        cat::format::Store64(out, e.pc);
+        out[8] = e.size;
+        std::memcpy(out + 9, e.bytes.data(), e.bytes.size());  // the whole array: a fixed copy
+        pending_used_ += 9 + e.size;
+        instruction_bytes_ += 9 + e.size;
+        if (pending_used_ >= kBlock) {
+          instruction_crc_ = Crc64(Pending(), instruction_crc_);
+          pending_used_ = 0;
+        }
       }
+      entries_ += batch.size();
     };
   }
   options.on_record_retired = [this](const cat::BusRecord& r, uint64_t) {

@@ -192,10 +192,10 @@ void Engine::Diverge(uint64_t cat_record, const std::string& what) {
                              core_->branch_count(), "): ", what);
   if (observe_) {
     absl::StrAppend(&divergence_, "\nlast instructions executed:");
-    const uint64_t n = std::min<uint64_t>(ring_count_, kRingSize);
+    const uint64_t n = std::min<uint64_t>(ring_count_, kContext);
     for (uint64_t i = ring_count_ - n; i < ring_count_; ++i) {
-      const Executed& e = ring_[i % kRingSize];
-      const std::span<const uint8_t> bytes(e.bytes.data(), e.size);
+      const ExecutedInstruction& e = ring_[i % kRingSize];
+      const std::span<const uint8_t> bytes = e.Bytes();
       absl::StrAppendFormat(&divergence_, "\n  %10d  %016x  %s  %s", e.index, e.pc, BytesHex(bytes),
                             core_->Disassemble(e.pc, bytes));
     }
@@ -269,6 +269,7 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
   if (error_.ok() && !events_->status().ok()) error_ = events_->status();
   if (absl::Status s = core_->Finish(); !s.ok() && error_.ok()) error_ = s;
   if (cutting() && error_.ok() && !diverged()) HandOverSegment(/*last=*/true);
+  FlushInstructions();
   FlushTrace();
   if (!error_.ok()) return error_;
   if (diverged()) return DivergenceStatus();
@@ -361,6 +362,14 @@ void Engine::TraceInstruction(uint64_t index, uint64_t pc, std::span<const uint8
   trace_buffer_ += core_->Disassemble(pc, bytes);
   trace_buffer_ += '\n';
   if (trace_buffer_.size() >= (1 << 16)) FlushTrace();
+}
+
+// The instructions started since the ring last filled, for on_instructions.
+void Engine::FlushInstructions() {
+  const size_t rest = ring_count_ % kRingSize;
+  if (rest != 0 && options_.on_instructions) {
+    options_.on_instructions(std::span<const ExecutedInstruction>(ring_.data(), rest));
+  }
 }
 
 void Engine::TraceEvent(absl::string_view text) {

@@ -62,16 +62,16 @@ class Engine final : public simcore::Bus {
   void Fail(const absl::Status& status);
 
   // Each instruction the core starts when observing, in order (a faulting one appears again
-  // when re-executed): the ring of last instructions, the text trace, on_instruction. `index`:
+  // when re-executed): the ring of last instructions, the text trace, on_instructions. `index`:
   // the instructions retired before it (the core's retired()).
   // (Defined here for the adapters to inline: it runs for every instruction of every trace.)
   void Instruction(uint64_t index, uint64_t pc, std::span<const uint8_t> bytes) {
-    Executed& e = ring_[ring_count_++ % kRingSize];
+    ExecutedInstruction& e = ring_[ring_count_++ % kRingSize];
     e.index = index;
     e.pc = pc;
     e.size = static_cast<uint8_t>(std::min(bytes.size(), e.bytes.size()));
     CopyBytes(bytes.data(), e.size, e.bytes.data());
-    if (options_.on_instruction) options_.on_instruction(pc, bytes);
+    if (ring_count_ % kRingSize == 0 && options_.on_instructions) options_.on_instructions(ring_);
     if (options_.trace != nullptr) TraceInstruction(index, pc, bytes);
   }
   // A line of the text trace that is not an instruction (an exception, a device read).
@@ -96,11 +96,6 @@ class Engine final : public simcore::Bus {
   struct Rom {
     uint64_t base;
     std::vector<uint8_t> bytes;  // the first-touch image's bytes, zero where it has none
-  };
-  struct Executed {
-    uint64_t index, pc;
-    uint8_t size;
-    std::array<uint8_t, 15> bytes;
   };
   struct Free {
     void operator()(uint8_t* p) const;
@@ -170,7 +165,11 @@ class Engine final : public simcore::Bus {
   void Touch(uint64_t a, uint64_t n, bool read);
   std::vector<ims::MemoryExtent> SegmentImage() const;
 
-  static constexpr int kRingSize = 16;
+  // The last instructions started, for a divergence report (the last kContext of them) and
+  // on_instructions (the whole ring each time it fills).
+  static constexpr int kRingSize = 1024;
+  static constexpr int kContext = 16;
+  void FlushInstructions();
 
   const ims::InitialMachineState& ims_;
   const aes::Schedule aes_;
@@ -202,7 +201,7 @@ class Engine final : public simcore::Bus {
   std::vector<uint8_t> first_;                   // the first-read values
   std::map<uint64_t, uint8_t> rom_first_;        // ROM bytes the current segment has read
 
-  std::array<Executed, kRingSize> ring_{};
+  std::array<ExecutedInstruction, kRingSize> ring_{};
   uint64_t ring_count_ = 0;
   std::string trace_buffer_;
 };

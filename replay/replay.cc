@@ -84,7 +84,7 @@ absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
     }
   }
   const bool observe =
-      options.trace != nullptr || options.sink != nullptr || options.on_instruction != nullptr;
+      options.trace != nullptr || options.sink != nullptr || options.on_instructions != nullptr;
   auto engine = std::make_unique<Engine>(ims, aes, options, header, observe);
   if (absl::Status s = engine->Load(machine.make_core); !s.ok()) return s;
   absl::StatusOr<ReplaySummary> result = engine->Run();

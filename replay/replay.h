@@ -5,6 +5,7 @@
 #ifndef CITCAT_REPLAY_REPLAY_H_
 #define CITCAT_REPLAY_REPLAY_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -34,6 +35,15 @@ struct Segment {
   aes::EventSchedule aes;
 };
 
+// One instruction the core started (ReplayOptions::on_instructions).
+struct ExecutedInstruction {
+  uint64_t index = 0;  // the instructions retired before it
+  uint64_t pc = 0;
+  uint8_t size = 0;
+  std::array<uint8_t, 15> bytes{};  // the first `size` are its bytes, as they lie in memory
+  std::span<const uint8_t> Bytes() const { return {bytes.data(), size}; }
+};
+
 struct ReplayOptions {
   // Receives every regenerated bus record, in bus order (may be null).
   cat::CatWriter* regenerated = nullptr;
@@ -48,9 +58,10 @@ struct ReplayOptions {
   std::function<absl::Status(const cat::BusRecord& record)> on_record;
   // Sees every instruction the core starts, in order, as the text trace lists them: its PC and
   // its bytes as they lie in memory, in fetch order, whatever the machine's instruction length (a
-  // faulting one appears again when re-executed). Setting it makes replay look at single
-  // instructions, as a trace does.
-  std::function<void(uint64_t pc, std::span<const uint8_t> bytes)> on_instruction;
+  // faulting one appears again when re-executed). In batches, each handed over as it fills and
+  // the last when the replay ends, so that a consumer costs one call per batch, not one per
+  // instruction. Setting it makes replay look at single instructions, as a trace does.
+  std::function<void(std::span<const ExecutedInstruction> batch)> on_instructions;
   // With every regenerated record, the instructions retired so far (bus bytes against
   // instructions executed); costs nothing per instruction.
   std::function<void(const cat::BusRecord& record, uint64_t instructions)> on_record_retired;

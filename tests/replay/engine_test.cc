@@ -276,7 +276,7 @@ class EngineTest : public ::testing::Test {
       records_.push_back(cat::OwnedRecord(r));
       return absl::OkStatus();
     };
-    if (observe) options_.on_instruction = [](uint64_t, std::span<const uint8_t>) {};
+    if (observe) options_.on_instructions = [](std::span<const ExecutedInstruction>) {};
     reads_.clear();
     records_.clear();
     return Replay(machine, ims_, aes_, options_);
