@@ -9,6 +9,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 #include "simcore/x86/ops.h"
 
@@ -166,6 +167,27 @@ template <Op op, int size>
     cf = (v >> std::min<uint32_t>(count - 1, 31)) & 1;
     return set_oc(flag::kOSZAPC, r, false);
   }
+}
+
+// Compile-time dispatch: `f` is called with the operand size or the operation as a
+// std::integral_constant, so that it can name the template made for it.
+template <int size>
+using SizeConstant = std::integral_constant<int, size>;
+template <Op op>
+using OpConstant = std::integral_constant<Op, op>;
+
+// f(size) for an operand size of 1, 2 or 4.
+template <typename F>
+auto WithSize(int size, F f) {
+  return size == 4 ? f(SizeConstant<4>{}) : size == 2 ? f(SizeConstant<2>{}) : f(SizeConstant<1>{});
+}
+// f(op) when `op` is one of First, Rest...; otherwise f's result type, value-initialised.
+template <Op First, Op... Rest, typename F>
+auto WithOp(Op op, F f) {
+  decltype(f(OpConstant<First>{})) result{};
+  if (op == First) result = f(OpConstant<First>{});
+  ((op == Rest ? void(result = f(OpConstant<Rest>{})) : void()), ...);
+  return result;
 }
 
 }  // namespace citcat::x86

@@ -78,9 +78,12 @@ class Cache {
     if (!ReadHit(paddr, bytes, access)) ReadSlow(paddr, bytes, access);
   }
   void Write(uint32_t paddr, std::span<const uint8_t> bytes, Access access);
-  // A read that hits and lies inside one aligned 4-byte word: served as Read serves it (the
-  // replacement bits updated), true. Otherwise false, with nothing done: Read it then.
+  // Read in two halves, for a caller that works out the access's kind only when it misses: a read
+  // that hits and lies inside one aligned 4-byte word is served by ReadHit as Read serves it (the
+  // replacement bits updated), true; otherwise ReadHit does nothing and returns false, and
+  // ReadSlow does the rest of Read.
   bool ReadHit(uint32_t paddr, std::span<uint8_t> bytes) { return ReadHit(paddr, bytes, Access{}); }
+  void ReadSlow(uint32_t paddr, std::span<uint8_t> bytes, Access access);
 
   // Instruction fetch of a whole line: the line holding `paddr`, filled on a miss when the access
   // may be cached (a kFill with kFlagCode). Returns the line's 16 bytes and sets `ref`; returns
@@ -151,7 +154,6 @@ class Cache {
     std::memcpy(bytes.data(), &data_[set * kWays + way][paddr % kLineBytes], bytes.size());
     return true;
   }
-  void ReadSlow(uint32_t paddr, std::span<uint8_t> bytes, Access access);
   // Reads or writes bytes that lie inside one aligned 4-byte word.
   void ReadPiece(uint32_t paddr, std::span<uint8_t> bytes, Access a);
   void WritePiece(uint32_t paddr, std::span<const uint8_t> bytes, Access a);

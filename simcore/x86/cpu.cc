@@ -2,8 +2,6 @@
 #include "simcore/x86/cpu.h"
 
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -236,48 +234,19 @@ bool Cpu::WriteRm(const Instruction& in, int size, uint32_t value) {
 
 // The generic interpreter's way to the templates of alu.h.
 uint32_t Cpu::Alu(Op op, int size, uint32_t a, uint32_t b) {
-  switch (op) {
-#define CITCAT_X86_ALU(name)                                  \
-  case Op::name:                                              \
-    return size == 4   ? x86::Alu<Op::name, 4>(eflags_, a, b) \
-           : size == 2 ? x86::Alu<Op::name, 2>(eflags_, a, b) \
-                       : x86::Alu<Op::name, 1>(eflags_, a, b);
-    CITCAT_X86_ALU(kAdd)
-    CITCAT_X86_ALU(kOr)
-    CITCAT_X86_ALU(kAdc)
-    CITCAT_X86_ALU(kSbb)
-    CITCAT_X86_ALU(kAnd)
-    CITCAT_X86_ALU(kSub)
-    CITCAT_X86_ALU(kXor)
-    CITCAT_X86_ALU(kCmp)
-    CITCAT_X86_ALU(kTest)
-    CITCAT_X86_ALU(kInc)
-    CITCAT_X86_ALU(kDec)
-    CITCAT_X86_ALU(kNeg)
-#undef CITCAT_X86_ALU
-    default:
-      return 0;
-  }
+  return WithOp<Op::kAdd, Op::kOr, Op::kAdc, Op::kSbb, Op::kAnd, Op::kSub, Op::kXor, Op::kCmp,
+                Op::kTest, Op::kInc, Op::kDec, Op::kNeg>(op, [&](auto o) {
+    return WithSize(size, [&](auto n) { return x86::Alu<decltype(o)::value, n()>(eflags_, a, b); });
+  });
 }
 
 uint32_t Cpu::Shift(Op op, int size, uint32_t value, uint32_t count) {
-  switch (op) {
-#define CITCAT_X86_SHIFT(name)                                          \
-  case Op::name:                                                        \
-    return size == 4   ? x86::Shift<Op::name, 4>(eflags_, value, count) \
-           : size == 2 ? x86::Shift<Op::name, 2>(eflags_, value, count) \
-                       : x86::Shift<Op::name, 1>(eflags_, value, count);
-    CITCAT_X86_SHIFT(kRol)
-    CITCAT_X86_SHIFT(kRor)
-    CITCAT_X86_SHIFT(kRcl)
-    CITCAT_X86_SHIFT(kRcr)
-    CITCAT_X86_SHIFT(kShl)
-    CITCAT_X86_SHIFT(kShr)
-    CITCAT_X86_SHIFT(kSar)
-#undef CITCAT_X86_SHIFT
-    default:
-      return value;
-  }
+  return WithOp<Op::kRol, Op::kRor, Op::kRcl, Op::kRcr, Op::kShl, Op::kShr, Op::kSar>(
+      op, [&](auto o) {
+        return WithSize(size, [&](auto n) {
+          return x86::Shift<decltype(o)::value, n()>(eflags_, value, count);
+        });
+      });
 }
 
 // MUL, IMUL (one operand), DIV, IDIV on the accumulator. MUL and IMUL leave SF, ZF, AF and PF

@@ -613,7 +613,7 @@ inline void ToLittleEndian(uint32_t value, uint8_t* bytes, int size) {
   if (!cache_.ReadHit(paddr, data)) {
     Access a = DataAccess(paddr);
     a.pcd = pcd;
-    cache_.Read(paddr, data, a);
+    cache_.ReadSlow(paddr, data, a);
   }
   *value = LittleEndian(bytes, size);
   return true;

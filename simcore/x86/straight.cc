@@ -13,34 +13,27 @@ namespace citcat::x86 {
 struct StraightForms {
   using P = Cpu::Predecoded;
 
-  template <int size>
-  static uint32_t Reg(const Cpu& c, int r) {
-    return c.ReadReg(r, size);
-  }
-  template <int size>
-  static void SetReg(Cpu& c, int r, uint32_t v) {
-    c.WriteReg(r, size, v);
-  }
   static constexpr bool Writes(Op op) { return op != Op::kCmp && op != Op::kTest; }
 
   template <Op op, int size>
   static bool AluRegReg(Cpu& c, const P& p) {
-    const uint32_t r = Alu<op, size>(c.eflags_, Reg<size>(c, p.dst_reg), Reg<size>(c, p.src_reg));
-    if constexpr (Writes(op)) SetReg<size>(c, p.dst_reg, r);
+    const uint32_t r =
+        Alu<op, size>(c.eflags_, c.ReadReg(p.dst_reg, size), c.ReadReg(p.src_reg, size));
+    if constexpr (Writes(op)) c.WriteReg(p.dst_reg, size, r);
     return true;
   }
   template <Op op, int size>
   static bool AluRegImm(Cpu& c, const P& p) {
-    const uint32_t r = Alu<op, size>(c.eflags_, Reg<size>(c, p.dst_reg), p.in.imm);
-    if constexpr (Writes(op)) SetReg<size>(c, p.dst_reg, r);
+    const uint32_t r = Alu<op, size>(c.eflags_, c.ReadReg(p.dst_reg, size), p.in.imm);
+    if constexpr (Writes(op)) c.WriteReg(p.dst_reg, size, r);
     return true;
   }
   template <Op op, int size>
   static bool AluRegMem(Cpu& c, const P& p) {
     uint32_t value;
     if (!c.ReadMem(p.in.seg, c.EffectiveAddress(p.in), size, &value)) return false;
-    const uint32_t r = Alu<op, size>(c.eflags_, Reg<size>(c, p.dst_reg), value);
-    if constexpr (Writes(op)) SetReg<size>(c, p.dst_reg, r);
+    const uint32_t r = Alu<op, size>(c.eflags_, c.ReadReg(p.dst_reg, size), value);
+    if constexpr (Writes(op)) c.WriteReg(p.dst_reg, size, r);
     return true;
   }
   // Reads [mem], combines it and writes it back; a write that faults leaves the flags as they
@@ -63,7 +56,7 @@ struct StraightForms {
   template <Op op, int size>
   static bool AluMemReg(Cpu& c, const P& p) {
     return ReadModifyWrite<op, size>(
-        c, p, [&](uint32_t a) { return Alu<op, size>(c.eflags_, a, Reg<size>(c, p.src_reg)); });
+        c, p, [&](uint32_t a) { return Alu<op, size>(c.eflags_, a, c.ReadReg(p.src_reg, size)); });
   }
   template <Op op, int size>
   static bool AluMemImm(Cpu& c, const P& p) {
@@ -82,7 +75,7 @@ struct StraightForms {
   }
   template <Op op, int size>
   static bool UnaryReg(Cpu& c, const P& p) {
-    SetReg<size>(c, p.dst_reg, Unary<op, size>(c, Reg<size>(c, p.dst_reg)));
+    c.WriteReg(p.dst_reg, size, Unary<op, size>(c, c.ReadReg(p.dst_reg, size)));
     return true;
   }
   template <Op op, int size>
@@ -94,29 +87,29 @@ struct StraightForms {
     const uint32_t count = p.in.src == Operand::kOne  ? 1
                            : p.in.src == Operand::kCl ? c.gpr_[kEcx] & 0xFF
                                                       : p.in.imm & SizeMask(size);
-    SetReg<size>(c, p.dst_reg, Shift<op, size>(c.eflags_, Reg<size>(c, p.dst_reg), count));
+    c.WriteReg(p.dst_reg, size, Shift<op, size>(c.eflags_, c.ReadReg(p.dst_reg, size), count));
     return true;
   }
   template <int size>
   static bool MovRegReg(Cpu& c, const P& p) {
-    SetReg<size>(c, p.dst_reg, Reg<size>(c, p.src_reg));
+    c.WriteReg(p.dst_reg, size, c.ReadReg(p.src_reg, size));
     return true;
   }
   template <int size>
   static bool MovRegImm(Cpu& c, const P& p) {
-    SetReg<size>(c, p.dst_reg, p.in.imm);
+    c.WriteReg(p.dst_reg, size, p.in.imm);
     return true;
   }
   template <int size>
   static bool Load(Cpu& c, const P& p) {
     uint32_t value;
     if (!c.ReadMem(p.in.seg, c.EffectiveAddress(p.in), size, &value)) return false;
-    SetReg<size>(c, p.dst_reg, value);
+    c.WriteReg(p.dst_reg, size, value);
     return true;
   }
   template <int size>
   static bool Store(Cpu& c, const P& p) {
-    return c.WriteMem(p.in.seg, c.EffectiveAddress(p.in), size, Reg<size>(c, p.src_reg));
+    return c.WriteMem(p.in.seg, c.EffectiveAddress(p.in), size, c.ReadReg(p.src_reg, size));
   }
   template <int size>
   static bool StoreImm(Cpu& c, const P& p) {
@@ -125,7 +118,7 @@ struct StraightForms {
   static bool Nop(Cpu&, const P&) { return true; }
   template <int size>
   static bool Lea(Cpu& c, const P& p) {
-    SetReg<size>(c, p.dst_reg, c.EffectiveAddress(p.in));
+    c.WriteReg(p.dst_reg, size, c.EffectiveAddress(p.in));
     return true;
   }
   template <uint8_t cond>
@@ -139,42 +132,24 @@ struct StraightForms {
   static bool Ret(Cpu& c, const P& p) { return c.NearReturn(p.in, p.in.opsize); }
   template <int size>
   static bool PushReg(Cpu& c, const P& p) {
-    return c.Push(size, Reg<size>(c, p.dst_reg));  // PUSH ESP pushes the value before the push
+    return c.Push(size, c.ReadReg(p.dst_reg, size));  // PUSH ESP pushes the value before the push
   }
   template <int size>
   static bool PopReg(Cpu& c, const P& p) {
     uint32_t value;
     if (!c.Pop(size, &value)) return false;
-    SetReg<size>(c, p.dst_reg, value);
+    c.WriteReg(p.dst_reg, size, value);
     return true;
   }
 
   // ---- choosing a handler ----
 
   using Handler = Cpu::Handler;
-  template <Op op>
-  using OpConstant = std::integral_constant<Op, op>;
-  template <int size>
-  using SizeConstant = std::integral_constant<int, size>;
-
-  // f(size) with the operand size (1, 2 or 4) as a compile-time constant.
+  // The two-operand group of the ALU forms.
   template <typename F>
-  static Handler BySize(int size, F f) {
-    return size == 4   ? f(SizeConstant<4>{})
-           : size == 2 ? f(SizeConstant<2>{})
-                       : f(SizeConstant<1>{});
-  }
-  // f(op) with the operation as a compile-time constant, for the operations in `Ops`.
-  template <Op... Ops, typename F>
-  static Handler ByOp(Op op, F f) {
-    Handler h = nullptr;
-    ((op == Ops ? void(h = f(OpConstant<Ops>{})) : void()), ...);
-    return h;
-  }
-  template <typename F>
-  static Handler ByAluOp(Op op, F f) {
-    return ByOp<Op::kAdd, Op::kOr, Op::kAdc, Op::kSbb, Op::kAnd, Op::kSub, Op::kXor, Op::kCmp,
-                Op::kTest>(op, f);
+  static Handler WithAluOp(Op op, F f) {
+    return WithOp<Op::kAdd, Op::kOr, Op::kAdc, Op::kSbb, Op::kAnd, Op::kSub, Op::kXor, Op::kCmp,
+                  Op::kTest>(op, f);
   }
   template <uint8_t cond = 0>
   static Handler ByCondition(uint8_t c) {
@@ -191,56 +166,56 @@ struct StraightForms {
     const int size = in.opsize;
     switch (form) {
       case S::kAluRegReg:
-        return ByAluOp(in.op, [&](auto op) {
-          return BySize(size, [](auto n) { return &AluRegReg<decltype(op)::value, n()>; });
+        return WithAluOp(in.op, [&](auto op) {
+          return WithSize(size, [](auto n) { return &AluRegReg<decltype(op)::value, n()>; });
         });
       case S::kAluRegImm:
-        return ByAluOp(in.op, [&](auto op) {
-          return BySize(size, [](auto n) { return &AluRegImm<decltype(op)::value, n()>; });
+        return WithAluOp(in.op, [&](auto op) {
+          return WithSize(size, [](auto n) { return &AluRegImm<decltype(op)::value, n()>; });
         });
       case S::kAluRegMem:
-        return ByAluOp(in.op, [&](auto op) {
-          return BySize(size, [](auto n) { return &AluRegMem<decltype(op)::value, n()>; });
+        return WithAluOp(in.op, [&](auto op) {
+          return WithSize(size, [](auto n) { return &AluRegMem<decltype(op)::value, n()>; });
         });
       case S::kAluMemReg:
-        return ByAluOp(in.op, [&](auto op) {
-          return BySize(size, [](auto n) { return &AluMemReg<decltype(op)::value, n()>; });
+        return WithAluOp(in.op, [&](auto op) {
+          return WithSize(size, [](auto n) { return &AluMemReg<decltype(op)::value, n()>; });
         });
       case S::kAluMemImm:
-        return ByAluOp(in.op, [&](auto op) {
-          return BySize(size, [](auto n) { return &AluMemImm<decltype(op)::value, n()>; });
+        return WithAluOp(in.op, [&](auto op) {
+          return WithSize(size, [](auto n) { return &AluMemImm<decltype(op)::value, n()>; });
         });
       case S::kUnaryReg:
-        return ByOp<Op::kInc, Op::kDec, Op::kNeg, Op::kNot>(in.op, [&](auto op) {
-          return BySize(size, [](auto n) { return &UnaryReg<decltype(op)::value, n()>; });
+        return WithOp<Op::kInc, Op::kDec, Op::kNeg, Op::kNot>(in.op, [&](auto op) {
+          return WithSize(size, [](auto n) { return &UnaryReg<decltype(op)::value, n()>; });
         });
       case S::kUnaryMem:
-        return ByOp<Op::kInc, Op::kDec, Op::kNeg, Op::kNot>(in.op, [&](auto op) {
-          return BySize(size, [](auto n) { return &UnaryMem<decltype(op)::value, n()>; });
+        return WithOp<Op::kInc, Op::kDec, Op::kNeg, Op::kNot>(in.op, [&](auto op) {
+          return WithSize(size, [](auto n) { return &UnaryMem<decltype(op)::value, n()>; });
         });
       case S::kShiftReg:
-        return ByOp<Op::kRol, Op::kRor, Op::kRcl, Op::kRcr, Op::kShl, Op::kShr, Op::kSar>(
+        return WithOp<Op::kRol, Op::kRor, Op::kRcl, Op::kRcr, Op::kShl, Op::kShr, Op::kSar>(
             in.op, [&](auto op) {
-              return BySize(size, [](auto n) { return &ShiftReg<decltype(op)::value, n()>; });
+              return WithSize(size, [](auto n) { return &ShiftReg<decltype(op)::value, n()>; });
             });
       case S::kMovRegReg:
-        return BySize(size, [](auto n) { return &MovRegReg<n()>; });
+        return WithSize(size, [](auto n) { return &MovRegReg<n()>; });
       case S::kMovRegImm:
-        return BySize(size, [](auto n) { return &MovRegImm<n()>; });
+        return WithSize(size, [](auto n) { return &MovRegImm<n()>; });
       case S::kLoad:
-        return BySize(size, [](auto n) { return &Load<n()>; });
+        return WithSize(size, [](auto n) { return &Load<n()>; });
       case S::kStore:
-        return BySize(size, [](auto n) { return &Store<n()>; });
+        return WithSize(size, [](auto n) { return &Store<n()>; });
       case S::kStoreImm:
-        return BySize(size, [](auto n) { return &StoreImm<n()>; });
+        return WithSize(size, [](auto n) { return &StoreImm<n()>; });
       case S::kNop:
         return &Nop;
       case S::kLea:
-        return BySize(size, [](auto n) { return &Lea<n()>; });
+        return WithSize(size, [](auto n) { return &Lea<n()>; });
       case S::kPushReg:
-        return BySize(size, [](auto n) { return &PushReg<n()>; });
+        return WithSize(size, [](auto n) { return &PushReg<n()>; });
       case S::kPopReg:
-        return BySize(size, [](auto n) { return &PopReg<n()>; });
+        return WithSize(size, [](auto n) { return &PopReg<n()>; });
       case S::kJcc:
         return ByCondition(in.cond);
       case S::kJmp:
@@ -440,18 +415,16 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
       eip_ = eip;
       next_eip_ = eip;
       retired_ = retired;
-      jumped_ = false;
       repeat_ = false;
       continue;
     }
     if (p != nullptr && plain && p->form != Straight::kGeneric) {
-      const uint32_t last = eip + p->in.length - 1;
-      if (last <= cs.limit && last >= eip) {
+      if (InLimit(cs, eip, *p)) {
         if (observer_ != nullptr) {
           uint8_t buffer[kMaxInstructionLength];
           observer_->OnInstruction(*this, eip, p->in, BytesOf(*p, buffer));
         }
-        const uint32_t next = p->code32 ? last + 1 : (last + 1) & 0xFFFF;
+        const uint32_t next = p->code32 ? eip + p->in.length : (eip + p->in.length) & 0xFFFF;
         next_eip_ = next;
         jumped_ = false;
         repeat_ = false;
