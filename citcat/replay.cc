@@ -6,6 +6,8 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "archive/archive.h"
 #include "cat_parser/reader.h"
@@ -23,6 +26,7 @@
 #include "citcat/progress.h"
 #include "machine/elf_loader.h"
 #include "systems/system.h"
+#include "traces/joined_output.h"
 #include "traces/output.h"
 #include "traces/writers.h"
 
@@ -69,11 +73,22 @@ void PrintReplaySummary(const char* command, const replay::ReplaySummary& s) {
       s.seconds > 0 ? s.instructions / s.seconds / 1e6 : 0.0);
 }
 
-// --format, --mode and --idle-range: the trace writer and its filter, or none.
+// What -o gets: the trace writer of --format with its filter, or else replay's own text trace.
 struct TraceOutput {
   std::unique_ptr<traces::TraceSink> writer;
   std::unique_ptr<traces::FilterSink> filter;
-  traces::TraceSink* sink() { return filter ? filter.get() : writer.get(); }
+  std::unique_ptr<traces::ByteOutput> text;  // no --format
+
+  void AttachTo(replay::ReplayOptions& options) {
+    options.sink = filter ? filter.get() : writer.get();
+    options.trace = text.get();
+  }
+  // After the replay: the output complete.
+  absl::Status Finish() {
+    if (writer) return filter ? filter->Finish() : writer->Finish();
+    if (text) return text->Close();
+    return absl::OkStatus();
+  }
 };
 
 // --format, --mode and the idle range, checked (and the kernel ELF read) once per command.
@@ -135,16 +150,16 @@ absl::StatusOr<TraceSettings> ParseTraceSettings(const ims::InitialMachineState&
   return t;
 }
 
-// The writer of `settings` to `path` (-o, or as scratch a segment's piece of it); none without
-// --format.
-absl::StatusOr<TraceOutput> OpenTraceOutput(const TraceSettings& settings, const std::string& path,
-                                            bool scratch = false) {
+// The trace of `settings` into `out` (none without -o).
+TraceOutput MakeTraceOutput(const TraceSettings& settings,
+                            std::unique_ptr<traces::ByteOutput> out) {
   TraceOutput t;
-  if (!settings.format) return t;
-  absl::StatusOr<std::unique_ptr<traces::ByteOutput>> out =
-      traces::OpenOutput(path, traces::CompressionThreads(), scratch);
-  if (!out.ok()) return out.status();
-  t.writer = traces::NewWriter(*settings.format, *std::move(out));
+  if (!out) return t;
+  if (!settings.format) {
+    t.text = std::move(out);
+    return t;
+  }
+  t.writer = traces::NewWriter(*settings.format, std::move(out));
   if (settings.filtered)
     t.filter = std::make_unique<traces::FilterSink>(settings.filter, *t.writer);
   return t;
@@ -152,28 +167,39 @@ absl::StatusOr<TraceOutput> OpenTraceOutput(const TraceSettings& settings, const
 
 // ---- --jobs N ----
 
-// What one segment's replay made.
+// One segment: handed over by a replay cutting the whole, or an archive of citcat split's.
 struct Piece {
   replay::Segment segment;
-  std::string trace, cat;  // scratch files, "" for none
+  std::string archive;                        // the segment archive, or ""
+  std::unique_ptr<traces::ByteOutput> trace;  // its piece of -o, or null
+  std::string cat;                            // a scratch file, "" for none
   absl::Status status;
+  ims::StartPoint start;  // where it begins in the whole
   replay::ReplaySummary summary;
   archive::ReplayChecksums checksums;
 };
 
-absl::Status ReplayPiece(Piece& p, const TraceSettings& settings,
-                         const std::optional<archive::Manifest>& manifest) {
-  replay::ReplayOptions options;
-  absl::StatusOr<TraceOutput> formatted = OpenTraceOutput(settings, p.trace, /*scratch=*/true);
-  if (!formatted.ok()) return formatted.status();
-  options.sink = formatted->sink();
-  std::unique_ptr<io::OutputFile> text;
-  if (!p.trace.empty() && !options.sink) {
-    absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::CreateScratch(p.trace);
-    if (!out.ok()) return out.status();
-    text = *std::move(out);
-    options.trace = text.get();
+// Replays one segment into its pieces of the outputs. A segment archive is checked against its
+// own manifest; a segment of the whole sums for the whole's (`version`: its manifest's, or none).
+absl::Status ReplayPiece(Piece& p, const TraceSettings& settings, std::optional<uint32_t> version) {
+  std::optional<aes::Schedule> schedule;
+  std::optional<archive::Manifest> manifest;
+  if (!p.archive.empty()) {
+    absl::StatusOr<archive::Archive> packed = archive::ReadForReplay(p.archive);
+    if (!packed.ok()) return packed.status();
+    if (absl::Status s = archive::UnpackIms(*packed, p.segment.ims); !s.ok()) return s;
+    absl::StatusOr<aes::Schedule> read = archive::ScheduleOf(*packed);
+    if (!read.ok()) return read.status();
+    schedule = *std::move(read);
+    manifest = packed->manifest;
+    version = manifest->version;
+  } else {
+    schedule = aes::Schedule(p.segment.aes);
   }
+  p.start = p.segment.ims.start();
+  replay::ReplayOptions options;
+  TraceOutput trace = MakeTraceOutput(settings, std::move(p.trace));
+  trace.AttachTo(options);
   std::unique_ptr<cat::CatWriter> regenerated;
   if (!p.cat.empty()) {
     absl::StatusOr<cat::CatHeader> header = systems::CatHeaderFor(p.segment.ims);
@@ -186,98 +212,105 @@ absl::Status ReplayPiece(Piece& p, const TraceSettings& settings,
     regenerated = *std::move(writer);
     options.regenerated = regenerated.get();
   }
-  if (manifest) p.checksums.Attach(options, p.segment.ims, manifest->version);
+  if (version) p.checksums.Attach(options, p.segment.ims, *version);
   absl::StatusOr<replay::ReplaySummary> summary =
-      systems::Replay(p.segment.ims, p.segment.aes, options);
+      systems::Replay(p.segment.ims, *schedule, options);
   if (!summary.ok()) return summary.status();
   p.summary = *summary;
-  if (text) {
-    if (absl::Status s = text->Commit(); !s.ok()) return s;
+  if (manifest) {
+    archive::Manifest replayed;
+    p.checksums.Fill(p.summary, replayed);
+    if (absl::Status s = archive::CompareWithManifest(*manifest, replayed); !s.ok()) {
+      return absl::DataLossError(absl::StrCat(p.archive, ": ", s.message()));
+    }
   }
-  if (options.sink) {
-    if (absl::Status s = options.sink->Finish(); !s.ok()) return s;
-  }
+  if (absl::Status s = trace.Finish(); !s.ok()) return s;
   if (regenerated) return regenerated->Finish();
   return absl::OkStatus();
 }
 
-// Cuts the replay into segments (a replay with no output), replays them on `jobs` threads into
-// pieces of each output, and joins the pieces in order. The pieces go next to the outputs.
-absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::Schedule& aes,
-                              const std::optional<archive::Manifest>& manifest,
-                              const TraceSettings& settings, int jobs) {
+// Hands the segments over in order, each to `add` (which may wait for a thread to be free).
+using SegmentFeed = std::function<absl::Status(const std::function<absl::Status(Piece)>& add)>;
+
+// Replays the segments `feed` hands over on up to `jobs` threads, each as soon as it comes, into
+// pieces of each output, and joins the pieces in order: -o as they are written
+// (traces::JoinedOutput), the CAT at the end. `whole`: the manifest of the whole, checked
+// against the segments' sums together (segment archives are checked alone).
+absl::Status ReplaySegments(const SegmentFeed& feed, const std::optional<archive::Manifest>& whole,
+                            const TraceSettings& settings, int jobs) {
   const auto start = std::chrono::steady_clock::now();
   const std::string trace_path = absl::GetFlag(FLAGS_o), cat_path = absl::GetFlag(FLAGS_cat);
-  uint64_t instructions = manifest ? manifest->instructions : 0;
-  if (!manifest) {
-    absl::StatusOr<replay::ReplaySummary> counted = systems::Replay(ims, aes, {});
-    if (!counted.ok()) return counted.status();
-    instructions = counted->instructions;
+  // A piece that waits for the ones before it holds its bytes in memory, up to 64 MiB a thread.
+  std::unique_ptr<traces::JoinedOutput> joined;
+  if (!trace_path.empty()) {
+    absl::StatusOr<std::unique_ptr<traces::JoinedOutput>> out =
+        traces::JoinedOutput::Create(trace_path, (uint64_t{64} << 20) * jobs);
+    if (!out.ok()) return out.status();
+    joined = *std::move(out);
   }
-  // More segments than threads, so that one long segment does not hold the others up, and none
-  // so long that the events and memory image it carries would grow with the capture.
-  constexpr uint64_t kMaxSegmentInstructions = 200'000'000;
-  const uint64_t wanted =
-      std::max<uint64_t>({1, std::min<uint64_t>(uint64_t{4} * jobs, instructions / 100'000),
-                          (instructions + kMaxSegmentInstructions - 1) / kMaxSegmentInstructions});
-  replay::ReplayOptions cutting;
-  for (uint64_t k = 1; k < wanted; ++k) {
-    cutting.cut_at_instructions.push_back(ims.start().instructions() + instructions * k / wanted);
-  }
-  // The threads replay each segment as soon as the cutting replay hands it over.
+  std::optional<uint32_t> version;
+  if (whole) version = whole->version;
   std::deque<Piece> pieces;  // grows at the back; what a thread works on stays where it is
   std::mutex mutex;
   std::condition_variable more;
-  size_t ready = 0, next = 0;
-  bool cut_done = false;
+  size_t next = 0;
+  bool fed = false;
   const auto work = [&] {
     std::unique_lock<std::mutex> lock(mutex);
     while (true) {
-      more.wait(lock, [&] { return next < ready || cut_done; });
-      if (next >= ready) return;
+      more.wait(lock, [&] { return next < pieces.size() || fed; });
+      if (next >= pieces.size()) return;
       Piece& p = pieces[next++];
-      more.notify_all();  // the cutting replay may go on
+      more.notify_all();  // the feed may go on
       lock.unlock();
-      p.status = ReplayPiece(p, settings, manifest);
+      p.status = ReplayPiece(p, settings, version);
       p.segment = {};  // its state and events are done with
       lock.lock();
     }
   };
   std::vector<std::thread> workers;
-  for (int j = 0; j < jobs && static_cast<uint64_t>(j) < wanted; ++j) workers.emplace_back(work);
-  cutting.on_segment = [&](replay::Segment s) {
+  const auto add = [&](Piece p) {
     std::unique_lock<std::mutex> lock(mutex);
     // A segment waits for a thread: no more of them than threads, or a cutting replay that runs
     // ahead would hold every segment of the capture at once.
-    more.wait(lock, [&] { return ready - next < static_cast<size_t>(jobs); });
-    Piece& p = pieces.emplace_back();
-    p.segment = std::move(s);
-    const size_t k = pieces.size();
-    if (!trace_path.empty()) {
-      const std::string suffix = absl::EndsWith(trace_path, ".xz")    ? ".xz"
-                                 : absl::EndsWith(trace_path, ".zst") ? ".zst"
-                                                                      : "";
-      p.trace = absl::StrCat(trace_path, ".piece-", getpid(), "-", k, suffix);
+    more.wait(lock, [&] { return pieces.size() - next < static_cast<size_t>(jobs); });
+    if (joined) {
+      // Compressed, each piece is a stream (xz) or frame (zstd) of its own.
+      absl::StatusOr<std::unique_ptr<traces::ByteOutput>> out =
+          traces::EncodeInto(joined->AddPiece(), trace_path, traces::CompressionThreads());
+      if (!out.ok()) return out.status();
+      p.trace = *std::move(out);
     }
-    if (!cat_path.empty()) p.cat = absl::StrCat(cat_path, ".piece-", getpid(), "-", k);
-    ++ready;
+    if (!cat_path.empty()) {
+      p.cat = absl::StrCat(cat_path, ".piece-", getpid(), "-", pieces.size() + 1);
+    }
+    pieces.push_back(std::move(p));
+    if (workers.size() < static_cast<size_t>(jobs)) workers.emplace_back(work);
     more.notify_one();
     return absl::OkStatus();
   };
-  absl::StatusOr<replay::ReplaySummary> cut = systems::Replay(ims, aes, cutting);
+  absl::Status status = feed(add);
   {
     std::lock_guard<std::mutex> lock(mutex);
-    cut_done = true;
+    fed = true;
   }
   more.notify_all();
   for (std::thread& t : workers) t.join();
 
-  absl::Status status = cut.status();
-  for (const Piece& p : pieces) {
-    if (!status.ok()) break;
-    if (!p.status.ok()) {
-      status = p.status;
-      break;
+  for (size_t k = 0; k < pieces.size() && status.ok(); ++k) {
+    status = pieces[k].status;
+    if (!status.ok() || k == 0) continue;
+    // Each segment begins where the one before it ended: segment archives of one trace, in order.
+    const Piece &before = pieces[k - 1], &p = pieces[k];
+    if (p.start.instructions() != before.start.instructions() + before.summary.instructions ||
+        p.start.branch_count() != before.summary.end_branch_count) {
+      const auto name = [&](size_t i) {
+        return pieces[i].archive.empty() ? absl::StrCat("segment ", i + 1) : pieces[i].archive;
+      };
+      status = absl::InvalidArgumentError(
+          absl::StrCat(name(k), " does not begin where ", name(k - 1), " ends (instruction ",
+                       before.start.instructions() + before.summary.instructions,
+                       "): not the next segment of the same trace"));
     }
   }
   replay::ReplaySummary total;
@@ -293,25 +326,18 @@ absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::Sc
     total.end_branch_count = p.summary.end_branch_count;
     checksums.Append(p.checksums);
   }
-  if (status.ok() && manifest) {
+  if (status.ok() && whole) {
     archive::Manifest replayed;
     checksums.Fill(total, replayed);
-    status = archive::CompareWithManifest(*manifest, replayed);
+    status = archive::CompareWithManifest(*whole, replayed);
   }
-  // The pieces in order into the outputs (citcat join's code); the CAT's header is the first
-  // piece's.
-  std::vector<std::string> traces, cats;
+  if (status.ok() && joined) status = joined->Commit();
+  // The CAT's pieces in order (citcat join's code), under the first piece's header.
+  std::vector<std::string> cats;
+  for (const Piece& p : pieces) cats.push_back(p.cat);
+  uint64_t records = 0;
+  if (status.ok() && !cat_path.empty()) status = JoinCats(cats, cat_path, {}, records);
   for (const Piece& p : pieces) {
-    traces.push_back(p.trace);
-    cats.push_back(p.cat);
-  }
-  uint64_t joined = 0;
-  if (status.ok() && !trace_path.empty()) {
-    status = JoinTraces(traces, trace_path, /*check_compressed=*/false, joined);
-  }
-  if (status.ok() && !cat_path.empty()) status = JoinCats(cats, cat_path, {}, joined);
-  for (const Piece& p : pieces) {
-    if (!p.trace.empty()) std::remove(p.trace.c_str());
     if (!p.cat.empty()) std::remove(p.cat.c_str());
   }
   if (!status.ok()) return status;
@@ -320,9 +346,76 @@ absl::Status ReplayInSegments(const ims::InitialMachineState& ims, const aes::Sc
   return absl::OkStatus();
 }
 
+// --jobs N on one trace: a replay with no output cuts it into segments as it goes.
+absl::Status ReplayCut(const ims::InitialMachineState& ims, const aes::Schedule& aes,
+                       const std::optional<archive::Manifest>& manifest,
+                       const TraceSettings& settings, int jobs) {
+  uint64_t instructions = manifest ? manifest->instructions : 0;
+  if (!manifest) {
+    absl::StatusOr<replay::ReplaySummary> counted = systems::Replay(ims, aes, {});
+    if (!counted.ok()) return counted.status();
+    instructions = counted->instructions;
+  }
+  // More segments than threads, so that one long segment does not hold the others up, and none
+  // so long that the events and memory image it carries would grow with the capture.
+  constexpr uint64_t kMaxSegmentInstructions = 200'000'000;
+  const uint64_t wanted =
+      std::max<uint64_t>({1, std::min<uint64_t>(uint64_t{4} * jobs, instructions / 100'000),
+                          (instructions + kMaxSegmentInstructions - 1) / kMaxSegmentInstructions});
+  const SegmentFeed cut = [&](const std::function<absl::Status(Piece)>& add) {
+    replay::ReplayOptions cutting;
+    for (uint64_t k = 1; k < wanted; ++k) {
+      cutting.cut_at_instructions.push_back(ims.start().instructions() + instructions * k / wanted);
+    }
+    cutting.on_segment = [&](replay::Segment s) {
+      Piece p;
+      p.segment = std::move(s);
+      return add(std::move(p));
+    };
+    return systems::Replay(ims, aes, cutting).status();
+  };
+  return ReplaySegments(cut, manifest, settings, jobs);
+}
+
+// The segment archives citcat split wrote into `dir`, in order: segment-0001.citcat, ...
+absl::StatusOr<std::vector<std::string>> SegmentArchives(const std::string& dir) {
+  std::error_code error;
+  size_t count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (absl::StartsWith(name, "segment-") && absl::EndsWith(name, ".citcat")) ++count;
+  }
+  if (error) return absl::NotFoundError(absl::StrCat(dir, ": ", error.message()));
+  if (count == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(dir, ": no segment archives (segment-0001.citcat, ... from citcat split)"));
+  }
+  std::vector<std::string> paths;
+  for (size_t k = 1; k <= count; ++k) {
+    paths.push_back(absl::StrFormat("%s/segment-%04d.citcat", dir, k));
+    if (!std::filesystem::is_regular_file(paths.back(), error)) {
+      return absl::NotFoundError(absl::StrCat(dir, " holds ", count, " segment archives, but ",
+                                              paths.back(), " is missing"));
+    }
+  }
+  return paths;
+}
+
+// Hands over the segment archives in order; each is read by the thread that replays it.
+SegmentFeed EachSegment(const std::vector<std::string>& paths) {
+  return [&paths](const std::function<absl::Status(Piece)>& add) {
+    for (const std::string& path : paths) {
+      Piece p;
+      p.archive = path;
+      if (absl::Status s = add(std::move(p)); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  };
+}
+
 absl::Status RunReplay(const std::vector<std::string>& args) {
   const char* synopsis =
-      "--ims IMS.pb --aes AES.pb | TRACE.citcat [-o TRACE [--format "
+      "--ims IMS.pb --aes AES.pb | TRACE.citcat | SEGMENT_DIR [--jobs N] [-o TRACE [--format "
       "text|champsim|penn|din|idtrace|idtrace-exec] "
       "[--mode user|kernel] [--filter-idle | --idle-range START:END]] [--cat REGENERATED.cat]";
   const std::string ims_path = absl::GetFlag(FLAGS_ims), aes_path = absl::GetFlag(FLAGS_aes);
@@ -332,8 +425,23 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   if (!from_archive && (!args.empty() || ims_path.empty() || aes_path.empty())) {
     return UsageError("replay", synopsis);
   }
+  const int jobs = absl::GetFlag(FLAGS_jobs);
+  if (jobs < 1 || jobs > 1024) return absl::InvalidArgumentError("--jobs must be 1 to 1024");
+  std::error_code error;
+  // A directory of citcat split's segment archives, each replayed and checked alone, on --jobs
+  // threads, with no replay of the whole to cut it first.
+  std::optional<std::vector<std::string>> segments;
+  if (from_archive && std::filesystem::is_directory(args[0], error)) {
+    absl::StatusOr<std::vector<std::string>> paths = SegmentArchives(args[0]);
+    if (!paths.ok()) return paths.status();
+    segments = *std::move(paths);
+  }
   std::vector<std::string> inputs = {ims_path, aes_path, absl::GetFlag(FLAGS_kernel)};
-  if (from_archive) inputs.push_back(args[0]);
+  if (segments) {
+    inputs.insert(inputs.end(), segments->begin(), segments->end());
+  } else if (from_archive) {
+    inputs.push_back(args[0]);
+  }
   if (absl::Status s = CheckOutputs(inputs, {absl::GetFlag(FLAGS_o), absl::GetFlag(FLAGS_cat)});
       !s.ok()) {
     return s;
@@ -343,7 +451,9 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   absl::StatusOr<aes::Schedule> schedule;
   std::optional<archive::Manifest> manifest;
   if (from_archive) {
-    absl::StatusOr<archive::Archive> packed = archive::ReadForReplay(args[0]);
+    // A directory's first segment stands for the whole in --format's settings.
+    absl::StatusOr<archive::Archive> packed =
+        archive::ReadForReplay(segments ? segments->front() : args[0]);
     if (!packed.ok()) return packed.status();
     if (absl::Status s = archive::UnpackIms(*packed, ims); !s.ok()) return s;
     schedule = archive::ScheduleOf(*packed);
@@ -355,23 +465,19 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   if (!schedule.ok()) return schedule.status();
   const aes::Schedule& aes = *schedule;
 
-  const int jobs = absl::GetFlag(FLAGS_jobs);
-  if (jobs < 1 || jobs > 1024) return absl::InvalidArgumentError("--jobs must be 1 to 1024");
   absl::StatusOr<TraceSettings> settings = ParseTraceSettings(ims);
   if (!settings.ok()) return settings.status();
-  if (jobs > 1) return ReplayInSegments(ims, aes, manifest, *settings, jobs);
+  if (segments) return ReplaySegments(EachSegment(*segments), std::nullopt, *settings, jobs);
+  if (jobs > 1) return ReplayCut(ims, aes, manifest, *settings, jobs);
 
   replay::ReplayOptions options;
-  absl::StatusOr<TraceOutput> formatted = OpenTraceOutput(*settings, absl::GetFlag(FLAGS_o));
-  if (!formatted.ok()) return formatted.status();
-  options.sink = formatted->sink();
-  std::unique_ptr<io::OutputFile> trace;
-  if (const std::string path = absl::GetFlag(FLAGS_o); !path.empty() && !options.sink) {
-    absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(path);
+  TraceOutput trace;
+  if (const std::string path = absl::GetFlag(FLAGS_o); !path.empty()) {
+    absl::StatusOr<std::unique_ptr<traces::ByteOutput>> out = traces::OpenOutput(path);
     if (!out.ok()) return out.status();
-    trace = *std::move(out);
-    options.trace = trace.get();
+    trace = MakeTraceOutput(*settings, *std::move(out));
   }
+  trace.AttachTo(options);
   std::unique_ptr<cat::CatWriter> regenerated;
   if (const std::string path = absl::GetFlag(FLAGS_cat); !path.empty()) {
     absl::StatusOr<cat::CatHeader> header = systems::CatHeaderFor(ims);
@@ -397,12 +503,7 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
     checksums.Fill(*summary, replayed);
     if (absl::Status s = archive::CompareWithManifest(*manifest, replayed); !s.ok()) return s;
   }
-  if (trace) {
-    if (absl::Status s = trace->Commit(); !s.ok()) return s;
-  }
-  if (options.sink) {
-    if (absl::Status s = options.sink->Finish(); !s.ok()) return s;
-  }
+  if (absl::Status s = trace.Finish(); !s.ok()) return s;
   if (regenerated) {
     if (absl::Status s = regenerated->Finish(); !s.ok()) return s;
   }

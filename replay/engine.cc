@@ -271,6 +271,11 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
   if (cutting() && error_.ok() && !diverged()) HandOverSegment(/*last=*/true);
   FlushInstructions();
   FlushTrace();
+  // The trace may still be writing a buffer that goes with the engine: an empty write waits for
+  // it (ByteOutput's contract).
+  if (options_.trace != nullptr) {
+    if (absl::Status s = options_.trace->Write({}); !s.ok() && error_.ok()) error_ = s;
+  }
   if (!error_.ok()) return error_;
   if (diverged()) return DivergenceStatus();
   ReplaySummary s;
@@ -381,6 +386,7 @@ void Engine::TraceEvent(absl::string_view text) {
 void Engine::FlushTrace() {
   if (options_.trace == nullptr || trace_buffer_.empty()) return;
   if (absl::Status s = options_.trace->Write(trace_buffer_); !s.ok()) Fail(s);
+  std::swap(trace_buffer_, trace_written_);
   trace_buffer_.clear();
 }
 

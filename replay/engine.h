@@ -203,7 +203,8 @@ class Engine final : public simcore::Bus {
 
   std::array<ExecutedInstruction, kRingSize> ring_{};
   uint64_t ring_count_ = 0;
-  std::string trace_buffer_;
+  // Filled while the other is written: options_.trace may still be writing it (ByteOutput).
+  std::string trace_buffer_, trace_written_;
 };
 
 }  // namespace citcat::replay

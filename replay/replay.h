@@ -23,6 +23,7 @@
 #include "io/file.h"
 #include "replay/core_adapter.h"
 #include "replay/divergence.h"
+#include "traces/output.h"
 #include "traces/sink.h"
 
 namespace citcat::replay {
@@ -49,7 +50,8 @@ struct ReplayOptions {
   cat::CatWriter* regenerated = nullptr;
   // The text instruction trace, one line per instruction (may be null: replay then runs the core
   // in large slices without looking at single instructions, which is much faster).
-  io::OutputFile* trace = nullptr;
+  // Its Close() is the caller's.
+  traces::ByteOutput* trace = nullptr;
   // Receives one record per executed instruction (docs/trace-formats.md), like `trace` on the
   // path that looks at single instructions (may be null). Its Finish() is the caller's.
   traces::TraceSink* sink = nullptr;

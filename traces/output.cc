@@ -26,11 +26,11 @@ constexpr uint64_t kXzBlockBytes = 12 << 20;
 
 // Writes on a thread of its own, so that the trace's producer never waits for the file system:
 // one piece in flight while the writer fills its other buffer (ByteOutput::Write's contract).
-class PlainOutput final : public ByteOutput {
+class ThreadedOutput final : public ByteOutput {
  public:
-  explicit PlainOutput(std::unique_ptr<io::OutputFile> file)
-      : file_(std::move(file)), thread_([this] { WriteLoop(); }) {}
-  ~PlainOutput() override { Stop(); }
+  explicit ThreadedOutput(std::unique_ptr<ByteOutput> out)
+      : out_(std::move(out)), thread_([this] { WriteLoop(); }) {}
+  ~ThreadedOutput() override { Stop(); }
 
   absl::Status Write(absl::string_view bytes) override {
     std::unique_lock lock(mutex_);
@@ -44,7 +44,7 @@ class PlainOutput final : public ByteOutput {
   absl::Status Close() override {
     Stop();
     if (!status_.ok()) return status_;
-    return file_->Commit();
+    return out_->Close();
   }
 
  private:
@@ -55,7 +55,7 @@ class PlainOutput final : public ByteOutput {
       if (piece_.empty()) return;
       const absl::string_view piece = piece_;
       lock.unlock();
-      absl::Status s = status_.ok() ? file_->Write(piece) : absl::OkStatus();
+      absl::Status s = status_.ok() ? out_->Write(piece) : absl::OkStatus();
       lock.lock();
       if (status_.ok()) status_ = std::move(s);
       piece_ = {};
@@ -73,7 +73,7 @@ class PlainOutput final : public ByteOutput {
     if (thread_.joinable()) thread_.join();
   }
 
-  std::unique_ptr<io::OutputFile> file_;
+  std::unique_ptr<ByteOutput> out_;
   std::mutex mutex_;
   std::condition_variable changed_;
   absl::string_view piece_;  // being written, or empty
@@ -82,11 +82,22 @@ class PlainOutput final : public ByteOutput {
   std::thread thread_;   // last: starts once the rest is built
 };
 
+// A file written on the calling thread, done with its bytes when Write returns.
+class FileOutput final : public ByteOutput {
+ public:
+  explicit FileOutput(std::unique_ptr<io::OutputFile> file) : file_(std::move(file)) {}
+  absl::Status Write(absl::string_view bytes) override { return file_->Write(bytes); }
+  absl::Status Close() override { return file_->Commit(); }
+
+ private:
+  std::unique_ptr<io::OutputFile> file_;
+};
+
 // liblzma's multi-threaded encoder: the input is cut into blocks of kXzBlockBytes, each
 // compressed on its own, so the file is the same whatever the threads.
 class XzOutput final : public ByteOutput {
  public:
-  explicit XzOutput(std::unique_ptr<io::OutputFile> file) : file_(std::move(file)) {}
+  explicit XzOutput(std::unique_ptr<ByteOutput> out) : out_(std::move(out)) {}
   ~XzOutput() override { lzma_end(&stream_); }
   absl::Status Init(int threads) {
     lzma_mt mt = {};
@@ -102,7 +113,7 @@ class XzOutput final : public ByteOutput {
   absl::Status Write(absl::string_view bytes) override { return Run(bytes, LZMA_RUN); }
   absl::Status Close() override {
     if (absl::Status s = Run({}, LZMA_FINISH); !s.ok()) return s;
-    return file_->Commit();
+    return out_->Close();
   }
 
  private:
@@ -118,7 +129,7 @@ class XzOutput final : public ByteOutput {
       }
       const size_t n = sizeof buffer_ - stream_.avail_out;
       if (n > 0) {
-        if (absl::Status s = file_->Write(absl::string_view(reinterpret_cast<char*>(buffer_), n));
+        if (absl::Status s = out_->Write(absl::string_view(reinterpret_cast<char*>(buffer_), n));
             !s.ok()) {
           return s;
         }
@@ -129,7 +140,7 @@ class XzOutput final : public ByteOutput {
       }
     }
   }
-  std::unique_ptr<io::OutputFile> file_;
+  std::unique_ptr<ByteOutput> out_;
   lzma_stream stream_ = LZMA_STREAM_INIT;
   uint8_t buffer_[kChunk];
 };
@@ -138,7 +149,7 @@ class XzOutput final : public ByteOutput {
 // same for any number of workers from 1 up.
 class ZstdOutput final : public ByteOutput {
  public:
-  explicit ZstdOutput(std::unique_ptr<io::OutputFile> file) : file_(std::move(file)) {}
+  explicit ZstdOutput(std::unique_ptr<ByteOutput> out) : out_(std::move(out)) {}
   ~ZstdOutput() override { ZSTD_freeCCtx(cctx_); }
   absl::Status Init(int threads) {
     cctx_ = ZSTD_createCCtx();
@@ -153,7 +164,7 @@ class ZstdOutput final : public ByteOutput {
   absl::Status Write(absl::string_view bytes) override { return Run(bytes, ZSTD_e_continue); }
   absl::Status Close() override {
     if (absl::Status s = Run({}, ZSTD_e_end); !s.ok()) return s;
-    return file_->Commit();
+    return out_->Close();
   }
 
  private:
@@ -167,12 +178,12 @@ class ZstdOutput final : public ByteOutput {
             absl::StrCat("zstd compression failed: ", ZSTD_getErrorName(left)));
       }
       if (out.pos > 0) {
-        if (absl::Status s = file_->Write(absl::string_view(buffer_, out.pos)); !s.ok()) return s;
+        if (absl::Status s = out_->Write(absl::string_view(buffer_, out.pos)); !s.ok()) return s;
       }
       if (mode == ZSTD_e_end ? left == 0 : in.pos == in.size) return absl::OkStatus();
     }
   }
-  std::unique_ptr<io::OutputFile> file_;
+  std::unique_ptr<ByteOutput> out_;
   ZSTD_CCtx* cctx_ = nullptr;
   char buffer_[kChunk];
 };
@@ -193,17 +204,23 @@ absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path,
   absl::StatusOr<std::unique_ptr<io::OutputFile>> file =
       scratch ? io::OutputFile::CreateScratch(path) : io::OutputFile::Create(path);
   if (!file.ok()) return file.status();
-  if (absl::EndsWith(path, ".xz")) {
-    auto out = std::make_unique<XzOutput>(*std::move(file));
-    if (absl::Status s = out->Init(compression_threads); !s.ok()) return s;
-    return out;
+  return EncodeInto(std::make_unique<FileOutput>(*std::move(file)), path, compression_threads);
+}
+
+absl::StatusOr<std::unique_ptr<ByteOutput>> EncodeInto(std::unique_ptr<ByteOutput> out,
+                                                       absl::string_view name,
+                                                       int compression_threads) {
+  if (absl::EndsWith(name, ".xz")) {
+    auto xz = std::make_unique<XzOutput>(std::move(out));
+    if (absl::Status s = xz->Init(compression_threads); !s.ok()) return s;
+    return xz;
   }
-  if (absl::EndsWith(path, ".zst")) {
-    auto out = std::make_unique<ZstdOutput>(*std::move(file));
-    if (absl::Status s = out->Init(compression_threads); !s.ok()) return s;
-    return out;
+  if (absl::EndsWith(name, ".zst")) {
+    auto zstd = std::make_unique<ZstdOutput>(std::move(out));
+    if (absl::Status s = zstd->Init(compression_threads); !s.ok()) return s;
+    return zstd;
   }
-  return std::make_unique<PlainOutput>(*std::move(file));
+  return std::make_unique<ThreadedOutput>(std::move(out));
 }
 
 absl::StatusOr<std::string> ReadDecompressed(const std::string& path) {

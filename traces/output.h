@@ -16,7 +16,8 @@ class ByteOutput {
  public:
   virtual ~ByteOutput() = default;
   // `bytes` must stay as they are until the next Write or Close returns: an output may write
-  // them on a thread of its own meanwhile (the plain file does).
+  // them on a thread of its own meanwhile (the plain file does). So an empty Write is the way to
+  // wait until the bytes given before are written.
   virtual absl::Status Write(absl::string_view bytes) = 0;
   // Flushes the compressor and makes the file appear. Without Close nothing is left behind.
   virtual absl::Status Close() = 0;
@@ -31,6 +32,12 @@ class ByteOutput {
 absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path,
                                                        int compression_threads,
                                                        bool scratch = false);
+// What OpenOutput puts in front of its file, by the suffix of `name`, in front of `out` instead,
+// which must be done with the bytes it is given when its Write returns (a file, a
+// JoinedOutput's piece): the compressor, or the thread that writes plain bytes.
+absl::StatusOr<std::unique_ptr<ByteOutput>> EncodeInto(std::unique_ptr<ByteOutput> out,
+                                                       absl::string_view name,
+                                                       int compression_threads);
 // The same with CompressionThreads().
 absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path);
 

@@ -23,6 +23,7 @@
 #include "replay/verify.h"
 #include "systems/system.h"
 #include "tests/replay/r4400_guest.h"
+#include "traces/output.h"
 
 namespace citcat::archive {
 namespace {
@@ -100,7 +101,7 @@ TEST_F(ArchiveTest, ManifestChecksumsMatchTheTextTraceAndTheRegeneratedCat) {
   // from those files alone, as a user of another tool would.
   const std::string trace_path = (*dir_ / "trace.txt").string();
   const std::string regen_path = (*dir_ / "regenerated.cat").string();
-  auto trace = io::OutputFile::Create(trace_path);
+  auto trace = traces::OpenOutput(trace_path);
   ASSERT_TRUE(trace.ok());
   auto writer = cat::CatWriter::Create(regen_path, *systems::CatHeaderFor(extraction_->ims));
   ASSERT_TRUE(writer.ok());
@@ -109,7 +110,7 @@ TEST_F(ArchiveTest, ManifestChecksumsMatchTheTextTraceAndTheRegeneratedCat) {
   options.regenerated = writer->get();
   auto summary = systems::Replay(extraction_->ims, extraction_->aes, options);
   ASSERT_TRUE(summary.ok()) << summary.status();
-  ASSERT_TRUE((*trace)->Commit().ok());
+  ASSERT_TRUE((*trace)->Close().ok());
   ASSERT_TRUE((*writer)->Finish().ok());
 
   // Version 2's stream: PC, length and the bytes as they lie in memory; the traced R4400 is

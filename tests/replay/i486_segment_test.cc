@@ -4,6 +4,7 @@
 // byte.
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iterator>
 #include <memory>
@@ -178,9 +179,39 @@ TEST(I486Segments, SplitAndJobsOnTheCommandLine) {
                        "jobs.txt"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(read("jobs.txt") == read("whole.txt"));
+
+  // The directory of segment archives: no replay of the whole to cut it, each segment checked
+  // against its own manifest, on one thread or two, to the same trace and CAT.
+  for (int jobs : {1, 2}) {
+    r = run(absl::StrCat("replay --quiet --jobs ", jobs, " ", d, "segs --format champsim -o ", d,
+                         "dir.champsim.zst --cat ", d, "dir.cat"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto zst = traces::ReadDecompressed(d + "dir.champsim.zst");
+    ASSERT_TRUE(zst.ok()) << zst.status();
+    EXPECT_TRUE(*zst == read("whole.champsim"));
+    EXPECT_TRUE(read("dir.cat") == read("whole.cat"));
+  }
+  r = run(absl::StrCat("replay --quiet --jobs 2 ", d, "segs -o ", d, "dir.txt"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read("dir.txt") == read("whole.txt"));
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     EXPECT_EQ(entry.path().string().find(".piece-"), std::string::npos) << entry.path();
   }
+
+  // A directory with a segment missing, or with one out of its place: refused in one line, and
+  // no output is left.
+  std::filesystem::create_directory(d + "gap");
+  std::filesystem::copy_file(d + "segs/segment-0001.citcat", d + "gap/segment-0001.citcat");
+  std::filesystem::copy_file(d + "segs/segment-0003.citcat", d + "gap/segment-0003.citcat");
+  r = run(absl::StrCat("replay --quiet --jobs 2 ", d, "gap -o ", d, "gap.txt"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("segment-0002.citcat is missing"), std::string::npos) << r.err;
+  std::filesystem::rename(d + "gap/segment-0003.citcat", d + "gap/segment-0002.citcat");
+  r = run(absl::StrCat("replay --quiet --jobs 2 ", d, "gap -o ", d, "gap.txt"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("does not begin where"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(d + "gap.txt"));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 
   // Refusals, each one line.
   r = run(absl::StrCat("split --quiet ", d, "t.citcat -o ", d, "segs2"));

@@ -18,6 +18,7 @@
 #include "machine/r4400/capture.h"
 #include "replay/verify.h"
 #include "systems/system.h"
+#include "traces/output.h"
 #include "traces/writers.h"
 
 namespace citcat::replay {
@@ -97,7 +98,7 @@ Outcome Replay(const Capture& capture, const ims::InitialMachineState& ims,
   const std::string base = absl::StrCat(::testing::TempDir(), "/every-field-", getpid());
   Outcome o;
   {
-    auto trace = io::OutputFile::Create(base + ".txt");
+    auto trace = traces::OpenOutput(base + ".txt");
     auto detailed = traces::OpenWriter(traces::Format::kText, base + ".detailed.txt");
     EXPECT_TRUE(trace.ok() && detailed.ok());
     ReplayOptions options;
@@ -109,7 +110,7 @@ Outcome Replay(const Capture& capture, const ims::InitialMachineState& ims,
       o.why = v.ok() ? v->report : std::string(v.status().message());
       return o;
     }
-    EXPECT_TRUE((*trace)->Commit().ok());
+    EXPECT_TRUE((*trace)->Close().ok());
     if (detailed_trace) {
       EXPECT_TRUE((*detailed)->Finish().ok());
     }

@@ -16,6 +16,7 @@
 #include "replay/verify.h"
 #include "systems/system.h"
 #include "tests/replay/r4400_guest.h"
+#include "traces/output.h"
 
 namespace citcat::replay {
 namespace {
@@ -80,7 +81,7 @@ TEST_P(Seeds, CaptureExtractReplayVerifyIsExact) {
   std::string trace = absl::StrCat(::testing::TempDir(), "/trace-", GetParam(), ".txt");
   auto writer = cat::CatWriter::Create(regenerated, R4400Header(c.x.ims));
   ASSERT_TRUE(writer.ok());
-  auto trace_file = io::OutputFile::Create(trace);
+  auto trace_file = traces::OpenOutput(trace);
   ASSERT_TRUE(trace_file.ok());
   ReplayOptions options;
   options.regenerated = writer->get();
@@ -88,7 +89,7 @@ TEST_P(Seeds, CaptureExtractReplayVerifyIsExact) {
   auto summary = systems::Replay(c.x.ims, c.x.aes, options);
   ASSERT_TRUE(summary.ok()) << summary.status();
   ASSERT_TRUE((*writer)->Finish().ok());
-  ASSERT_TRUE((*trace_file)->Commit().ok());
+  ASSERT_TRUE((*trace_file)->Close().ok());
   EXPECT_EQ(summary->interrupts, static_cast<uint64_t>(c.x.aes.interrupts_size()));
   EXPECT_EQ(summary->records, c.x.aes.end().cat_records());
   // The machine's count also has the driver's state dump after the begin marker (about 560
