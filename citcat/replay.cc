@@ -275,9 +275,11 @@ absl::Status ReplaySegments(const SegmentFeed& feed, const std::optional<archive
     // ahead would hold every segment of the capture at once.
     more.wait(lock, [&] { return pieces.size() - next < static_cast<size_t>(jobs); });
     if (joined) {
-      // Compressed, each piece is a stream (xz) or frame (zstd) of its own.
+      // Compressed, each piece is a stream (xz) or frame (zstd) of its own, its compressor's
+      // threads a share of the processors (the bytes do not depend on how many).
       absl::StatusOr<std::unique_ptr<traces::ByteOutput>> out =
-          traces::EncodeInto(joined->AddPiece(), trace_path, traces::CompressionThreads());
+          traces::EncodeInto(joined->AddPiece(), trace_path,
+                             std::max(1, traces::CompressionThreads() / jobs));
       if (!out.ok()) return out.status();
       p.trace = *std::move(out);
     }
