@@ -19,6 +19,10 @@ class Progress {
   void Update(uint64_t done) {
     if (enabled_ && ++calls_ % 4096 == 0) Draw(done);
   }
+  // The same for a caller that calls seldom (every 100 ms or so): draws each time.
+  void Show(uint64_t done) {
+    if (enabled_) Draw(done);
+  }
   // Clears the line.
   void Finish();
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -181,7 +182,8 @@ struct Piece {
 
 // Replays one segment into its pieces of the outputs. A segment archive is checked against its
 // own manifest; a segment of the whole sums for the whole's (`version`: its manifest's, or none).
-absl::Status ReplayPiece(Piece& p, const TraceSettings& settings, std::optional<uint32_t> version) {
+absl::Status ReplayPiece(Piece& p, const TraceSettings& settings, std::optional<uint32_t> version,
+                         std::atomic<uint64_t>& records_done) {
   std::optional<aes::Schedule> schedule;
   std::optional<archive::Manifest> manifest;
   if (!p.archive.empty()) {
@@ -213,8 +215,16 @@ absl::Status ReplayPiece(Piece& p, const TraceSettings& settings, std::optional<
     options.regenerated = regenerated.get();
   }
   if (version) p.checksums.Attach(options, p.segment.ims, *version);
+  // Counted for the progress display in batches: one shared counter touched per record would
+  // pass its cache line between the threads.
+  uint64_t records = 0;
+  options.on_record = [&](const cat::BusRecord&) {
+    if (++records % 4096 == 0) records_done += 4096;
+    return absl::OkStatus();
+  };
   absl::StatusOr<replay::ReplaySummary> summary =
       systems::Replay(p.segment.ims, *schedule, options);
+  records_done += records % 4096;
   if (!summary.ok()) return summary.status();
   p.summary = *summary;
   if (manifest) {
@@ -235,9 +245,10 @@ using SegmentFeed = std::function<absl::Status(const std::function<absl::Status(
 // Replays the segments `feed` hands over on up to `jobs` threads, each as soon as it comes, into
 // pieces of each output, and joins the pieces in order: -o as they are written
 // (traces::JoinedOutput), the CAT at the end. `whole`: the manifest of the whole, checked
-// against the segments' sums together (segment archives are checked alone).
+// against the segments' sums together (segment archives are checked alone). `progress` counts
+// the records the segments regenerate; the feed may call it too.
 absl::Status ReplaySegments(const SegmentFeed& feed, const std::optional<archive::Manifest>& whole,
-                            const TraceSettings& settings, int jobs) {
+                            const TraceSettings& settings, int jobs, Progress& progress) {
   const auto start = std::chrono::steady_clock::now();
   const std::string trace_path = absl::GetFlag(FLAGS_o), cat_path = absl::GetFlag(FLAGS_cat);
   // A piece that waits for the ones before it holds its bytes in memory, up to 64 MiB a thread.
@@ -253,8 +264,15 @@ absl::Status ReplaySegments(const SegmentFeed& feed, const std::optional<archive
   std::deque<Piece> pieces;  // grows at the back; what a thread works on stays where it is
   std::mutex mutex;
   std::condition_variable more;
-  size_t next = 0;
+  size_t next = 0, finished = 0;
   bool fed = false;
+  std::atomic<uint64_t> records_done = 0;
+  // Waits for `ready`, showing the progress meanwhile.
+  const auto wait = [&](std::unique_lock<std::mutex>& lock, const auto& ready) {
+    while (!more.wait_for(lock, std::chrono::milliseconds(100), ready)) {
+      progress.Show(records_done);
+    }
+  };
   const auto work = [&] {
     std::unique_lock<std::mutex> lock(mutex);
     while (true) {
@@ -263,9 +281,11 @@ absl::Status ReplaySegments(const SegmentFeed& feed, const std::optional<archive
       Piece& p = pieces[next++];
       more.notify_all();  // the feed may go on
       lock.unlock();
-      p.status = ReplayPiece(p, settings, version);
+      p.status = ReplayPiece(p, settings, version, records_done);
       p.segment = {};  // its state and events are done with
       lock.lock();
+      ++finished;
+      more.notify_all();
     }
   };
   std::vector<std::thread> workers;
@@ -273,13 +293,12 @@ absl::Status ReplaySegments(const SegmentFeed& feed, const std::optional<archive
     std::unique_lock<std::mutex> lock(mutex);
     // A segment waits for a thread: no more of them than threads, or a cutting replay that runs
     // ahead would hold every segment of the capture at once.
-    more.wait(lock, [&] { return pieces.size() - next < static_cast<size_t>(jobs); });
+    wait(lock, [&] { return pieces.size() - next < static_cast<size_t>(jobs); });
     if (joined) {
       // Compressed, each piece is a stream (xz) or frame (zstd) of its own, its compressor's
       // threads a share of the processors (the bytes do not depend on how many).
-      absl::StatusOr<std::unique_ptr<traces::ByteOutput>> out =
-          traces::EncodeInto(joined->AddPiece(), trace_path,
-                             std::max(1, traces::CompressionThreads() / jobs));
+      absl::StatusOr<std::unique_ptr<traces::ByteOutput>> out = traces::EncodeInto(
+          joined->AddPiece(), trace_path, std::max(1, traces::CompressionThreads() / jobs));
       if (!out.ok()) return out.status();
       p.trace = *std::move(out);
     }
@@ -293,11 +312,13 @@ absl::Status ReplaySegments(const SegmentFeed& feed, const std::optional<archive
   };
   absl::Status status = feed(add);
   {
-    std::lock_guard<std::mutex> lock(mutex);
+    std::unique_lock<std::mutex> lock(mutex);
     fed = true;
+    more.notify_all();
+    wait(lock, [&] { return finished == pieces.size(); });
   }
-  more.notify_all();
   for (std::thread& t : workers) t.join();
+  progress.Finish();
 
   for (size_t k = 0; k < pieces.size() && status.ok(); ++k) {
     status = pieces[k].status;
@@ -376,7 +397,8 @@ absl::Status ReplayCut(const ims::InitialMachineState& ims, const aes::Schedule&
     };
     return systems::Replay(ims, aes, cutting).status();
   };
-  return ReplaySegments(cut, manifest, settings, jobs);
+  Progress progress("replay", aes.end().cat_records(), "records");
+  return ReplaySegments(cut, manifest, settings, jobs, progress);
 }
 
 // The segment archives citcat split wrote into `dir`, in order: segment-0001.citcat, ...
@@ -469,7 +491,10 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
 
   absl::StatusOr<TraceSettings> settings = ParseTraceSettings(ims);
   if (!settings.ok()) return settings.status();
-  if (segments) return ReplaySegments(EachSegment(*segments), std::nullopt, *settings, jobs);
+  if (segments) {
+    Progress progress("replay", 0, "records");
+    return ReplaySegments(EachSegment(*segments), std::nullopt, *settings, jobs, progress);
+  }
   if (jobs > 1) return ReplayCut(ims, aes, manifest, *settings, jobs);
 
   replay::ReplayOptions options;
