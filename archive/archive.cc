@@ -1,6 +1,9 @@
 #include "archive/archive.h"
 
 #include <fcntl.h>
+#ifdef CITCAT_HAVE_ISAL
+#include <isa-l/crc64.h>
+#endif
 #include <lzma.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -202,9 +205,15 @@ absl::Status ContentDamage(const std::string& name, uint64_t at, const std::stri
 
 }  // namespace
 
-// liblzma's is the same CRC (xz's check type CRC64), computed several bytes at a time.
+// ISA-L's crc64_ecma_refl and liblzma's lzma_crc64 are both this CRC (xz's check type CRC64),
+// with the same initial and final inversions; ISA-L's folds 16 bytes at a time with carry-less
+// multiplication where the processor has it.
 uint64_t Crc64(std::span<const uint8_t> bytes, uint64_t crc) {
+#ifdef CITCAT_HAVE_ISAL
+  return crc64_ecma_refl(crc, bytes.data(), bytes.size());
+#else
   return lzma_crc64(bytes.data(), bytes.size(), crc);
+#endif
 }
 
 namespace {

@@ -4,11 +4,14 @@
 // version 2 still replaying to its checksums, and the statistics and their plot.
 #include "archive/archive.h"
 
+#include <lzma.h>
 #include <sys/resource.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -83,6 +86,20 @@ TEST(Crc64, CheckValue) {
   EXPECT_EQ(Crc64(Bytes(check)), 0x995DC9BBDF1939FAull);
   // Extending in pieces is the same as one go.
   EXPECT_EQ(Crc64(Bytes(check.substr(4)), Crc64(Bytes(check.substr(0, 4)))), 0x995DC9BBDF1939FAull);
+}
+
+// The same sums as liblzma's CRC-64 (xz's check), which it may be computed by, on lengths on
+// either side of every unrolling and alignment, from any starting sum.
+TEST(Crc64, IsLiblzmasCrc64) {
+  std::mt19937_64 random(7);
+  for (int i = 0; i < 2200; ++i) {
+    std::vector<uint8_t> bytes(i < 2000 ? i % 300 : random() % 70000);
+    for (uint8_t& b : bytes) b = static_cast<uint8_t>(random());
+    const size_t skip = bytes.empty() ? 0 : random() % std::min<size_t>(16, bytes.size());
+    const std::span<const uint8_t> s = std::span<const uint8_t>(bytes).subspan(skip);
+    const uint64_t start = i % 3 == 0 ? 0 : random();
+    ASSERT_EQ(Crc64(s, start), lzma_crc64(s.data(), s.size(), start)) << s.size();
+  }
 }
 
 // The sum of a whole from the sums of its pieces, without their bytes, at every cut point and
