@@ -197,6 +197,17 @@ std::vector<Row> Rows(const extract::Extraction& x, const std::string& dir,
   rows.emplace_back(
       "replay (no output)", "", [&x] { return Replay(x, nullptr); }, citcat);
   rows.emplace_back(
+      "replay (instructions observed)", "",
+      [&x] {
+        // The core stops at every instruction, as for a trace, but no record is made.
+        replay::ReplayOptions options;
+        options.on_instructions = [](std::span<const replay::ExecutedInstruction>) {};
+        absl::StatusOr<replay::ReplaySummary> s = systems::Replay(x.ims, x.aes, options);
+        if (!s.ok()) Die(s.status());
+        return s->instructions;
+      },
+      std::vector<std::string>{});
+  rows.emplace_back(
       "replay (records dropped)", "",
       [&x] {
         DropSink drop;

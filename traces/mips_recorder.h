@@ -45,8 +45,10 @@ class MipsRecorder final : public Disassembler {
  private:
   Form& FormFor(mips::Cpu& cpu, uint64_t pc, uint32_t word);
   void Build(Form& f, uint64_t pc, uint32_t word, bool big_endian);
-  void Complete(mips::Cpu& cpu);
-  void Emit(const Record& record);
+  // Inlined into OnInstruction: calls from one function to the next were a fifth of the
+  // recorder's time.
+  [[gnu::always_inline]] void Complete(mips::Cpu& cpu);
+  [[gnu::always_inline]] void Emit(const Record& record);
 
   TraceSink& sink_;
   std::vector<Form> forms_;  // direct-mapped by PC

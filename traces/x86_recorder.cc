@@ -236,17 +236,24 @@ struct X86Recorder::Form {
 X86Recorder::X86Recorder(TraceSink& sink) : sink_(sink), forms_(kForms) {}
 X86Recorder::~X86Recorder() = default;
 
-X86Recorder::Form& X86Recorder::FormFor(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,
-                                        std::span<const uint8_t> bytes) {
+inline X86Recorder::Form& X86Recorder::FormFor(x86::Cpu& cpu, uint32_t eip,
+                                               const x86::Instruction& in,
+                                               std::span<const uint8_t> bytes) {
   const x86::Segment& cs = cpu.segment(x86::kCs);
   const uint32_t pc = cs.base + eip;
   Form& f = forms_[(pc ^ (pc >> 12)) & (kForms - 1)];
   // The bytes too, not the address alone: code that was overwritten is another instruction.
-  if (f.valid && f.pc == pc && f.eip == eip && f.code32 == cs.big &&
-      f.record.size == bytes.size() &&
-      std::memcmp(f.record.bytes, bytes.data(), bytes.size()) == 0) {
-    return f;
-  }
+  // (A loop: most are a few bytes, for which memcmp's call costs more than the compare.)
+  bool same =
+      f.valid && f.pc == pc && f.eip == eip && f.code32 == cs.big && f.record.size == bytes.size();
+  for (size_t i = 0; same && i < bytes.size(); ++i) same = f.record.bytes[i] == bytes[i];
+  if (!same) Build(f, cs, eip, in, bytes);
+  return f;
+}
+
+void X86Recorder::Build(Form& f, const x86::Segment& cs, uint32_t eip, const x86::Instruction& in,
+                        std::span<const uint8_t> bytes) {
+  const uint32_t pc = cs.base + eip;
   f = Form();
   f.pc = pc;
   f.eip = eip;
@@ -281,7 +288,6 @@ X86Recorder::Form& X86Recorder::FormFor(x86::Cpu& cpu, uint32_t eip, const x86::
   if (x86::FlagsWritten(in) != 0) r.AddWritten(kX86Eflags);
   if (x86::Facts(in.op).attrs & x86::attr::kFpu) AddX87Operands(in, r);
   SetBranch(in, cs.base, next_eip, r, &f.dynamic_target);
-  return f;
 }
 
 void X86Recorder::OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,

@@ -45,10 +45,14 @@ class X86Recorder final : public Disassembler {
   struct Form;  // one instruction at one linear address (x86_recorder.cc)
 
  private:
-  Form& FormFor(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,
-                std::span<const uint8_t> bytes);
-  void Complete(x86::Cpu& cpu);
-  void Emit(const Record& record);
+  // Inlined where they are called: calls from one function to the next cost as much as their
+  // work.
+  [[gnu::always_inline]] Form& FormFor(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,
+                                       std::span<const uint8_t> bytes);
+  void Build(Form& f, const x86::Segment& cs, uint32_t eip, const x86::Instruction& in,
+             std::span<const uint8_t> bytes);
+  [[gnu::always_inline]] void Complete(x86::Cpu& cpu);
+  [[gnu::always_inline]] void Emit(const Record& record);
 
   TraceSink& sink_;
   std::vector<Form> forms_;  // direct-mapped by linear address
