@@ -144,10 +144,10 @@ absl::StatusOr<std::vector<SegmentPiece>> ReadSegments(const std::string& dir, s
   return segments;
 }
 
-}  // namespace
-
+// The trace pieces' bytes one after the other into `out_path` (compressed pieces as they are: one
+// stream or frame each, each decompressed whole first to check it).
 absl::Status JoinTraces(const std::vector<std::string>& pieces, const std::string& out_path,
-                        bool check_compressed, uint64_t& bytes) {
+                        uint64_t& bytes) {
   const std::string suffix = CompressionSuffix(out_path);
   for (const std::string& piece : pieces) {
     if (CompressionSuffix(piece) != suffix) {
@@ -162,7 +162,7 @@ absl::Status JoinTraces(const std::vector<std::string>& pieces, const std::strin
   if (!out.ok()) return out.status();
   std::vector<uint8_t> buffer(1 << 20);
   for (const std::string& piece : pieces) {
-    if (!suffix.empty() && check_compressed) {
+    if (!suffix.empty()) {
       if (absl::StatusOr<uint64_t> ok = traces::CheckCompressed(piece); !ok.ok()) {
         return ok.status();
       }
@@ -181,6 +181,8 @@ absl::Status JoinTraces(const std::vector<std::string>& pieces, const std::strin
   bytes = (*out)->bytes_written();
   return (*out)->Commit();
 }
+
+}  // namespace
 
 absl::Status JoinCats(const std::vector<std::string>& pieces, const std::string& out_path,
                       const std::vector<SegmentPiece>& segments, uint64_t& records) {
@@ -265,8 +267,8 @@ absl::Status RunJoin(const std::vector<std::string>& args) {
     }
   }
   uint64_t count = 0;
-  if (absl::Status s = cat ? JoinCats(args, out_path, segments, count)
-                           : JoinTraces(args, out_path, /*check_compressed=*/true, count);
+  if (absl::Status s =
+          cat ? JoinCats(args, out_path, segments, count) : JoinTraces(args, out_path, count);
       !s.ok()) {
     return s;
   }

@@ -20,12 +20,6 @@ struct SegmentPiece {
   std::vector<cat::OwnedRecord> dump;  // the state dump ahead of the records (first segment)
 };
 
-// The trace pieces' bytes one after the other into `out_path` (compressed pieces as they are: one
-// stream or frame each); `check_compressed`: each compressed piece is decompressed whole first to
-// check it.
-absl::Status JoinTraces(const std::vector<std::string>& pieces, const std::string& out_path,
-                        bool check_compressed, uint64_t& bytes);
-
 // The CAT pieces' records in order under the first piece's header. Each piece is read whole
 // (framing and checksums); with its segment (`segments` empty: none), its header must be the one
 // the segment's replay writes, its state dump (if any) the one the segment's IMS implies, and the

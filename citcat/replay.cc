@@ -245,8 +245,8 @@ using SegmentFeed = std::function<absl::Status(const std::function<absl::Status(
 // Replays the segments `feed` hands over on up to `jobs` threads, each as soon as it comes, into
 // pieces of each output, and joins the pieces in order: -o as they are written
 // (traces::JoinedOutput), the CAT at the end. `whole`: the manifest of the whole, checked
-// against the segments' sums together (segment archives are checked alone). `progress` counts
-// the records the segments regenerate; the feed may call it too.
+// against the segments' sums together (segment archives are checked alone). `progress` shows
+// the records the segments have regenerated.
 absl::Status ReplaySegments(const SegmentFeed& feed, const std::optional<archive::Manifest>& whole,
                             const TraceSettings& settings, int jobs, Progress& progress) {
   const auto start = std::chrono::steady_clock::now();
