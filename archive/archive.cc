@@ -370,59 +370,76 @@ void ReplayChecksums::Attach(replay::ReplayOptions& options, const ims::InitialM
     const bool big = state.description().byte_order() == ims::BYTE_ORDER_BIG;
     options.on_instructions = [this, big](std::span<const replay::ExecutedInstruction> batch) {
       for (const replay::ExecutedInstruction& e : batch) {
-        uint8_t entry[12];
-        for (int i = 0; i < 8; ++i) entry[i] = static_cast<uint8_t>(e.pc >> (8 * i));
-        std::span<const uint8_t> word = e.Bytes();
+        uint8_t* out = instructions_.Claim();
+        cat::format::Store64(out, e.pc);
         if (e.size == 4) {
-          for (int i = 0; i < 4; ++i) entry[8 + i] = e.bytes[big ? 3 - i : i];
-          word = std::span<const uint8_t>(entry + 8, 4);
+          for (int i = 0; i < 4; ++i) out[8 + i] = e.bytes[big ? 3 - i : i];
+        } else {
+          std::memcpy(out + 8, e.bytes.data(), e.size);
         }
-        instruction_crc_ = Crc64(word, Crc64(std::span<const uint8_t>(entry, 8), instruction_crc_));
-        instruction_bytes_ += 8 + word.size();
+        instructions_.Commit(8 + e.size);
       }
       entries_ += batch.size();
     };
   } else {
-    // Entries of at most 9 + 15 bytes, summed in blocks of 64 KiB.
-    constexpr size_t kBlock = 64 << 10;
-    pending_.resize(kBlock + 64);
+    // Entries of at most 9 + 15 bytes.
     options.on_instructions = [this](std::span<const replay::ExecutedInstruction> batch) {
       for (const replay::ExecutedInstruction& e : batch) {
-        uint8_t* out = pending_.data() + pending_used_;
+        uint8_t* out = instructions_.Claim();
         cat::format::Store64(out, e.pc);
         out[8] = e.size;
         std::memcpy(out + 9, e.bytes.data(), e.bytes.size());  // the whole array: a fixed copy
-        pending_used_ += 9 + e.size;
-        instruction_bytes_ += 9 + e.size;
-        if (pending_used_ >= kBlock) {
-          instruction_crc_ = Crc64(Pending(), instruction_crc_);
-          pending_used_ = 0;
-        }
+        instructions_.Commit(9 + e.size);
       }
       entries_ += batch.size();
     };
   }
   options.on_record_retired = [this](const cat::BusRecord& r, uint64_t) {
     // The record as docs/cat-format.md encodes it, so a regenerated CAT file yields the same sum.
-    uint8_t head[24] = {static_cast<uint8_t>(r.kind), r.flags, r.master, 0};
+    uint8_t* head = cat_.Claim();
+    head[0] = static_cast<uint8_t>(r.kind);
+    head[1] = r.flags;
+    head[2] = r.master;
+    head[3] = 0;
     cat::format::Store32(head + 4, static_cast<uint32_t>(r.data.size()));
     cat::format::Store64(head + 8, r.address);
     cat::format::Store64(head + 16, r.branch_count);
-    cat_crc_ = Crc64(r.data, Crc64(head, cat_crc_));
-    cat_bytes_ += sizeof head + r.data.size();
+    cat_.Commit(24);
+    cat_.Add(r.data);
     ++records_;
     record_bytes_ += r.data.size();
   };
 }
 
-uint64_t ReplayChecksums::InstructionCrc() const { return Crc64(Pending(), instruction_crc_); }
+void ReplayChecksums::StreamCrc::Sum() {
+  crc_ = Crc64(std::span<const uint8_t>(pending_.data(), used_), crc_);
+  used_ = 0;
+}
+
+void ReplayChecksums::StreamCrc::Add(std::span<const uint8_t> bytes) {
+  if (bytes.size() > kMaxClaim) {
+    Sum();
+    crc_ = Crc64(bytes, crc_);
+    bytes_ += bytes.size();
+    return;
+  }
+  std::memcpy(Claim(), bytes.data(), bytes.size());
+  Commit(bytes.size());
+}
+
+uint64_t ReplayChecksums::StreamCrc::Value() const {
+  return Crc64(std::span<const uint8_t>(pending_.data(), used_), crc_);
+}
+
+void ReplayChecksums::StreamCrc::Append(const StreamCrc& next) {
+  crc_ = Crc64Combine(Value(), next.Value(), next.bytes_);
+  used_ = 0;
+  bytes_ += next.bytes_;
+}
 
 void ReplayChecksums::Append(const ReplayChecksums& next) {
-  instruction_crc_ = Crc64Combine(InstructionCrc(), next.InstructionCrc(), next.instruction_bytes_);
-  pending_used_ = 0;
-  cat_crc_ = Crc64Combine(cat_crc_, next.cat_crc_, next.cat_bytes_);
-  instruction_bytes_ += next.instruction_bytes_;
-  cat_bytes_ += next.cat_bytes_;
+  instructions_.Append(next.instructions_);
+  cat_.Append(next.cat_);
   entries_ += next.entries_;
   records_ += next.records_;
   record_bytes_ += next.record_bytes_;
@@ -434,8 +451,8 @@ void ReplayChecksums::Fill(const replay::ReplaySummary& summary, Manifest& m) co
   m.trace_entries = entries_;
   m.records = records_;
   m.record_bytes = record_bytes_;
-  m.instruction_crc64 = InstructionCrc();
-  m.cat_crc64 = cat_crc_;
+  m.instruction_crc64 = instructions_.Value();
+  m.cat_crc64 = cat_.Value();
 }
 
 absl::Status CompareWithManifest(const Manifest& expected, const Manifest& got) {

@@ -70,17 +70,31 @@ class ReplayChecksums {
   void Append(const ReplayChecksums& next);
 
  private:
-  uint64_t entries_ = 0, records_ = 0, record_bytes_ = 0;
-  // The instruction stream's sum, with the entries still in `pending_`.
-  uint64_t InstructionCrc() const;
+  // The CRC-64 of a stream that comes a few bytes at a time, summed in blocks of 64 KiB: a call
+  // per entry would cost more than the sum.
+  class StreamCrc {
+   public:
+    static constexpr size_t kMaxClaim = 64;
+    // Room for up to kMaxClaim bytes; Commit(n) counts the first n of them.
+    uint8_t* Claim() { return pending_.data() + used_; }
+    void Commit(size_t n) {
+      used_ += n;
+      bytes_ += n;
+      if (used_ >= kBlock) Sum();
+    }
+    void Add(std::span<const uint8_t> bytes);
+    uint64_t Value() const;  // the sum of everything so far
+    void Append(const StreamCrc& next);
 
-  uint64_t instruction_crc_ = 0, cat_crc_ = 0;
-  uint64_t instruction_bytes_ = 0, cat_bytes_ = 0;  // the streams' lengths, for Append
-  // Instruction entries not yet in instruction_crc_: a few bytes each, summed in blocks of
-  // 64 KiB; the first pending_used_ bytes of pending_.
-  std::vector<uint8_t> pending_;
-  size_t pending_used_ = 0;
-  std::span<const uint8_t> Pending() const { return {pending_.data(), pending_used_}; }
+   private:
+    static constexpr size_t kBlock = 64 << 10;
+    void Sum();
+    std::vector<uint8_t> pending_ = std::vector<uint8_t>(kBlock + kMaxClaim);
+    size_t used_ = 0;  // bytes of pending_ not yet in crc_
+    uint64_t crc_ = 0, bytes_ = 0;
+  };
+  uint64_t entries_ = 0, records_ = 0, record_bytes_ = 0;
+  StreamCrc instructions_, cat_;
 };
 
 // The manifest's replay-derived fields against what a replay produced: OK, or one line naming
