@@ -107,8 +107,10 @@ std::array<char, champsim::kRecordBytes> Template(const Record& r) {
 
 // The dynamic part: the outcome, and loads and stores in their slots.
 void AddOutcome(const Record& r, char* out) {
-  constexpr int kIsBranch = 8, kTaken = 9, kStores = 16, kLoads = 32;
-  out[kTaken] = static_cast<char>(out[kIsBranch] != 0 && r.taken);
+  constexpr int kTaken = 9, kStores = 16, kLoads = 32;
+  // is_branch as Template sets it: reading it back from `out` right after the template's copy
+  // would stall on the copy's stores.
+  out[kTaken] = static_cast<char>(r.branch != BranchKind::kNone && r.taken);
   if (r.accesses.empty()) return;
   uint64_t loads[champsim::kSources], stores[champsim::kDestinations];
   int nload = 0, nstore = 0;
