@@ -20,7 +20,6 @@
 #include "cat_parser/record.h"
 #include "cat_parser/writer.h"
 #include "ims/ims.pb.h"
-#include "io/file.h"
 #include "replay/core_adapter.h"
 #include "replay/divergence.h"
 #include "traces/output.h"
