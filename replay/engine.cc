@@ -421,6 +421,21 @@ void Engine::EndCpuTransaction(const cat::BusRecord& r) {
 // ---- segments ----
 
 void Engine::Touch(uint64_t a, uint64_t n, bool read) {
+  // Most accesses lie in one word of the bitmap, touched before: one test of all their bits.
+  if (n < 64 && a % 64 + n <= 64) {
+    const uint64_t word = a / 64;
+    const uint64_t fresh = (((uint64_t{1} << n) - 1) << (a % 64)) & ~touched_[word];
+    if (fresh == 0) return;
+    touched_[word] |= fresh;
+    if (read) {
+      first_known_[word] |= fresh;
+      for (uint64_t m = fresh; m != 0; m &= m - 1) {
+        const uint64_t b = word * 64 + static_cast<uint64_t>(std::countr_zero(m));
+        first_[b] = ram_[b];
+      }
+    }
+    return;
+  }
   for (uint64_t b = a; b < a + n; ++b) {
     const uint64_t bit = uint64_t{1} << (b % 64);
     if (touched_[b / 64] & bit) continue;
