@@ -33,6 +33,33 @@ ABSL_FLAG(std::string, segment_dir, "",
           "piece must hold the records its segment's manifest counts and sums");
 
 namespace citcat::cli {
+
+std::string SegmentArchivePath(const std::string& dir, size_t k) {
+  return absl::StrFormat("%s/segment-%04d.citcat", dir, k);
+}
+
+absl::StatusOr<std::vector<std::string>> SegmentArchives(const std::string& dir) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(dir, error)) {
+    return absl::NotFoundError(absl::StrCat(dir, ": no such directory"));
+  }
+  size_t count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (absl::StartsWith(name, "segment-") && absl::EndsWith(name, ".citcat")) ++count;
+  }
+  if (error) return absl::InternalError(absl::StrCat(dir, ": ", error.message()));
+  std::vector<std::string> paths;
+  for (size_t k = 1; k <= count; ++k) {
+    paths.push_back(SegmentArchivePath(dir, k));
+    if (!std::filesystem::is_regular_file(paths.back(), error)) {
+      return absl::NotFoundError(absl::StrCat(dir, " holds ", count, " segment archives, but ",
+                                              paths.back(), " is missing"));
+    }
+  }
+  return paths;
+}
+
 namespace {
 
 // The segment number a piece's file name carries: the digits that end its stem (the name up to
@@ -101,23 +128,15 @@ absl::Status CheckOrder(const std::vector<std::string>& pieces) {
 
 // The segment archives in `dir`, in order; there must be exactly `count`.
 absl::StatusOr<std::vector<SegmentPiece>> ReadSegments(const std::string& dir, size_t count) {
-  std::error_code error;
-  if (!std::filesystem::is_directory(dir, error)) {
-    return absl::NotFoundError(absl::StrCat(dir, ": no such directory"));
-  }
-  size_t archives = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    const std::string name = entry.path().filename().string();
-    if (absl::StartsWith(name, "segment-") && absl::EndsWith(name, ".citcat")) ++archives;
-  }
-  if (error) return absl::InternalError(absl::StrCat(dir, ": ", error.message()));
-  if (archives != count) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(dir, " holds ", archives, " segments, but ", count, " pieces were given"));
+  absl::StatusOr<std::vector<std::string>> paths = SegmentArchives(dir);
+  if (!paths.ok()) return paths.status();
+  if (paths->size() != count) {
+    return absl::InvalidArgumentError(absl::StrCat(dir, " holds ", paths->size(), " segments, but ",
+                                                   count, " pieces were given"));
   }
   std::vector<SegmentPiece> segments;
   for (size_t k = 1; k <= count; ++k) {
-    const std::string path = absl::StrFormat("%s/segment-%04d.citcat", dir, k);
+    const std::string& path = (*paths)[k - 1];
     absl::StatusOr<archive::Archive> a = archive::Read(path);
     if (!a.ok()) return a.status();
     if (a->manifest.segment != k) {

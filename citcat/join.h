@@ -8,10 +8,17 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "archive/archive.h"
 #include "cat_parser/record.h"
 
 namespace citcat::cli {
+
+// Where citcat split puts segment k's archive (from 1) in `dir`: DIR/segment-000k.citcat.
+std::string SegmentArchivePath(const std::string& dir, size_t k);
+// The segment archives citcat split wrote into `dir`, in order, numbered from 1 with no gap (none
+// when it holds none).
+absl::StatusOr<std::vector<std::string>> SegmentArchives(const std::string& dir);
 
 // What a segment archive says its CAT piece holds.
 struct SegmentPiece {

@@ -17,7 +17,6 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "archive/archive.h"
 #include "cat_parser/reader.h"
@@ -401,30 +400,6 @@ absl::Status ReplayCut(const ims::InitialMachineState& ims, const aes::Schedule&
   return ReplaySegments(cut, manifest, settings, jobs, progress);
 }
 
-// The segment archives citcat split wrote into `dir`, in order: segment-0001.citcat, ...
-absl::StatusOr<std::vector<std::string>> SegmentArchives(const std::string& dir) {
-  std::error_code error;
-  size_t count = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    const std::string name = entry.path().filename().string();
-    if (absl::StartsWith(name, "segment-") && absl::EndsWith(name, ".citcat")) ++count;
-  }
-  if (error) return absl::NotFoundError(absl::StrCat(dir, ": ", error.message()));
-  if (count == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(dir, ": no segment archives (segment-0001.citcat, ... from citcat split)"));
-  }
-  std::vector<std::string> paths;
-  for (size_t k = 1; k <= count; ++k) {
-    paths.push_back(absl::StrFormat("%s/segment-%04d.citcat", dir, k));
-    if (!std::filesystem::is_regular_file(paths.back(), error)) {
-      return absl::NotFoundError(absl::StrCat(dir, " holds ", count, " segment archives, but ",
-                                              paths.back(), " is missing"));
-    }
-  }
-  return paths;
-}
-
 // Hands over the segment archives in order; each is read by the thread that replays it.
 SegmentFeed EachSegment(const std::vector<std::string>& paths) {
   return [&paths](const std::function<absl::Status(Piece)>& add) {
@@ -458,6 +433,10 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   if (from_archive && std::filesystem::is_directory(args[0], error)) {
     absl::StatusOr<std::vector<std::string>> paths = SegmentArchives(args[0]);
     if (!paths.ok()) return paths.status();
+    if (paths->empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          args[0], ": no segment archives (segment-0001.citcat, ... from citcat split)"));
+    }
     segments = *std::move(paths);
   }
   std::vector<std::string> inputs = {ims_path, aes_path, absl::GetFlag(FLAGS_kernel)};
@@ -475,11 +454,18 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   absl::StatusOr<aes::Schedule> schedule;
   std::optional<archive::Manifest> manifest;
   if (from_archive) {
-    // A directory's first segment stands for the whole in --format's settings.
     absl::StatusOr<archive::Archive> packed =
         archive::ReadForReplay(segments ? segments->front() : args[0]);
     if (!packed.ok()) return packed.status();
     if (absl::Status s = archive::UnpackIms(*packed, ims); !s.ok()) return s;
+    if (segments) {
+      // The first segment's IMS stands for the whole in --format's settings; each segment's
+      // schedule is read by the thread that replays it.
+      absl::StatusOr<TraceSettings> settings = ParseTraceSettings(ims);
+      if (!settings.ok()) return settings.status();
+      Progress progress("replay", 0, "records");
+      return ReplaySegments(EachSegment(*segments), std::nullopt, *settings, jobs, progress);
+    }
     schedule = archive::ScheduleOf(*packed);
     manifest = packed->manifest;
   } else {
@@ -491,10 +477,6 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
 
   absl::StatusOr<TraceSettings> settings = ParseTraceSettings(ims);
   if (!settings.ok()) return settings.status();
-  if (segments) {
-    Progress progress("replay", 0, "records");
-    return ReplaySegments(EachSegment(*segments), std::nullopt, *settings, jobs, progress);
-  }
   if (jobs > 1) return ReplayCut(ims, aes, manifest, *settings, jobs);
 
   replay::ReplayOptions options;

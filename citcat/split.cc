@@ -7,9 +7,9 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "archive/archive.h"
 #include "citcat/command.h"
+#include "citcat/join.h"
 #include "citcat/progress.h"
 #include "replay/replay.h"
 #include "systems/system.h"
@@ -72,7 +72,7 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
     a->manifest.segment = ++written;
     segment_instructions += a->manifest.instructions;
     progress.Update(segment_instructions);
-    const std::string path = absl::StrFormat("%s/segment-%04d.citcat", partial, written);
+    const std::string path = SegmentArchivePath(partial, written);
     absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(path);
     if (!out.ok()) return out.status();
     if (absl::Status st = archive::Write(*a, **out); !st.ok()) return st;

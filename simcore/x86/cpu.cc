@@ -458,10 +458,7 @@ void Cpu::Complete(const Predecoded& p) {
   if (eip_ + in.length - 1 > seg_[kCs].limit || eip_ + in.length - 1 < eip_) {
     return Raise(kVecGeneralProtection);
   }
-  if (observer_ != nullptr) {
-    uint8_t buffer[kMaxInstructionLength];
-    observer_->OnInstruction(*this, eip_, in, BytesOf(p, buffer));
-  }
+  if (observer_ != nullptr) Observe(eip_, p);
   next_eip_ = code32 ? eip_ + in.length : (eip_ + in.length) & 0xFFFF;
   jumped_ = false;
   repeat_ = false;

@@ -506,6 +506,11 @@ class Cpu {
   // The bytes of a predecoded instruction just fetched (`buffer` holds them when they span two
   // lines).
   std::span<const uint8_t> BytesOf(const Predecoded& p, uint8_t* buffer) const;
+  // Tells the observer of the instruction at `eip`, about to run.
+  void Observe(uint32_t eip, const Predecoded& p) {
+    uint8_t buffer[kMaxInstructionLength];
+    observer_->OnInstruction(*this, eip, p.in, BytesOf(p, buffer));
+  }
   FetchLine& FetchLineOf(uint32_t linear) {
     return fetch_lines_[(linear / Cache::kLineBytes) % kFetchLines];
   }

@@ -420,10 +420,7 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
     }
     if (p != nullptr && plain && p->form != Straight::kGeneric) {
       if (InLimit(cs, eip, *p)) {
-        if (observer_ != nullptr) {
-          uint8_t buffer[kMaxInstructionLength];
-          observer_->OnInstruction(*this, eip, p->in, BytesOf(*p, buffer));
-        }
+        if (observer_ != nullptr) Observe(eip, *p);
         const uint32_t next = p->code32 ? eip + p->in.length : (eip + p->in.length) & 0xFFFF;
         next_eip_ = next;
         jumped_ = false;
