@@ -983,8 +983,6 @@ bool Cpu::Execute(const Instruction& in) {
   return false;
 }
 
-// A software interrupt: the instruction completes (EIP after it) and the interrupt is taken;
-// delivery through the IDT is not modelled yet, so the core stops with it pending.
 // At an instruction boundary: an NMI, or INTR with IF set, is taken before the next instruction
 // (its return address is this one's EIP, so a REP instruction resumes with the count it has).
 bool Cpu::TakeExternalInterrupt() {

@@ -1,14 +1,14 @@
 // The Intel i486DX core: the architectural state, the memory path from a
-// segment offset through the on-chip cache to the bus, and the interpreter for the integer
-// instructions of 16- and 32-bit code. What is not modelled yet stops the core with a pending
-// fault instead of running wrongly: see docs/machines/i486-core.md, "Interpreter".
+// segment offset through the on-chip cache to the bus, and the interpreter for the instructions
+// of 16- and 32-bit code in every mode: see docs/machines/i486-core.md, "Interpreter".
 //
 // Invariants:
 // - The core knows no file format and no system: everything beyond the cache is simcore::Bus.
 // - Exceptions are control-flow state, never C++ throws: an instruction that faults leaves the
 //   registers as they were before it (the i486's faults are restartable) and sets exception().
 // - branch_count() counts every retired control transfer (taken or not: each Jcc, JMP, CALL,
-//   RET, LOOP, JCXZ retires one), the side band the bus monitor samples with each record.
+//   RET, LOOP, JCXZ, far transfer and IRET retires one) and every exception or interrupt entry:
+//   the side band the bus monitor samples with each record.
 #ifndef CITCAT_SIMCORE_X86_CPU_H_
 #define CITCAT_SIMCORE_X86_CPU_H_
 
@@ -62,7 +62,7 @@ struct Exception {
   uint32_t eip = 0;         // of the faulting instruction (of the next one for a trap)
   bool trap = false;        // a trap or software interrupt: the instruction completed
   bool shutdown = false;    // a fault while delivering a double fault: the processor stopped
-  bool unmodelled = false;  // not an i486 fault: an instruction this stretch does not model yet
+  bool unmodelled = false;  // not an i486 fault: a result the i486 leaves undefined (x87)
 };
 
 // A segment register with its hidden descriptor cache.
