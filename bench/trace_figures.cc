@@ -1,18 +1,21 @@
 // Instruction-trace output speed (docs/trace-formats.md): replay of one captured R4400 workload
 // writing each trace format to a file, against the same replay with no output, and against a
 // tracer built on Unicorn writing ChampSim records for the same compiled program
-// (unicorn_tracer.h), all in one run. Each row is measured two ways: as the `citcat replay`
-// command a user runs (a process: start, reading IMS and AES, replay, the file complete), and in
-// process (systems::Replay with the writer as its sink, Finish included). Each round runs every
-// row once, in turn; a row's figure is its best round (the machine is shared: a round that loses
-// the CPU is noise, not the code). See bench/README.md.
+// (unicorn_tracer.h), all in one run. A last row writes the ChampSim trace's bytes from memory, the
+// file system's share alone, which bounds what any ChampSim writer can reach here. Each row is
+// measured two ways: as the `citcat replay` command a user runs (a process: start, reading IMS and
+// AES, replay, the file complete), and in process (systems::Replay with the writer as its sink,
+// Finish included). Each round runs every row once, in turn; a row's figure is its best round (the
+// machine is shared: a round that loses the CPU is noise, not the code). See bench/README.md.
 //   build/bench/trace_figures [--workload=sort] [--seed=1] [--rounds=5] [--only=ROW,...]
 //                             [--null] [--keep]
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -48,6 +51,8 @@ struct Settings {
   bool keep = false;              // leave the last round's files
   bool null_output = false;  // write every trace to /dev/null (the cost without the file system)
   std::string unicorn_elf, unicorn_out;  // run only the peer, as its command
+  uint64_t write_bytes = 0;              // run only the file write, as its command
+  std::string write_out;
 };
 
 Settings Parse(int argc, char** argv) {
@@ -63,6 +68,8 @@ Settings Parse(int argc, char** argv) {
     if (a == "--null") s.null_output = true;
     if (a.rfind("--unicorn=", 0) == 0) s.unicorn_elf = value("--unicorn=");
     if (a.rfind("--unicorn-out=", 0) == 0) s.unicorn_out = value("--unicorn-out=");
+    if (a.rfind("--write-bytes=", 0) == 0) s.write_bytes = std::stoull(value("--write-bytes="));
+    if (a.rfind("--write-out=", 0) == 0) s.write_out = value("--write-out=");
   }
   return s;
 }
@@ -101,6 +108,20 @@ void SaveExtraction(const extract::Extraction& x, const std::string& dir) {
     if (absl::Status s = (*out)->Write(bytes); !s.ok()) Die(s);
     if (absl::Status s = (*out)->Commit(); !s.ok()) Die(s);
   }
+}
+
+// Writes `bytes` bytes to a new file at `path` from one buffer, 1 MiB per write(2), as the trace
+// writers' output thread does: what the file system takes to absorb a trace of that size.
+void WriteFile(const std::string& path, uint64_t bytes) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) Die(absl::InternalError("cannot create " + path));
+  std::vector<char> buffer(1 << 20, 'c');
+  for (uint64_t left = bytes; left > 0;) {
+    const ssize_t n = write(fd, buffer.data(), std::min<uint64_t>(left, buffer.size()));
+    if (n <= 0) Die(absl::InternalError("cannot write " + path));
+    left -= n;
+  }
+  if (close(fd) != 0) Die(absl::InternalError("cannot write " + path));
 }
 
 // Records looked at and dropped: the cost of the per-instruction path without a format.
@@ -187,7 +208,11 @@ struct Row {
   double target = 0;  // the least speed wanted, as a fraction of replay without output
   std::vector<Measure> in_process, as_command;
   uint64_t bytes = 0;  // of the trace
+  // The file write alone: writes as many bytes as this row's last trace (see LinkFileWrite).
+  const Row* bytes_of = nullptr;
 };
+
+constexpr char kFileWriteRow[] = "file write alone (champsim's bytes)";
 
 std::vector<Row> Rows(const extract::Extraction& x, const std::string& dir,
                       const std::string& workload, bench::UnicornTrace* peer_trace) {
@@ -258,7 +283,24 @@ std::vector<Row> Rows(const extract::Extraction& x, const std::string& dir,
       },
       std::vector<std::string>{std::filesystem::read_symlink("/proc/self/exe"), "--unicorn=" + elf,
                                "--unicorn-out=" + peer});
+  // Its run and command are made in each round, once the ChampSim row has written its trace.
+  rows.emplace_back(kFileWriteRow, dir + "/write", nullptr, std::vector<std::string>{});
   return rows;
+}
+
+// Ties the file write row to the ChampSim row, once the rows no longer move; drops it without one,
+// and when the traces go to /dev/null.
+void LinkFileWrite(std::vector<Row>& rows, bool null_output) {
+  const Row* champsim = nullptr;
+  for (const Row& row : rows) {
+    if (row.name == "champsim") champsim = &row;
+  }
+  std::erase_if(rows, [&](const Row& r) {
+    return r.name == kFileWriteRow && (champsim == nullptr || null_output);
+  });
+  for (Row& row : rows) {
+    if (row.name == kFileWriteRow) row.bytes_of = champsim;
+  }
 }
 
 // Removes a row's trace before a run (untimed: deleting a large file costs the file system as
@@ -271,6 +313,16 @@ void Clear(const Row& row) {
 }
 
 void RunRound(Row& row) {
+  if (row.bytes_of != nullptr) {
+    const uint64_t bytes = row.bytes_of->bytes;
+    const uint64_t instructions = row.bytes_of->in_process.back().instructions;
+    row.run = [path = row.path, bytes, instructions] {
+      WriteFile(path, bytes);
+      return instructions;  // so that its speed is the most the ChampSim row could reach
+    };
+    row.command = {std::filesystem::read_symlink("/proc/self/exe"),
+                   "--write-bytes=" + std::to_string(bytes), "--write-out=" + row.path};
+  }
   Clear(row);
   row.in_process.push_back(RunInProcess(row.run));
   std::error_code ignored;
@@ -330,14 +382,26 @@ void Print(const std::vector<Row>& rows, const Settings& settings,
                 Cells(command, base_command).c_str(), Cells(process, base_process).c_str(),
                 process->cpu_seconds, target.c_str());
   }
-  const Row *champsim = nullptr, *peer = nullptr;
+  const Row *champsim = nullptr, *peer = nullptr, *write = nullptr;
   for (const Row& row : rows) {
     if (row.name == "champsim") champsim = &row;
     if (row.name.rfind("Unicorn", 0) == 0) peer = &row;
+    if (row.bytes_of != nullptr) write = &row;
+  }
+  if (write != nullptr) {
+    std::printf(
+        "\nThe file system alone (the ChampSim trace's %.1f MB written from memory, as a command) "
+        "allows ChampSim at most %.1f%% of replay without output",
+        write->bytes_of->bytes / 1e6, 100 * Speed(*Best(write->as_command)) / Speed(*base_command));
+    if (peer != nullptr) {
+      std::printf(" and at most %.2f times the peer's speed",
+                  Best(peer->as_command)->seconds / Best(write->as_command)->seconds);
+    }
+    std::printf(".\n");
   }
   if (peer == nullptr) return;
   std::printf(
-      "\nThe peer ran the program's %.2f M user instructions (%llu system calls) and wrote "
+      "The peer ran the program's %.2f M user instructions (%llu system calls) and wrote "
       "%.2f M records.\n",
       peer_trace.instructions / 1e6, static_cast<unsigned long long>(peer_trace.syscalls),
       peer_trace.records / 1e6);
@@ -362,6 +426,10 @@ int RunPeer(const Settings& settings) {
 int main(int argc, char** argv) {
   const Settings settings = Parse(argc, argv);
   if (!settings.unicorn_elf.empty()) return RunPeer(settings);
+  if (!settings.write_out.empty()) {
+    WriteFile(settings.write_out, settings.write_bytes);
+    return 0;
+  }
   const std::string dir = std::filesystem::temp_directory_path() / "citcat-trace-figures";
   std::filesystem::remove_all(dir);  // what an earlier run left (its links to /dev/null too)
   std::filesystem::create_directories(dir);
@@ -372,9 +440,11 @@ int main(int argc, char** argv) {
   if (!settings.only.empty()) {
     const std::string base = rows[0].name;  // every ratio needs it
     std::erase_if(rows, [&](const Row& r) {
-      return r.name != base && !absl::c_linear_search(settings.only, r.name);
+      const std::string& name = r.name == kFileWriteRow ? "champsim" : r.name;  // goes with it
+      return name != base && !absl::c_linear_search(settings.only, name);
     });
   }
+  LinkFileWrite(rows, settings.null_output);
   for (const Row& row : rows) {
     if (settings.null_output && !row.path.empty()) {
       std::filesystem::create_symlink("/dev/null", row.path);
