@@ -214,6 +214,7 @@ absl::Status ReplayPiece(Piece& p, const TraceSettings& settings, std::optional<
     options.regenerated = regenerated.get();
   }
   if (version) p.checksums.Attach(options, p.segment.ims, *version);
+  if (manifest) options.max_instructions = manifest->instructions;
   // Counted for the progress display in batches: one shared counter touched per record would
   // pass its cache line between the threads.
   uint64_t records = 0;
@@ -386,6 +387,7 @@ absl::Status ReplayCut(const ims::InitialMachineState& ims, const aes::Schedule&
                           (instructions + kMaxSegmentInstructions - 1) / kMaxSegmentInstructions});
   const SegmentFeed cut = [&](const std::function<absl::Status(Piece)>& add) {
     replay::ReplayOptions cutting;
+    cutting.max_instructions = instructions;
     for (uint64_t k = 1; k < wanted; ++k) {
       cutting.cut_at_instructions.push_back(ims.start().instructions() + instructions * k / wanted);
     }
@@ -503,7 +505,10 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
     return absl::OkStatus();
   };
   archive::ReplayChecksums checksums;
-  if (manifest) checksums.Attach(options, ims, manifest->version);
+  if (manifest) {
+    checksums.Attach(options, ims, manifest->version);
+    options.max_instructions = manifest->instructions;
+  }
   absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(ims, aes, options);
   progress.Finish();
   if (!summary.ok()) return summary.status();  // the outputs are dropped, never left half-written

@@ -81,6 +81,7 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
   // The whole replay that cuts is checked against the archive's manifest too.
   archive::ReplayChecksums checksums;
   checksums.Attach(options, ims, whole->manifest.version);
+  options.max_instructions = whole->manifest.instructions;
   absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(ims, *aes, options);
   progress.Finish();
   absl::Status status = summary.status();

@@ -227,7 +227,7 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
     Diverge("the schedule has no end point (an empty or damaged AES)");
   }
   const bool end_at_bc = end_known_ && end_.at_branch_count();
-  while (!stopped()) {
+  while (!stopped() && !PastMaxInstructions()) {
     if (end_at_bc && core_->branch_count() >= end_bc &&
         cpu_transactions_ == end_.cpu_transactions()) {
       ended_ = true;  // where the next segment begins
@@ -242,7 +242,7 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
     if (bc < target) {
       // Big slices: the core stops by itself when the branch count reaches the target.
       core_->set_stop_branch_count(target);
-      core_->Run(kSlice);
+      core_->Run(Slice());
       if (cut_armed_ && !stopped() && core_->AtFlowBreak()) Cut();
     } else if (irq != nullptr && bc == irq->branch_count()) {
       const uint64_t before = events_->interrupts().taken();
@@ -265,6 +265,7 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
   }
   core_->set_stop_branch_count(~uint64_t{0});
   if (error_.ok() && !diverged()) FinishSchedule();
+  if (error_.ok() && !diverged()) PastMaxInstructions();
   // Bytes of the schedule that stopped parsing end a list early: that, not what it looked like.
   if (error_.ok() && !events_->status().ok()) error_ = events_->status();
   if (absl::Status s = core_->Finish(); !s.ok() && error_.ok()) error_ = s;
@@ -291,6 +292,22 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
   return s;
 }
 
+uint64_t Engine::Slice() const {
+  const uint64_t done = core_->retired() - ims_.start().instructions();
+  const uint64_t left = options_.max_instructions - std::min(done, options_.max_instructions);
+  return left < kSlice ? left + 1 : kSlice;
+}
+
+bool Engine::PastMaxInstructions() {
+  const uint64_t done = core_->retired() - ims_.start().instructions();
+  if (done <= options_.max_instructions) return false;
+  Diverge(absl::StrCat("the replay went past the ", options_.max_instructions,
+                       " instructions the manifest records (", done, " retired, ",
+                       end_.cat_records() - std::min(end_.cat_records(), records_),
+                       " of the schedule's records not regenerated)"));
+  return true;
+}
+
 // DMA after the last CPU transaction, then nothing of the schedule may be left over. The traced
 // machine may have run on past its last CPU transaction (an idle loop waiting for the disk)
 // before such a DMA: run the core on to the DMA's branch count. Any CPU transaction on the way
@@ -302,8 +319,9 @@ void Engine::FinishSchedule() {
     const aes::DmaTransfer d = Take(events_->dma(), *segment_.events.mutable_dma());
     if (d.branch_count() > core_->branch_count() && d.branch_count() <= end_bc) {
       core_->set_stop_branch_count(d.branch_count());
-      while (core_->branch_count() < d.branch_count() && !diverged() && error_.ok()) {
-        core_->Run(kSlice);
+      while (core_->branch_count() < d.branch_count() && !diverged() && error_.ok() &&
+             !PastMaxInstructions()) {
+        core_->Run(Slice());
       }
       core_->set_stop_branch_count(~uint64_t{0});
     }

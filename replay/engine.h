@@ -114,6 +114,10 @@ class Engine final : public simcore::Bus {
   void Diverge(uint64_t cat_record, const std::string& what);
   absl::Status DivergenceStatus() const;
   void FinishSchedule();
+  // Steps for the core's next run: kSlice, or fewer to stop just past options().max_instructions.
+  uint64_t Slice() const;
+  // Past options().max_instructions: a divergence, and true.
+  bool PastMaxInstructions();
   void BeginCpuTransaction(const cat::BusRecord& r);
   void EndCpuTransaction(const cat::BusRecord& r);
   void ApplyDma(const aes::DmaTransfer& d);

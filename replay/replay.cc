@@ -92,6 +92,7 @@ absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
   // The fast run does not look at single instructions; replay is deterministic, so a second run
   // that does reaches the same divergence and can name the instructions that led to it.
   ReplayOptions quiet;
+  quiet.max_instructions = options.max_instructions;  // else it may never reach the divergence
   auto again = std::make_unique<Engine>(ims, aes, quiet, header, /*observe=*/true);
   if (!again->Load(machine.make_core).ok()) return result;
   absl::StatusOr<ReplaySummary> second = again->Run();

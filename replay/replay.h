@@ -72,6 +72,10 @@ struct ReplayOptions {
   // replay and is returned. The first segment's IMS is the replay's own.
   std::vector<uint64_t> cut_at_instructions;
   std::function<absl::Status(Segment segment)> on_segment;
+  // The instructions the replay retires, when known beforehand (an archive's manifest records
+  // them): running past them is a divergence. Without it, an end point that lies (a damaged or
+  // hostile AES) would keep an idle loop spinning until its branch count came round.
+  uint64_t max_instructions = ~uint64_t{0};
 };
 
 struct ReplaySummary {

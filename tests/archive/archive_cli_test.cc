@@ -111,6 +111,48 @@ TEST_F(ArchiveCli, AnArchiveWhoseReplayDiffersFromItsManifestIsAnError) {
   EXPECT_FALSE(fs::exists(Path("tampered.cat")));
 }
 
+TEST_F(ArchiveCli, AnEndPointBeyondTheTraceStopsAtTheManifestsInstructions) {
+  // A sound container whose schedule ends a thousand times further on than the trace. The
+  // guest kernel's last act is to switch the machine off, and then it spins: without the
+  // manifest's instruction count, nothing would stop the replay before that far branch count.
+  ASSERT_EQ(
+      Run(absl::StrCat("capture --quiet --machine r4400 --workload int64 -o ", Path("int64.cat")))
+          .exit_code,
+      0);
+  ASSERT_EQ(
+      Run(absl::StrCat("extract --quiet ", Path("int64.cat"), " -o ", Path("int64"))).exit_code, 0);
+  ASSERT_EQ(
+      Run(absl::StrCat("pack --quiet ", Path("int64"), " -o ", Path("int64.citcat"))).exit_code, 0);
+  auto packed = archive::Read(Path("int64.citcat"));
+  ASSERT_TRUE(packed.ok()) << packed.status();
+  aes::EventSchedule schedule;
+  ASSERT_TRUE(schedule.ParseFromString(ReadFile(Path("int64/aes.pb"))));
+  aes::EndPoint& end = *schedule.mutable_end();
+  end.set_branch_count(end.branch_count() * 1000);
+  end.set_cat_records(end.cat_records() * 1000);
+  end.set_cpu_transactions(end.cpu_transactions() * 1000);
+  const std::string bytes = schedule.SerializeAsString();
+  packed->aes = aes::BytesInMemory(bytes, "aes.pb");
+  packed->manifest.aes_bytes = bytes.size();
+  auto out = io::OutputFile::Create(Path("endless.citcat"));
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE(archive::Write(*packed, **out).ok());
+  ASSERT_TRUE((*out)->Commit().ok());
+  const std::string past = absl::StrCat("went past the ", packed->manifest.instructions,
+                                        " instructions the manifest records");
+  for (const char* jobs : {"1", "2"}) {
+    Result r = Run(absl::StrCat("replay --quiet --jobs ", jobs, " ", Path("endless.citcat"), " -o ",
+                                Path("endless.txt")));
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr(past));
+    EXPECT_FALSE(fs::exists(Path("endless.txt")));
+  }
+  Result r = Run(absl::StrCat("split --quiet ", Path("endless.citcat"), " --segments 2 -o ",
+                              Path("endless-segments")));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(past));
+}
+
 TEST_F(ArchiveCli, AVersionOneArchiveStillReplaysAndUnpacksAndPacksAgainAsVersionTwo) {
   const std::string v1 = CITCAT_ARCHIVE_DATA "/int64-v1.citcat";
   Result r = Run(absl::StrCat("replay ", v1, " -o ", Path("v1.txt")));

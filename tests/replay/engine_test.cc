@@ -462,6 +462,31 @@ TEST_F(EngineTest, FewerRecordsThanTheEndPointSays) {
   EXPECT_THAT(Divergence(12), HasSubstr("the schedule has 10 records, replay regenerated 9"));
 }
 
+TEST_F(EngineTest, AnInstructionBoundStopsACoreThatNeverReachesTheEndPoint) {
+  CleanSchedule();
+  // One CPU transaction more than the script makes, and an end point far away: the core idles
+  // on past its script and nothing else would stop it before the branch count came round.
+  aes_.mutable_end()->set_cpu_transactions(9);
+  aes_.mutable_end()->set_branch_count(uint64_t{1} << 50);
+  options_.max_instructions = 1000;
+  absl::StatusOr<ReplaySummary> s = Run();
+  ASSERT_TRUE(absl::IsAborted(s.status())) << s.status();
+  EXPECT_THAT(s.status().message(),
+              HasSubstr("went past the 1000 instructions the manifest records (1001 retired"));
+}
+
+TEST_F(EngineTest, AnInstructionBoundIsReachedExactlyByACleanRun) {
+  CleanSchedule();
+  absl::StatusOr<ReplaySummary> free = Run();
+  ASSERT_TRUE(free.ok()) << free.status();
+  options_.max_instructions = free->instructions;
+  absl::StatusOr<ReplaySummary> bounded = Run();
+  ASSERT_TRUE(bounded.ok()) << bounded.status();
+  EXPECT_EQ(bounded->instructions, free->instructions);
+  options_.max_instructions = free->instructions - 1;
+  EXPECT_TRUE(absl::IsAborted(Run().status()));
+}
+
 TEST_F(EngineTest, AFillOutsideMainMemory) {
   CleanSchedule();
   script_[0].address = kMemory;
