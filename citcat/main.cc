@@ -16,6 +16,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "citcat/command.h"
+#if __has_include(<google/protobuf/stubs/logging.h>)
+#include <google/protobuf/stubs/logging.h>
+#endif
 #include "citcat/version.h"
 #include "io/cleanup.h"
 #include "io/file.h"
@@ -277,6 +280,11 @@ int Main(int argc, char** argv) {
       absl::ParseCommandLine(static_cast<int>(args.size()), args.data());
   std::vector<std::string> operands(positional.begin() + 1, positional.end());
   io::RemoveTemporariesOnSignal(absl::StrCat("citcat ", current->name));
+#if __has_include(<google/protobuf/stubs/logging.h>)
+  // Protocol Buffers would print why a message did not parse on a line of its own; the command's
+  // error already says what and where, in one line.
+  google::protobuf::SetLogHandler(nullptr);
+#endif
   absl::Status status;
   {
     // Every output of the command appears together, or none does.

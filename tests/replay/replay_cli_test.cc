@@ -11,6 +11,7 @@
 #include "cat_parser/writer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ims/ims.pb.h"
 #include "tests/replay/guest_cli_fixture.h"
 #include "tests/support/run_citcat.h"
 
@@ -129,6 +130,16 @@ TEST_F(ReplayCli, BadInputIsOneLine) {
   std::ofstream(Path("garbage.pb")) << "\xff\xff\xff\xff not protobuf";
   r = Run(absl::StrCat("replay --ims ", Path("garbage.pb"), " --aes ", Path("x/aes.pb")));
   EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("not a citcat.ims.InitialMachineState message"));
+  // A string field that is not UTF-8 fails the parse too, and Protocol Buffers' own account of
+  // why does not add a line of its own.
+  ims::InitialMachineState bad;
+  ASSERT_TRUE(bad.ParseFromString(ReadFile(Path("x/ims.pb"))));
+  bad.mutable_description()->set_producer("\xff");
+  std::ofstream(Path("not-utf8.pb"), std::ios::binary) << bad.SerializePartialAsString();
+  r = Run(absl::StrCat("replay --ims ", Path("not-utf8.pb"), " --aes ", Path("x/aes.pb")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_THAT(r.err, HasSubstr("not a citcat.ims.InitialMachineState message"));
   r = Run("verify");
   EXPECT_EQ(r.exit_code, 2);
