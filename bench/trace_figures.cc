@@ -395,7 +395,7 @@ void Print(const std::vector<Row>& rows, const Settings& settings,
         write->bytes_of->bytes / 1e6, 100 * Speed(*Best(write->as_command)) / Speed(*base_command));
     if (peer != nullptr) {
       std::printf(" and at most %.2f times the peer's speed",
-                  Best(peer->as_command)->seconds / Best(write->as_command)->seconds);
+                  Speed(*Best(write->as_command)) / Speed(*Best(peer->as_command)));
     }
     std::printf(".\n");
   }

@@ -16,12 +16,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "citcat/command.h"
-#if __has_include(<google/protobuf/stubs/logging.h>)
-#include <google/protobuf/stubs/logging.h>
-#endif
 #include "citcat/version.h"
 #include "io/cleanup.h"
 #include "io/file.h"
+#if __has_include(<google/protobuf/stubs/logging.h>)
+#include <google/protobuf/stubs/logging.h>  // the log handler of Protocol Buffers 3.x
+#endif
 
 namespace citcat::cli {
 namespace {

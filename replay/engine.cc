@@ -280,7 +280,7 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
   if (!error_.ok()) return error_;
   if (diverged()) return DivergenceStatus();
   ReplaySummary s;
-  s.instructions = core_->retired() - ims_.start().instructions();
+  s.instructions = Replayed();
   s.steps = core_->steps();
   s.records = records_;
   s.interrupts = events_->interrupts().taken();
@@ -293,13 +293,12 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
 }
 
 uint64_t Engine::Slice() const {
-  const uint64_t done = core_->retired() - ims_.start().instructions();
-  const uint64_t left = options_.max_instructions - std::min(done, options_.max_instructions);
+  const uint64_t left = options_.max_instructions - std::min(Replayed(), options_.max_instructions);
   return left < kSlice ? left + 1 : kSlice;
 }
 
 bool Engine::PastMaxInstructions() {
-  const uint64_t done = core_->retired() - ims_.start().instructions();
+  const uint64_t done = Replayed();
   if (done <= options_.max_instructions) return false;
   Diverge(absl::StrCat("the replay went past the ", options_.max_instructions,
                        " instructions the manifest records (", done, " retired, ",

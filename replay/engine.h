@@ -114,6 +114,8 @@ class Engine final : public simcore::Bus {
   void Diverge(uint64_t cat_record, const std::string& what);
   absl::Status DivergenceStatus() const;
   void FinishSchedule();
+  // Instructions retired since the IMS's start.
+  uint64_t Replayed() const { return core_->retired() - ims_.start().instructions(); }
   // Steps for the core's next run: kSlice, or fewer to stop just past options().max_instructions.
   uint64_t Slice() const;
   // Past options().max_instructions: a divergence, and true.

@@ -156,7 +156,8 @@ void I486Adapter::CheckStopped() {
                      Hex(e.eip)));
   } else if (e.unmodelled) {
     engine_.Diverge(absl::StrCat("the instruction at EIP ", Hex(e.eip),
-                                 " needs what the i486 core does not model yet"));
+                                 " has a result the i486 leaves undefined (the core does not "
+                                 "guess one)"));
   } else {
     engine_.Diverge(
         absl::StrCat("the core stopped with exception ", int{e.vector}, " at EIP ", Hex(e.eip)));

@@ -366,7 +366,7 @@ class Cpu {
     return {selector, uint32_t{selector} << 4, 0xFFFF, false, 0xF3};
   }
   bool ReturnToV86(uint32_t eip, uint32_t cs, uint32_t eflags, uint32_t sp);
-  void Unmodelled();  // stop: the current instruction needs what this core does not model yet
+  void Unmodelled();  // stop: the current instruction's result is undefined on the i486
   bool CodeAtCpl(uint16_t selector, const Descriptor& d);
   bool CheckSegment(int seg, uint32_t offset, int size, bool write);
   // CheckSegment's common case without the call: a usable expand-up segment of the right type,
