@@ -59,12 +59,16 @@ constexpr Command kCommands[] = {
      "(the asynchronous event schedule); see docs/ims-aes.md.",
      "citcat/extract.cc", RunExtract},
     {"replay", "re-execute a trace from its IMS and AES: instruction trace, regenerated CAT",
-     "citcat replay --ims DIR/ims.pb --aes DIR/aes.pb [-o TRACE.txt] [--cat REGENERATED.cat]\n\n"
+     "citcat replay --ims DIR/ims.pb --aes DIR/aes.pb [-o TRACE.txt] [--cat REGENERATED.cat]\n"
+     "       citcat replay TRACE.citcat [...]\n"
+     "       citcat replay SEGMENTS_DIR [...]\n\n"
      "Runs the processor from the initial machine state under the event schedule (no CAT\n"
      "needed) and writes a text instruction trace (-o) and the regenerated CAT (--cat). Any\n"
      "disagreement with the schedule stops it with the first divergence; see docs/replay.md.\n"
      "`citcat replay TRACE.citcat` replays an archive (citcat pack) instead and checks its\n"
-     "manifest's checksums at the end; see docs/archive-format.md.",
+     "manifest's checksums at the end; `citcat replay SEGMENTS_DIR` replays the segment\n"
+     "archives citcat split wrote there, in order, each checked against its own manifest, and\n"
+     "joins their outputs (with --jobs N, N segments at a time); see docs/archive-format.md.",
      "citcat/replay.cc", RunReplay, "citcat/kernel_flag.cc"},
     {"verify", "check that replay regenerates a CAT exactly",
      "citcat verify CAPTURE.cat [REGENERATED.cat]\n\n"
