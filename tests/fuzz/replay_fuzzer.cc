@@ -2,7 +2,8 @@
 // as one input (the IMS's length as 4 bytes little-endian, the IMS, then the AES) so that
 // mutations reach the fields of both uncompressed. Replay must end with a summary or an error,
 // never crash, hang or take memory the input does not justify. It is bounded as an archive's
-// manifest bounds it, by an instruction count.
+// manifest bounds it, by an instruction count. The input's length picks a trace format, or none,
+// so that the recorders and writers see what a mutated state makes the cores run.
 #include <google/protobuf/stubs/logging.h>
 
 #include <cstddef>
@@ -13,6 +14,18 @@
 #include "ims/ims.pb.h"
 #include "replay/replay.h"
 #include "systems/system.h"
+#include "traces/output.h"
+#include "traces/writers.h"
+
+namespace {
+
+class Discard final : public citcat::traces::ByteOutput {
+ public:
+  absl::Status Write(absl::string_view) override { return absl::OkStatus(); }
+  absl::Status Close() override { return absl::OkStatus(); }
+};
+
+}  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   google::protobuf::SetLogHandler(nullptr);  // a log line for every string that is not UTF-8
@@ -32,6 +45,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   replay::ReplayOptions options;
   options.max_instructions = 100'000;
-  (void)systems::Replay(ims, aes::Schedule(aes), options);
+  constexpr int kFormats = static_cast<int>(traces::Format::kIdtraceExec) + 1;
+  std::unique_ptr<traces::TraceSink> sink;
+  if (const int f = static_cast<int>(size % (kFormats + 1)); f < kFormats) {
+    sink = traces::NewWriter(static_cast<traces::Format>(f), std::make_unique<Discard>());
+    options.sink = sink.get();
+  }
+  if (systems::Replay(ims, aes::Schedule(aes), options).ok() && sink) (void)sink->Finish();
   return 0;
 }
