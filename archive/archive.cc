@@ -455,6 +455,19 @@ void ReplayChecksums::Fill(const replay::ReplaySummary& summary, Manifest& m) co
   m.cat_crc64 = cat_.Value();
 }
 
+void ReplayChecksums::Attach(replay::ReplayOptions& options, const ims::InitialMachineState& ims,
+                             const Manifest& manifest) {
+  Attach(options, ims, manifest.version);
+  options.max_instructions = manifest.instructions;
+}
+
+absl::Status ReplayChecksums::Check(const replay::ReplaySummary& summary,
+                                    const Manifest& manifest) const {
+  Manifest replayed;
+  Fill(summary, replayed);
+  return CompareWithManifest(manifest, replayed);
+}
+
 absl::Status CompareWithManifest(const Manifest& expected, const Manifest& got) {
   std::string diffs;
   auto check = [&diffs](const char* key, uint64_t want, uint64_t have, bool hex) {
@@ -871,6 +884,16 @@ absl::StatusOr<aes::Schedule> ScheduleOf(const Archive& a) {
     return absl::InvalidArgumentError("the archive's AES section is not an AES message");
   }
   return s;
+}
+
+absl::StatusOr<ReplayInput> OpenForReplay(const std::string& path) {
+  absl::StatusOr<Archive> packed = ReadForReplay(path);
+  if (!packed.ok()) return packed.status();
+  ims::InitialMachineState ims;
+  if (absl::Status s = UnpackIms(*packed, ims); !s.ok()) return s;
+  absl::StatusOr<aes::Schedule> schedule = ScheduleOf(*packed);
+  if (!schedule.ok()) return schedule.status();
+  return ReplayInput{packed->manifest, std::move(ims), *std::move(schedule)};
 }
 
 bool LooksLikeArchive(const std::string& path) {

@@ -63,8 +63,14 @@ class ReplayChecksums {
  public:
   void Attach(replay::ReplayOptions& options, const ims::InitialMachineState& ims,
               int version = kFormatVersion);
+  // For a replay that `manifest` describes: Attach at its version, and the replay bounded by its
+  // instruction count (past it nothing can match, and an end point that lies would keep it going).
+  void Attach(replay::ReplayOptions& options, const ims::InitialMachineState& ims,
+              const Manifest& manifest);
   // The replay-derived fields of a manifest, once the replay has finished.
   void Fill(const replay::ReplaySummary& summary, Manifest& manifest) const;
+  // Fill, compared with `manifest` (CompareWithManifest).
+  absl::Status Check(const replay::ReplaySummary& summary, const Manifest& manifest) const;
   // Adds the sums of the replay that went on where this one ended (the next segment): as if
   // one replay had computed both.
   void Append(const ReplayChecksums& next);
@@ -133,6 +139,15 @@ absl::StatusOr<Archive> ReadForReplay(const std::string& path);
 absl::StatusOr<aes::Schedule> ScheduleOf(const Archive& archive);
 // Unpack's checks and the IMS alone.
 absl::Status UnpackIms(const Archive& archive, ims::InitialMachineState& state);
+
+// What a replay of the archive at `path` needs (ReadForReplay, UnpackIms and ScheduleOf): the
+// schedule stays in the file and is read as replay goes.
+struct ReplayInput {
+  Manifest manifest;
+  ims::InitialMachineState ims;
+  aes::Schedule schedule;
+};
+absl::StatusOr<ReplayInput> OpenForReplay(const std::string& path);
 
 // Whether the file starts with the archive magic (to tell archives from CATs); false for "-".
 bool LooksLikeArchive(const std::string& path);

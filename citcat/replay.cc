@@ -186,14 +186,11 @@ absl::Status ReplayPiece(Piece& p, const TraceSettings& settings, std::optional<
   std::optional<aes::Schedule> schedule;
   std::optional<archive::Manifest> manifest;
   if (!p.archive.empty()) {
-    absl::StatusOr<archive::Archive> packed = archive::ReadForReplay(p.archive);
+    absl::StatusOr<archive::ReplayInput> packed = archive::OpenForReplay(p.archive);
     if (!packed.ok()) return packed.status();
-    if (absl::Status s = archive::UnpackIms(*packed, p.segment.ims); !s.ok()) return s;
-    absl::StatusOr<aes::Schedule> read = archive::ScheduleOf(*packed);
-    if (!read.ok()) return read.status();
-    schedule = *std::move(read);
-    manifest = packed->manifest;
-    version = manifest->version;
+    p.segment.ims = std::move(packed->ims);
+    schedule = std::move(packed->schedule);
+    manifest = std::move(packed->manifest);
   } else {
     schedule = aes::Schedule(p.segment.aes);
   }
@@ -213,8 +210,11 @@ absl::Status ReplayPiece(Piece& p, const TraceSettings& settings, std::optional<
     regenerated = *std::move(writer);
     options.regenerated = regenerated.get();
   }
-  if (version) p.checksums.Attach(options, p.segment.ims, *version);
-  if (manifest) options.max_instructions = manifest->instructions;
+  if (manifest) {
+    p.checksums.Attach(options, p.segment.ims, *manifest);
+  } else if (version) {
+    p.checksums.Attach(options, p.segment.ims, *version);
+  }
   // Counted for the progress display in batches: one shared counter touched per record would
   // pass its cache line between the threads.
   uint64_t records = 0;
@@ -228,9 +228,7 @@ absl::Status ReplayPiece(Piece& p, const TraceSettings& settings, std::optional<
   if (!summary.ok()) return summary.status();
   p.summary = *summary;
   if (manifest) {
-    archive::Manifest replayed;
-    p.checksums.Fill(p.summary, replayed);
-    if (absl::Status s = archive::CompareWithManifest(*manifest, replayed); !s.ok()) {
+    if (absl::Status s = p.checksums.Check(p.summary, *manifest); !s.ok()) {
       return absl::DataLossError(absl::StrCat(p.archive, ": ", s.message()));
     }
   }
@@ -349,11 +347,7 @@ absl::Status ReplaySegments(const SegmentFeed& feed, const std::optional<archive
     total.end_branch_count = p.summary.end_branch_count;
     checksums.Append(p.checksums);
   }
-  if (status.ok() && whole) {
-    archive::Manifest replayed;
-    checksums.Fill(total, replayed);
-    status = archive::CompareWithManifest(*whole, replayed);
-  }
+  if (status.ok() && whole) status = checksums.Check(total, *whole);
   if (status.ok() && joined) status = joined->Commit();
   // The CAT's pieces in order (citcat join's code), under the first piece's header.
   std::vector<std::string> cats;
@@ -455,21 +449,23 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   ims::InitialMachineState ims;
   absl::StatusOr<aes::Schedule> schedule;
   std::optional<archive::Manifest> manifest;
+  if (segments) {
+    // The first segment's IMS stands for the whole in --format's settings; each segment is read
+    // by the thread that replays it.
+    absl::StatusOr<archive::Archive> first = archive::ReadForReplay(segments->front());
+    if (!first.ok()) return first.status();
+    if (absl::Status s = archive::UnpackIms(*first, ims); !s.ok()) return s;
+    absl::StatusOr<TraceSettings> settings = ParseTraceSettings(ims);
+    if (!settings.ok()) return settings.status();
+    Progress progress("replay", 0, "records");
+    return ReplaySegments(EachSegment(*segments), std::nullopt, *settings, jobs, progress);
+  }
   if (from_archive) {
-    absl::StatusOr<archive::Archive> packed =
-        archive::ReadForReplay(segments ? segments->front() : args[0]);
+    absl::StatusOr<archive::ReplayInput> packed = archive::OpenForReplay(args[0]);
     if (!packed.ok()) return packed.status();
-    if (absl::Status s = archive::UnpackIms(*packed, ims); !s.ok()) return s;
-    if (segments) {
-      // The first segment's IMS stands for the whole in --format's settings; each segment's
-      // schedule is read by the thread that replays it.
-      absl::StatusOr<TraceSettings> settings = ParseTraceSettings(ims);
-      if (!settings.ok()) return settings.status();
-      Progress progress("replay", 0, "records");
-      return ReplaySegments(EachSegment(*segments), std::nullopt, *settings, jobs, progress);
-    }
-    schedule = archive::ScheduleOf(*packed);
-    manifest = packed->manifest;
+    ims = std::move(packed->ims);
+    schedule = std::move(packed->schedule);
+    manifest = std::move(packed->manifest);
   } else {
     if (absl::Status s = ReadMessage(ims_path, ims); !s.ok()) return s;
     schedule = aes::Schedule::Parse(aes::BytesInFile(aes_path));
@@ -505,17 +501,12 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
     return absl::OkStatus();
   };
   archive::ReplayChecksums checksums;
-  if (manifest) {
-    checksums.Attach(options, ims, manifest->version);
-    options.max_instructions = manifest->instructions;
-  }
+  if (manifest) checksums.Attach(options, ims, *manifest);
   absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(ims, aes, options);
   progress.Finish();
   if (!summary.ok()) return summary.status();  // the outputs are dropped, never left half-written
   if (manifest) {
-    archive::Manifest replayed;
-    checksums.Fill(*summary, replayed);
-    if (absl::Status s = archive::CompareWithManifest(*manifest, replayed); !s.ok()) return s;
+    if (absl::Status s = checksums.Check(*summary, *manifest); !s.ok()) return s;
   }
   if (absl::Status s = trace.Finish(); !s.ok()) return s;
   if (regenerated) {

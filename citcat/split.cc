@@ -32,12 +32,9 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
     return absl::AlreadyExistsError(absl::StrCat(dir, ": exists; split writes a new directory"));
   }
   // The schedule is read from the archive as the cutting replay uses it.
-  absl::StatusOr<archive::Archive> whole = archive::ReadForReplay(args[0]);
+  absl::StatusOr<archive::ReplayInput> whole = archive::OpenForReplay(args[0]);
   if (!whole.ok()) return whole.status();
-  ims::InitialMachineState ims;
-  if (absl::Status s = archive::UnpackIms(*whole, ims); !s.ok()) return s;
-  absl::StatusOr<aes::Schedule> aes = archive::ScheduleOf(*whole);
-  if (!aes.ok()) return aes.status();
+  const ims::InitialMachineState& ims = whole->ims;
   const uint64_t instructions = whole->manifest.instructions;
   if (segments > instructions || (segments > 0 && instructions / segments == 0)) {
     return absl::InvalidArgumentError(
@@ -80,16 +77,11 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
   };
   // The whole replay that cuts is checked against the archive's manifest too.
   archive::ReplayChecksums checksums;
-  checksums.Attach(options, ims, whole->manifest.version);
-  options.max_instructions = whole->manifest.instructions;
-  absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(ims, *aes, options);
+  checksums.Attach(options, ims, whole->manifest);
+  absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(ims, whole->schedule, options);
   progress.Finish();
   absl::Status status = summary.status();
-  if (status.ok()) {
-    archive::Manifest replayed;
-    checksums.Fill(*summary, replayed);
-    status = archive::CompareWithManifest(whole->manifest, replayed);
-  }
+  if (status.ok()) status = checksums.Check(*summary, whole->manifest);
   if (status.ok() && segment_instructions != instructions) {
     status = absl::InternalError(absl::StrCat("the segments hold ", segment_instructions,
                                               " instructions, the trace ", instructions));
