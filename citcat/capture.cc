@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "absl/algorithm/container.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "citcat/command.h"
 #include "citcat/progress.h"
@@ -133,6 +135,16 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
         absl::StrCat("the ", machine.name, " cannot be traced from reset yet (--rom)"));
   }
   request.workloads = absl::GetFlag(FLAGS_workload);
+  if (!request.workloads.empty() &&
+      absl::c_linear_search(absl::StrSplit(request.workloads, ','), "")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--workload '", request.workloads,
+                     "' has an empty name (names are separated by one comma)"));
+  }
+  if (absl::GetFlag(FLAGS_elf).empty() && !absl::GetFlag(FLAGS_cflags).empty()) {
+    return absl::InvalidArgumentError(
+        "--cflags is for the C files of --elf, and there is no --elf");
+  }
   if (std::string elf = absl::GetFlag(FLAGS_elf); !elf.empty()) {
     request.program.push_back(elf);
     request.program.insert(request.program.end(), args.begin(), args.end());

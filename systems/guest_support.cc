@@ -1,9 +1,13 @@
 #include "systems/guest_support.h"
 
+#include <spawn.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string_view>
 
@@ -15,16 +19,86 @@
 #include "guest/r4400/tools/disk_image.h"
 #include "io/file.h"
 
+extern char** environ;
+
 namespace citcat::systems {
 namespace {
 
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
+// Runs argv[0] with the arguments as they are (no shell sees them); the child writes to our
+// terminal. Fails when it cannot start or does not exit with 0.
+absl::Status Run(const std::vector<std::string>& argv) {
+  std::vector<char*> cargv;
+  for (const std::string& arg : argv) cargv.push_back(const_cast<char*>(arg.c_str()));
+  cargv.push_back(nullptr);
+  pid_t pid = 0;
+  if (int error = posix_spawnp(&pid, cargv[0], nullptr, nullptr, cargv.data(), environ);
+      error != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(argv[0], ": cannot run: ", std::strerror(error)));
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR)
+      return absl::InternalError(absl::StrCat(argv[0], ": ", std::strerror(errno)));
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(argv[0]);
+}
+
+// The SDK's option template, one word per option, with %SDK% in each word replaced by the
+// root (which may hold spaces: it is never split).
+void AppendTemplate(std::vector<std::string>& argv, const char* words, const std::string& root) {
+  for (absl::string_view word : absl::StrSplit(words, ' ', absl::SkipEmpty())) {
+    argv.push_back(absl::StrReplaceAll(word, {{"%SDK%", root}}));
+  }
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<std::string>> SplitWords(absl::string_view text) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (ch == ' ' || ch == '\t' || ch == '\n') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (ch == '\'') {
+      const size_t end = text.find('\'', i + 1);
+      if (end == absl::string_view::npos) {
+        return absl::InvalidArgumentError(absl::StrCat("'", text, "': a ' is not closed"));
+      }
+      absl::StrAppend(&word, text.substr(i + 1, end - i - 1));
+      i = end;
+    } else if (ch == '"') {
+      for (++i;; ++i) {
+        if (i == text.size()) {
+          return absl::InvalidArgumentError(absl::StrCat("'", text, "': a \" is not closed"));
+        }
+        if (text[i] == '"') break;
+        // Inside double quotes a backslash keeps only \ and " literal, as in the shell.
+        if (text[i] == '\\' && i + 1 < text.size() && (text[i + 1] == '"' || text[i + 1] == '\\')) {
+          ++i;
+        }
+        word += text[i];
+      }
+    } else if (ch == '\\') {
+      if (i + 1 == text.size()) {
+        return absl::InvalidArgumentError(absl::StrCat("'", text, "': ends with a \\"));
+      }
+      word += text[++i];
+    } else {
+      word += ch;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
 
 ScratchDir::ScratchDir(const std::string& file) {
   std::string pattern = (std::filesystem::temp_directory_path() / "citcat-XXXXXX").string();
@@ -64,13 +138,18 @@ absl::Status BuildWithSdk(const Sdk& sdk, const std::vector<std::string>& source
                                                       sdk.title,
                                                       " cross compiler; give a built ELF"));
   }
-  const std::string root = ShellQuote(GuestFile(sdk.root, sdk.machine, "sdk"));
-  std::string command =
-      absl::StrCat(sdk.gcc, " ", absl::StrReplaceAll(sdk.build, {{"%SDK%", root}}), " ", cflags);
-  for (const std::string& source : sources) absl::StrAppend(&command, " ", ShellQuote(source));
-  absl::StrAppend(&command, " ", absl::StrReplaceAll(sdk.libs, {{"%SDK%", root}}), " -o ",
-                  ShellQuote(elf));
-  if (std::system(command.c_str()) != 0) {
+  absl::StatusOr<std::vector<std::string>> options = SplitWords(cflags);
+  if (!options.ok())
+    return absl::InvalidArgumentError(absl::StrCat("--cflags ", options.status().message()));
+  const std::string root = GuestFile(sdk.root, sdk.machine, "sdk");
+  std::vector<std::string> argv = {sdk.gcc};
+  AppendTemplate(argv, sdk.build, root);
+  argv.insert(argv.end(), options->begin(), options->end());
+  argv.insert(argv.end(), sources.begin(), sources.end());
+  AppendTemplate(argv, sdk.libs, root);
+  argv.insert(argv.end(), {"-o", elf});
+  if (absl::Status s = Run(argv); !s.ok()) {
+    if (s.code() != absl::StatusCode::kInvalidArgument) return s;
     return absl::InvalidArgumentError(
         absl::StrCat(absl::StrJoin(sources, " "),
                      ": does not build against the guest SDK (compiler messages above)"));

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "io/cleanup.h"
 #include "machine/elf_loader.h"
 
@@ -43,8 +44,15 @@ struct Sdk {
   const char* libs;     // libraries, likewise
 };
 
-// Builds C (and assembly) files against the SDK into `elf`; the compiler's messages go to the
-// terminal, and a failure ends in one line.
+// Splits compiler options into words as a shell would, but with nothing expanded: blanks
+// separate words; '...' keeps everything literal; "..." too, but for \" and \\; a \ outside
+// quotes keeps the next character literal. $, `, *, ; and the like are ordinary characters.
+// An unclosed quote is an error.
+absl::StatusOr<std::vector<std::string>> SplitWords(absl::string_view text);
+
+// Builds C (and assembly) files against the SDK into `elf` by running the cross compiler
+// directly, with no shell in between (`cflags` split by SplitWords); the compiler's messages go
+// to the terminal, and a failure ends in one line.
 absl::Status BuildWithSdk(const Sdk& sdk, const std::vector<std::string>& sources,
                           const std::string& cflags, const std::string& elf);
 

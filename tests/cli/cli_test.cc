@@ -224,6 +224,41 @@ TEST_F(Cli, CaptureBuildsSeveralCFilesWithTheirOptions) {
   EXPECT_THAT(bare.err, HasSubstr("usage: citcat capture"));
 }
 
+// --cflags reaches the compiler as words, never through a shell: what a shell would run or
+// expand arrives literally (here as a macro the program prints).
+TEST_F(Cli, CaptureCflagsReachTheCompilerWithoutAShell) {
+  Write("say.c",
+        "#include <stdio.h>\n#define STR(x) #x\n#define XSTR(x) STR(x)\n"
+        "int main(void) { printf(\"[%s] [%s]\\n\", XSTR(MSG), GREETING); return 0; }\n");
+  const std::string payload =
+      absl::StrCat("$(touch${IFS}", Path("pwned"), ")`touch${IFS}", Path("pwned2"), "`;x>y|z");
+  // The outer single quotes are for the test's own shell; citcat sees what is inside them.
+  Result r = Run(absl::StrCat("capture --elf ", Path("say.c"), " --cflags '-DMSG=", payload,
+                              " \"-DGREETING=\\\"a *\\\"\"' -o ", Path("s")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(absl::StrCat("[", payload, "] [a *]\n")));
+  EXPECT_FALSE(std::filesystem::exists(Path("pwned")));
+  EXPECT_FALSE(std::filesystem::exists(Path("pwned2")));
+  Result open =
+      Run(absl::StrCat("capture --elf ", Path("say.c"), " --cflags '\"-O1' -o ", Path("t")));
+  EXPECT_EQ(open.exit_code, 1);
+  EXPECT_THAT(open.err, HasSubstr("is not closed"));
+  EXPECT_FALSE(std::filesystem::exists(Path("t")));
+}
+
+// Options that would be ignored are refused instead.
+TEST_F(Cli, CaptureRefusesOptionsItWouldIgnore) {
+  Result cflags = Run(absl::StrCat("capture --cflags -O1 -o ", Path("o")));
+  EXPECT_EQ(cflags.exit_code, 1);
+  EXPECT_THAT(cflags.err, HasSubstr("--cflags is for the C files of --elf"));
+  for (const char* list : {"sort,,hash", ",sort", "sort,"}) {
+    Result r = Run(absl::StrCat("capture --workload ", list, " -o ", Path("o")));
+    EXPECT_EQ(r.exit_code, 1) << list;
+    EXPECT_THAT(r.err, HasSubstr("has an empty name")) << list;
+  }
+  EXPECT_TRUE(Files().empty());
+}
+
 // Capture runs to the end unless --instructions caps it; then the summary and stats say so.
 TEST_F(Cli, CaptureSaysWhenACapCutTheRunShort) {
   Result r = Run(absl::StrCat("capture --workload sort --instructions 200000 -o ", Path("s")));

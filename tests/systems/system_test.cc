@@ -7,6 +7,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "systems/guest_support.h"
 #include "tests/cat_parser/cat_test_util.h"
 
 namespace citcat::systems {
@@ -26,8 +27,8 @@ TEST(Systems, EveryEntryIsFoundByItsNameItsCatMachineAndItsImsMachine) {
     EXPECT_EQ(s.replay.machine, s.ims_machine);
     EXPECT_EQ(s.make_contract()->machine(), s.ims_machine);
     EXPECT_THAT(Names(), HasSubstr(s.name));
-    EXPECT_TRUE(s.capture && s.replay.make_core && s.replay.header && s.replay.starts_after && s.replay.state_dump &&
-                s.kernel_address && s.hook_instructions);
+    EXPECT_TRUE(s.capture && s.replay.make_core && s.replay.header && s.replay.starts_after &&
+                s.replay.state_dump && s.kernel_address && s.hook_instructions);
   }
 }
 
@@ -43,6 +44,26 @@ TEST(Systems, AnImsOfNoSupportedMachineIsRefusedByReplay) {
   EXPECT_TRUE(absl::IsInvalidArgument(r.status()));
   EXPECT_THAT(r.status().message(), HasSubstr("names no machine this build supports"));
   EXPECT_FALSE(CatHeaderFor(ims).ok());
+}
+
+}  // namespace
+}  // namespace citcat::systems
+
+namespace citcat::systems {
+namespace {
+
+TEST(SplitWords, SplitsAsAShellWouldButExpandsNothing) {
+  using ::testing::ElementsAre;
+  EXPECT_THAT(*SplitWords("  -O1\t-DX=1 \n"), ElementsAre("-O1", "-DX=1"));
+  EXPECT_THAT(*SplitWords("-DS='a b' \"-DT=\\\"c\\\\\\$\\\"\" -DU=d\\ e"),
+              ElementsAre("-DS=a b", "-DT=\"c\\\\$\"", "-DU=d e"));
+  EXPECT_THAT(*SplitWords("$(id) `id` ; | & > * ~ $HOME"),
+              ElementsAre("$(id)", "`id`", ";", "|", "&", ">", "*", "~", "$HOME"));
+  EXPECT_THAT(*SplitWords("''"), ElementsAre(""));
+  EXPECT_THAT(*SplitWords(""), ElementsAre());
+  EXPECT_FALSE(SplitWords("-DX='a").ok());
+  EXPECT_FALSE(SplitWords("-DX=\"a").ok());
+  EXPECT_FALSE(SplitWords("-DX=\\").ok());
 }
 
 }  // namespace
