@@ -119,6 +119,15 @@ absl::Status I486Adapter::Load(const ims::InitialMachineState& ims) {
   // From reset the new core is the i486 after RESET, which replay has checked the IMS holds
   // (ReplayMachine::reset_state); only the machine's wiring is left.
   from_reset_ = ims.start().from_reset();
+  // Only a segment's start holds what the core had at a cut: the begin-of-trace driver flushes
+  // the TLB and the cache, reset empties them, and the count starts at 0 at both.
+  const ims::X86State& s = ims.x86();
+  if (!ims.start().segment() &&
+      (ims.start().instructions() != 0 || s.tlb_size() != 0 || s.cache().lines_size() != 0)) {
+    return InvalidReplayInput(
+        "the IMS holds retired instructions, TLB entries or cache lines, which only a segment's "
+        "start (start.segment) has");
+  }
   if (!from_reset_) {
     if (absl::Status s = LoadX86State(ims.x86(), cpu_); !s.ok()) {
       return InvalidReplayInput(s.message());
