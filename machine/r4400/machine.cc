@@ -72,6 +72,7 @@ struct R4400Machine::Impl : public simcore::Bus,
 
   // ---- simcore::Bus ----
   void Read(const cat::BusRecord& record, std::span<uint8_t> data) override {
+    CheckLine(record, data.size());
     uint64_t a = record.address;
     std::fill(data.begin(), data.end(), 0);
     if (a + data.size() <= ram.size()) {
@@ -87,6 +88,7 @@ struct R4400Machine::Impl : public simcore::Bus,
   }
 
   void Write(const cat::BusRecord& record) override {
+    CheckLine(record, record.data.size());
     uint64_t a = record.address;
     std::span<const uint8_t> d = record.data;
     if (a + d.size() <= ram.size()) {
@@ -128,6 +130,22 @@ struct R4400Machine::Impl : public simcore::Bus,
     refusal = absl::FailedPreconditionError(
         absl::StrCat("after ", cpu.retired(), " instructions, at 0x", absl::Hex(pc),
                      ": the program ", what, " (docs/replay.md, \"Traces from reset\")"));
+    cpu.RequestStop();
+  }
+
+  // A cache line comes from RAM or the ROM: there is nothing else on this machine to fill it
+  // from or write it back to. A real R4400 would take a bus error there, which the machine does
+  // not model, and no replay could place such a line, so the capture stops with an error.
+  void CheckLine(const cat::BusRecord& record, uint64_t size) {
+    const bool line =
+        record.kind == cat::RecordKind::kFill || record.kind == cat::RecordKind::kWriteBack;
+    const uint64_t a = record.address;
+    if (!line || a + size <= ram.size() || InRom(a, size) || !refusal.ok()) return;
+    refusal = absl::FailedPreconditionError(absl::StrCat(
+        "after ", cpu.retired(), " instructions, at 0x", absl::Hex(cpu.pc()), ": the program ",
+        record.kind == cat::RecordKind::kFill ? "filled" : "wrote back",
+        " a cache line at physical address 0x", absl::Hex(a), ", outside main memory (",
+        ram.size() >> 20, " MiB) and the ROM (the machine has no bus error to give it)"));
     cpu.RequestStop();
   }
 

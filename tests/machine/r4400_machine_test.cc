@@ -281,6 +281,27 @@ TEST(R4400MachineFromReset, RecordsFromTheFirstFetchAndTheRomKeepsItsBytes) {
   EXPECT_EQ(summary->bus_records, records.size());
 }
 
+// A store through kseg0 past the end of RAM needs a line there: the machine has none to give (a
+// real R4400 takes a bus error), so the capture stops with an error instead of writing a CAT
+// that extract would refuse.
+TEST(R4400MachineFromReset, ACacheLineOutsideMemoryStopsTheRun) {
+  R4400Options options;
+  options.from_reset = true;
+  auto machine = R4400Machine::Create(options);
+  ASSERT_TRUE(machine.ok());
+  const std::vector<uint32_t> program = {Lui(kT0, 0x8400), Sw(kZero, 0, kT0), Nop(), Nop()};
+  ASSERT_TRUE((*machine)->LoadRom(kRomBase, BigEndian(program)).ok());
+  const std::string path = ::testing::TempDir() + "/machine-line-outside.cat";
+  auto writer = cat::CatWriter::Create(path, (*machine)->Header());
+  ASSERT_TRUE(writer.ok());
+  auto summary = (*machine)->Run(writer->get(), 1000, 1000);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.status().message(),
+            "after 1 instructions, at 0xffffffffbfc00004: the program filled a cache line at "
+            "physical address 0x4000000, outside main memory (32 MiB) and the ROM (the machine "
+            "has no bus error to give it)");
+}
+
 TEST(R4400MachineFromReset, AnElfEntryElsewhereIsReachedByAJumpAtTheResetVector) {
   R4400Options options;
   options.from_reset = true;
