@@ -1,11 +1,18 @@
 #include "traces/output.h"
 
 #include <lzma.h>
+#include <zlib.h>
 #include <zstd.h>
+#ifdef CITCAT_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 
+#include <array>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -188,6 +195,92 @@ class ZstdOutput final : public ByteOutput {
   char buffer_[kChunk];
 };
 
+// gzip, the format every trace-driven simulator opens (ChampSim through gzip -dc). ISA-L's
+// igzip at level 1 where the build has it (several times zlib's speed), else zlib at level 1;
+// the header has no name and no time, so the same trace gives the same file.
+class GzipOutput final : public ByteOutput {
+ public:
+  explicit GzipOutput(std::unique_ptr<ByteOutput> out) : out_(std::move(out)) {}
+#ifdef CITCAT_HAVE_ISAL
+  absl::Status Init() {
+    isal_deflate_init(&stream_);
+    stream_.gzip_flag = IGZIP_GZIP;
+    stream_.level = 1;
+    level_buffer_.resize(ISAL_DEF_LVL1_DEFAULT);
+    stream_.level_buf = level_buffer_.data();
+    stream_.level_buf_size = level_buffer_.size();
+    return absl::OkStatus();
+  }
+#else
+  ~GzipOutput() override {
+    if (started_) deflateEnd(&stream_);
+  }
+  absl::Status Init() {
+    if (deflateInit2(&stream_, 1, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+      return absl::InternalError("cannot start the gzip compressor");
+    }
+    started_ = true;
+    return absl::OkStatus();
+  }
+#endif
+  absl::Status Write(absl::string_view bytes) override {
+    // The streams count in 32 bits.
+    for (size_t at = 0; at < bytes.size(); at += kPiece) {
+      if (absl::Status s = Run(bytes.substr(at, kPiece), false); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Close() override {
+    if (absl::Status s = Run({}, true); !s.ok()) return s;
+    return out_->Close();
+  }
+
+ private:
+  static constexpr size_t kPiece = size_t{1} << 30;
+
+  absl::Status Run(absl::string_view in, bool end) {
+    stream_.next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(in.data()));
+    stream_.avail_in = static_cast<uint32_t>(in.size());
+    for (;;) {
+      stream_.next_out = buffer_;
+      stream_.avail_out = sizeof buffer_;
+#ifdef CITCAT_HAVE_ISAL
+      stream_.end_of_stream = end;
+      const bool ok = isal_deflate(&stream_) == COMP_OK;
+      const bool finished = stream_.internal_state.state == ZSTATE_END;
+#else
+      const int r = deflate(&stream_, end ? Z_FINISH : Z_NO_FLUSH);
+      const bool ok = r == Z_OK || r == Z_STREAM_END || r == Z_BUF_ERROR;
+      const bool finished = r == Z_STREAM_END;
+#endif
+      if (!ok) return absl::InternalError("gzip compression failed");
+      const size_t n = sizeof buffer_ - stream_.avail_out;
+      if (n > 0) {
+        if (absl::Status s = out_->Write(absl::string_view(reinterpret_cast<char*>(buffer_), n));
+            !s.ok()) {
+          return s;
+        }
+      }
+      if (end ? finished : stream_.avail_in == 0 && stream_.avail_out != 0) {
+        return absl::OkStatus();
+      }
+    }
+  }
+
+  std::unique_ptr<ByteOutput> out_;
+#ifdef CITCAT_HAVE_ISAL
+  isal_zstream stream_;
+  std::vector<uint8_t> level_buffer_;
+#else
+  z_stream stream_ = {};
+  bool started_ = false;
+#endif
+  uint8_t buffer_[kChunk];
+};
+
+constexpr std::array<absl::string_view, 12> kForeignSuffixes = {
+    ".bz2", ".lz4", ".lzma", ".lz", ".lzo", ".Z", ".br", ".sz", ".7z", ".zip", ".tgz", ".tar"};
+
 }  // namespace
 
 int CompressionThreads() {
@@ -199,8 +292,41 @@ absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path) 
   return OpenOutput(path, CompressionThreads());
 }
 
+Compression CompressionOf(absl::string_view name) {
+  if (absl::EndsWith(name, ".xz")) return Compression::kXz;
+  if (absl::EndsWith(name, ".zst")) return Compression::kZstd;
+  if (absl::EndsWith(name, ".gz")) return Compression::kGzip;
+  return Compression::kNone;
+}
+
+absl::string_view SuffixOf(Compression compression) {
+  switch (compression) {
+    case Compression::kXz:
+      return ".xz";
+    case Compression::kZstd:
+      return ".zst";
+    case Compression::kGzip:
+      return ".gz";
+    case Compression::kNone:
+      break;
+  }
+  return "";
+}
+
+absl::Status CheckCompressionSuffix(absl::string_view name) {
+  for (absl::string_view suffix : kForeignSuffixes) {
+    if (absl::EndsWith(name, suffix)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ": citcat compresses traces as .gz, .xz or .zst, not as ", suffix,
+                       " (a plain file has none of these suffixes)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path,
                                                        int compression_threads, bool scratch) {
+  if (absl::Status s = CheckCompressionSuffix(path); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<io::OutputFile>> file =
       scratch ? io::OutputFile::CreateScratch(path) : io::OutputFile::Create(path);
   if (!file.ok()) return file.status();
@@ -210,143 +336,223 @@ absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path,
 absl::StatusOr<std::unique_ptr<ByteOutput>> EncodeInto(std::unique_ptr<ByteOutput> out,
                                                        absl::string_view name,
                                                        int compression_threads) {
-  if (absl::EndsWith(name, ".xz")) {
-    auto xz = std::make_unique<XzOutput>(std::move(out));
-    if (absl::Status s = xz->Init(compression_threads); !s.ok()) return s;
-    return xz;
-  }
-  if (absl::EndsWith(name, ".zst")) {
-    auto zstd = std::make_unique<ZstdOutput>(std::move(out));
-    if (absl::Status s = zstd->Init(compression_threads); !s.ok()) return s;
-    return zstd;
+  if (absl::Status s = CheckCompressionSuffix(name); !s.ok()) return s;
+  switch (CompressionOf(name)) {
+    case Compression::kXz: {
+      auto xz = std::make_unique<XzOutput>(std::move(out));
+      if (absl::Status s = xz->Init(compression_threads); !s.ok()) return s;
+      return xz;
+    }
+    case Compression::kZstd: {
+      auto zstd = std::make_unique<ZstdOutput>(std::move(out));
+      if (absl::Status s = zstd->Init(compression_threads); !s.ok()) return s;
+      return zstd;
+    }
+    case Compression::kGzip: {
+      // One thread compresses while the trace's producer goes on.
+      auto gzip = std::make_unique<GzipOutput>(std::move(out));
+      if (absl::Status s = gzip->Init(); !s.ok()) return s;
+      return std::make_unique<ThreadedOutput>(std::move(gzip));
+    }
+    case Compression::kNone:
+      break;
   }
   return std::make_unique<ThreadedOutput>(std::move(out));
 }
 
+namespace {
+
+// A decompressor fed a file in pieces, handing on what it decompresses; `last`: the file's end,
+// where the data must be complete.
+class Decoder {
+ public:
+  using Consume = std::function<void(absl::string_view)>;
+  virtual ~Decoder() = default;
+  virtual absl::Status Feed(absl::string_view in, bool last, const Consume& consume) = 0;
+};
+
+class PlainDecoder final : public Decoder {
+ public:
+  absl::Status Feed(absl::string_view in, bool, const Consume& consume) override {
+    consume(in);
+    return absl::OkStatus();
+  }
+};
+
+// Concatenated streams (citcat replay --jobs writes one per segment) read as one, as xz -d
+// reads them.
+class XzDecoder final : public Decoder {
+ public:
+  explicit XzDecoder(std::string path) : path_(std::move(path)) {}
+  ~XzDecoder() override { lzma_end(&s_); }
+  absl::Status Feed(absl::string_view in, bool last, const Consume& consume) override {
+    if (!started_) {
+      if (lzma_stream_decoder(&s_, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+        return absl::InternalError("cannot start the xz decompressor");
+      }
+      started_ = true;
+    }
+    s_.next_in = reinterpret_cast<const uint8_t*>(in.data());
+    s_.avail_in = in.size();
+    for (;;) {
+      s_.next_out = buffer_;
+      s_.avail_out = sizeof buffer_;
+      const lzma_ret r = lzma_code(&s_, last ? LZMA_FINISH : LZMA_RUN);
+      consume(absl::string_view(reinterpret_cast<char*>(buffer_), sizeof buffer_ - s_.avail_out));
+      if (r == LZMA_STREAM_END) return absl::OkStatus();
+      if (r != LZMA_OK) {
+        return absl::DataLossError(absl::StrCat(path_, ": bad xz data at byte ", s_.total_in,
+                                                r == LZMA_BUF_ERROR ? " (cut short)" : ""));
+      }
+      if (!last && s_.avail_in == 0 && s_.avail_out != 0) return absl::OkStatus();
+    }
+  }
+
+ private:
+  std::string path_;
+  lzma_stream s_ = LZMA_STREAM_INIT;
+  bool started_ = false;
+  uint8_t buffer_[kChunk];
+};
+
+// Concatenated frames read as one.
+class ZstdDecoder final : public Decoder {
+ public:
+  explicit ZstdDecoder(std::string path) : path_(std::move(path)), d_(ZSTD_createDCtx()) {}
+  ~ZstdDecoder() override { ZSTD_freeDCtx(d_); }
+  absl::Status Feed(absl::string_view in, bool last, const Consume& consume) override {
+    ZSTD_inBuffer input = {in.data(), in.size(), 0};
+    // A full output buffer may leave more to flush without more input; with no input, the last
+    // piece has been flushed already (another call would start a new frame).
+    bool full = !in.empty();
+    while (input.pos < input.size || full) {
+      ZSTD_outBuffer out = {buffer_, sizeof buffer_, 0};
+      left_ = ZSTD_decompressStream(d_, &out, &input);
+      if (ZSTD_isError(left_)) {
+        return absl::DataLossError(absl::StrCat(path_, ": bad zstd data at or after byte ", offset_,
+                                                ": ", ZSTD_getErrorName(left_)));
+      }
+      consume(absl::string_view(buffer_, out.pos));
+      full = out.pos == out.size;
+    }
+    offset_ += in.size();
+    if (last && (offset_ == 0 || left_ != 0)) {
+      return absl::DataLossError(
+          absl::StrCat(path_, ": zstd data cut short (", offset_, " bytes)"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string path_;
+  ZSTD_DCtx* d_;
+  size_t left_ = 1;  // nothing read yet: not at the end of a frame
+  uint64_t offset_ = 0;
+  char buffer_[kChunk];
+};
+
+// zlib, the reference reader of gzip; concatenated members (one per segment of --jobs) read
+// as one, as gzip -d reads them.
+class GzipDecoder final : public Decoder {
+ public:
+  explicit GzipDecoder(std::string path) : path_(std::move(path)) {}
+  ~GzipDecoder() override {
+    if (started_) inflateEnd(&z_);
+  }
+  absl::Status Feed(absl::string_view in, bool last, const Consume& consume) override {
+    if (!started_) {
+      if (inflateInit2(&z_, 16 + MAX_WBITS) != Z_OK) {
+        return absl::InternalError("cannot start the gzip decompressor");
+      }
+      started_ = true;
+    }
+    z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    z_.avail_in = in.size();
+    while (z_.avail_in > 0 || (!member_ended_ && z_.avail_out == 0)) {
+      if (member_ended_) {
+        inflateReset(&z_);
+        member_ended_ = false;
+      }
+      z_.next_out = buffer_;
+      z_.avail_out = sizeof buffer_;
+      const int r = inflate(&z_, Z_NO_FLUSH);
+      consume(absl::string_view(reinterpret_cast<char*>(buffer_), sizeof buffer_ - z_.avail_out));
+      if (r == Z_STREAM_END) {
+        member_ended_ = true;
+        z_.avail_out = 1;  // nothing more to flush from this member
+      } else if (r == Z_BUF_ERROR && z_.avail_in == 0) {
+        break;
+      } else if (r != Z_OK) {
+        return absl::DataLossError(
+            absl::StrCat(path_, ": bad gzip data at byte ", offset_ + in.size() - z_.avail_in));
+      }
+    }
+    offset_ += in.size();
+    if (last && !member_ended_) {
+      return absl::DataLossError(
+          absl::StrCat(path_, ": gzip data cut short (", offset_, " bytes)"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string path_;
+  z_stream z_ = {};
+  bool started_ = false;
+  bool member_ended_ = false;
+  uint64_t offset_ = 0;
+  Bytef buffer_[kChunk];
+};
+
+// Decompresses `path` by its suffix, piece by piece; returns how many bytes it gave.
+absl::StatusOr<uint64_t> Decompress(const std::string& path, const Decoder::Consume& consume) {
+  absl::StatusOr<std::unique_ptr<io::InputFile>> in = io::InputFile::Open(path);
+  if (!in.ok()) return in.status();
+  std::unique_ptr<Decoder> decoder;
+  switch (CompressionOf(path)) {
+    case Compression::kNone:
+      decoder = std::make_unique<PlainDecoder>();
+      break;
+    case Compression::kXz:
+      decoder = std::make_unique<XzDecoder>(path);
+      break;
+    case Compression::kZstd:
+      decoder = std::make_unique<ZstdDecoder>(path);
+      break;
+    case Compression::kGzip:
+      decoder = std::make_unique<GzipDecoder>(path);
+      break;
+  }
+  uint64_t total = 0;
+  const Decoder::Consume count = [&](absl::string_view bytes) {
+    total += bytes.size();
+    consume(bytes);
+  };
+  std::vector<char> input(kChunk);
+  for (;;) {
+    absl::StatusOr<size_t> n =
+        (*in)->Read(std::span<uint8_t>(reinterpret_cast<uint8_t*>(input.data()), input.size()));
+    if (!n.ok()) return n.status();
+    if (absl::Status s = decoder->Feed(absl::string_view(input.data(), *n), *n == 0, count);
+        !s.ok()) {
+      return s;
+    }
+    if (*n == 0) return total;
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> ReadDecompressed(const std::string& path) {
-  absl::StatusOr<std::string> raw = io::ReadWholeFile(path, uint64_t{1} << 32);
-  if (!raw.ok()) return raw.status();
   std::string out;
-  if (absl::EndsWith(path, ".xz")) {
-    lzma_stream s = LZMA_STREAM_INIT;
-    // Concatenated streams (citcat replay --jobs writes one per segment) read as one, as xz -d
-    // reads them.
-    if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
-      return absl::InternalError("cannot start the xz decompressor");
-    }
-    s.next_in = reinterpret_cast<const uint8_t*>(raw->data());
-    s.avail_in = raw->size();
-    std::vector<uint8_t> buf(kChunk);
-    lzma_ret r;
-    do {
-      s.next_out = buf.data();
-      s.avail_out = buf.size();
-      r = lzma_code(&s, LZMA_FINISH);
-      out.append(reinterpret_cast<char*>(buf.data()), buf.size() - s.avail_out);
-    } while (r == LZMA_OK);
-    lzma_end(&s);
-    if (r != LZMA_STREAM_END) return absl::DataLossError(absl::StrCat(path, ": bad xz data"));
-    return out;
-  }
-  if (absl::EndsWith(path, ".zst")) {
-    ZSTD_DCtx* d = ZSTD_createDCtx();
-    ZSTD_inBuffer in = {raw->data(), raw->size(), 0};
-    std::vector<char> buf(kChunk);
-    size_t r = 0;
-    bool full = true;  // a full output buffer may leave more to flush without more input
-    while (in.pos < in.size || full) {
-      ZSTD_outBuffer o = {buf.data(), buf.size(), 0};
-      r = ZSTD_decompressStream(d, &o, &in);
-      if (ZSTD_isError(r)) break;
-      out.append(buf.data(), o.pos);
-      full = o.pos == o.size;
-    }
-    ZSTD_freeDCtx(d);
-    if (ZSTD_isError(r) || r != 0)
-      return absl::DataLossError(absl::StrCat(path, ": bad zstd data"));
-    return out;
-  }
-  return *std::move(raw);
+  absl::StatusOr<uint64_t> n =
+      Decompress(path, [&](absl::string_view bytes) { out.append(bytes.data(), bytes.size()); });
+  if (!n.ok()) return n.status();
+  return out;
 }
 
 absl::StatusOr<uint64_t> CheckCompressed(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<io::InputFile>> in = io::InputFile::Open(path);
-  if (!in.ok()) return in.status();
-  const bool xz = absl::EndsWith(path, ".xz"), zst = absl::EndsWith(path, ".zst");
-  std::vector<uint8_t> input(kChunk), output(kChunk);
-  uint64_t decompressed = 0;
-  if (!xz && !zst) {
-    for (;;) {
-      absl::StatusOr<size_t> n = (*in)->Read(input);
-      if (!n.ok()) return n.status();
-      if (*n == 0) return decompressed;
-      decompressed += *n;
-    }
-  }
-  if (xz) {
-    lzma_stream s = LZMA_STREAM_INIT;
-    if (lzma_stream_decoder(&s, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
-      return absl::InternalError("cannot start the xz decompressor");
-    }
-    lzma_ret r = LZMA_OK;
-    bool end_of_file = false;
-    while (r == LZMA_OK) {
-      if (s.avail_in == 0 && !end_of_file) {
-        absl::StatusOr<size_t> n = (*in)->Read(input);
-        if (!n.ok()) {
-          lzma_end(&s);
-          return n.status();
-        }
-        s.next_in = input.data();
-        s.avail_in = *n;
-        end_of_file = *n == 0;
-      }
-      s.next_out = output.data();
-      s.avail_out = output.size();
-      r = lzma_code(&s, end_of_file ? LZMA_FINISH : LZMA_RUN);
-      decompressed += output.size() - s.avail_out;
-    }
-    const uint64_t offset = s.total_in;
-    lzma_end(&s);
-    if (r != LZMA_STREAM_END) {
-      return absl::DataLossError(absl::StrCat(path, ": bad xz data at byte ", offset,
-                                              r == LZMA_BUF_ERROR ? " (cut short)" : ""));
-    }
-    return decompressed;
-  }
-  ZSTD_DCtx* d = ZSTD_createDCtx();
-  size_t r = 1;  // nothing read yet: not at the end of a frame
-  uint64_t offset = 0;
-  bool any = false;
-  for (;;) {
-    absl::StatusOr<size_t> n = (*in)->Read(input);
-    if (!n.ok()) {
-      ZSTD_freeDCtx(d);
-      return n.status();
-    }
-    if (*n == 0) break;
-    any = true;
-    ZSTD_inBuffer in_buffer = {input.data(), *n, 0};
-    bool full = true;
-    while (in_buffer.pos < in_buffer.size || full) {
-      ZSTD_outBuffer o = {output.data(), output.size(), 0};
-      r = ZSTD_decompressStream(d, &o, &in_buffer);
-      if (ZSTD_isError(r)) break;
-      decompressed += o.pos;
-      full = o.pos == o.size;
-    }
-    if (ZSTD_isError(r)) break;
-    offset += *n;
-  }
-  ZSTD_freeDCtx(d);
-  if (ZSTD_isError(r)) {
-    return absl::DataLossError(absl::StrCat(path, ": bad zstd data at or after byte ", offset, ": ",
-                                            ZSTD_getErrorName(r)));
-  }
-  if (!any || r != 0) {
-    return absl::DataLossError(absl::StrCat(path, ": zstd data cut short (", offset, " bytes)"));
-  }
-  return decompressed;
+  return Decompress(path, [](absl::string_view) {});
 }
 
 }  // namespace citcat::traces

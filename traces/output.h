@@ -23,12 +23,22 @@ class ByteOutput {
   virtual absl::Status Close() = 0;
 };
 
-// Compression by suffix: "x.xz" (liblzma, preset 3), "x.zst" (libzstd, level 3), else plain.
+// How a trace file is compressed, by the suffix of its name.
+enum class Compression { kNone, kXz, kZstd, kGzip };
+Compression CompressionOf(absl::string_view name);
+absl::string_view SuffixOf(Compression compression);  // ".xz", ".zst", ".gz" or ""
+// An InvalidArgument naming the file when its name ends in the suffix of a compression citcat
+// does not write (.bz2, .lz4, .zip, ...): never plain bytes under such a name.
+absl::Status CheckCompressionSuffix(absl::string_view name);
+
+// Compression by suffix: "x.xz" (liblzma, preset 3), "x.zst" (libzstd, level 3), "x.gz" (gzip
+// level 1: ISA-L's igzip, or zlib where the build has no ISA-L), else plain; another
+// compression's suffix is refused (CheckCompressionSuffix).
 // Compression runs on `compression_threads` threads of the compressor's own (liblzma's
 // multi-threaded encoder, zstd's workers); the file's bytes do not depend on how many from 1 up
 // (0: zstd on the calling thread, other bytes; xz takes it as 1). A plain file is written on a
-// thread of its own. `scratch`: a file the command reads back itself
-// (io::OutputFile::CreateScratch).
+// thread of its own, and so is gzip's one compressor. `scratch`: a file the command reads back
+// itself (io::OutputFile::CreateScratch).
 absl::StatusOr<std::unique_ptr<ByteOutput>> OpenOutput(const std::string& path,
                                                        int compression_threads,
                                                        bool scratch = false);
@@ -58,13 +68,13 @@ class StringOutput final : public ByteOutput {
 };
 
 // Decompresses a whole file written by OpenOutput (by the same suffix rule), for tests and tools
-// reading back small traces; concatenated xz streams and zstd frames read as one.
+// reading back small traces; concatenated xz streams, zstd frames and gzip members read as one.
 absl::StatusOr<std::string> ReadDecompressed(const std::string& path);
 
 // Whether `path` is complete compressed data by the same suffix rule: one or more whole xz
-// streams (each with its check) or zstd frames, read in pieces of 64 KiB, the decompressed bytes
-// thrown away. Returns how many bytes it decompresses to; a plain file's size. A file cut short
-// or damaged is a DataLoss naming it.
+// streams (each with its check), zstd frames or gzip members (zlib), read in pieces of 64 KiB, the
+// decompressed bytes thrown away. Returns how many bytes it decompresses to; a plain file's size. A
+// file cut short or damaged is a DataLoss naming it.
 absl::StatusOr<uint64_t> CheckCompressed(const std::string& path);
 
 }  // namespace citcat::traces
