@@ -46,11 +46,20 @@ absl::Status Run(const std::vector<std::string>& argv) {
 }
 
 // The SDK's option template, one word per option, with %SDK% in each word replaced by the
-// root (which may hold spaces: it is never split).
-void AppendTemplate(std::vector<std::string>& argv, const char* words, const std::string& root) {
+// root (which may hold spaces: it is never split). Each such word names a file or directory of
+// the SDK, which a build of citcat alone (scripts/demo) has not made.
+absl::Status AppendTemplate(std::vector<std::string>& argv, const Sdk& sdk, const char* words,
+                            const std::string& root) {
   for (absl::string_view word : absl::StrSplit(words, ' ', absl::SkipEmpty())) {
-    argv.push_back(absl::StrReplaceAll(word, {{"%SDK%", root}}));
+    std::string arg = absl::StrReplaceAll(word, {{"%SDK%", root}});
+    if (arg != word && !std::filesystem::exists(arg)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the ", sdk.machine, " guest SDK is not built (no ", arg,
+                       "): build it with cmake --build build, or give a built ELF"));
+    }
+    argv.push_back(std::move(arg));
   }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -143,10 +152,10 @@ absl::Status BuildWithSdk(const Sdk& sdk, const std::vector<std::string>& source
     return absl::InvalidArgumentError(absl::StrCat("--cflags ", options.status().message()));
   const std::string root = GuestFile(sdk.root, sdk.machine, "sdk");
   std::vector<std::string> argv = {sdk.gcc};
-  AppendTemplate(argv, sdk.build, root);
+  if (absl::Status s = AppendTemplate(argv, sdk, sdk.build, root); !s.ok()) return s;
   argv.insert(argv.end(), options->begin(), options->end());
   argv.insert(argv.end(), sources.begin(), sources.end());
-  AppendTemplate(argv, sdk.libs, root);
+  if (absl::Status s = AppendTemplate(argv, sdk, sdk.libs, root); !s.ok()) return s;
   argv.insert(argv.end(), {"-o", elf});
   if (absl::Status s = Run(argv); !s.ok()) {
     if (s.code() != absl::StatusCode::kInvalidArgument) return s;
