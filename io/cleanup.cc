@@ -42,6 +42,8 @@ void Append(char* line, size_t& n, size_t size, const char* text) {
 void OnSignal(int signal) {
   Remove(false);
   Remove(true);
+  // A reader that stopped early (`| head`): quiet, as any program in a pipeline.
+  if (signal == SIGPIPE) _exit(128 + signal);
   char line[256];
   size_t n = 0;
   if (clear_progress_line) Append(line, n, sizeof line, "\r\033[K");
@@ -66,7 +68,7 @@ void RemoveTemporariesOnSignal(const std::string& program) {
   struct sigaction action = {};
   action.sa_handler = OnSignal;
   sigfillset(&action.sa_mask);
-  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaction(signal, &action, nullptr);
 }
 
 SignalCleanup::SignalCleanup(const std::string& path, bool directory) {
@@ -102,7 +104,7 @@ void SignalCleanup::Release() {
 BlockSignals::BlockSignals() {
   sigset_t set;
   sigemptyset(&set);
-  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, signal);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) sigaddset(&set, signal);
   sigprocmask(SIG_BLOCK, &set, &old_);
 }
 

@@ -1,6 +1,8 @@
 // What an interrupted command leaves behind: nothing. Temporaries (an output not yet renamed into
 // place, a scratch directory) are registered here, and a SIGINT, SIGTERM or SIGHUP removes them,
-// prints one line and exits 128 + the signal number (130, 143, 129).
+// prints one line and exits 128 + the signal number (130, 143, 129); a SIGPIPE (the reader of
+// `-o -` or of a FIFO stopped) removes them and exits 141 without a word, as programs in a
+// pipeline do.
 #ifndef CITCAT_IO_CLEANUP_H_
 #define CITCAT_IO_CLEANUP_H_
 
@@ -32,7 +34,7 @@ class SignalCleanup {
   int slot_ = -1;
 };
 
-// Holds SIGINT, SIGTERM and SIGHUP back while it exists, so that a file can be created and
+// Holds SIGINT, SIGTERM, SIGHUP and SIGPIPE back while it exists, so that a file can be created and
 // registered as one step.
 class BlockSignals {
  public:
