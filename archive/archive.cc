@@ -19,6 +19,8 @@
 #include <optional>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -270,7 +272,9 @@ std::string Manifest::ToText() const {
   add("cat-crc64", Hex64(cat_crc64));
   add("ims-bytes", absl::StrCat(ims_bytes));
   add("aes-bytes", absl::StrCat(aes_bytes));
-  if (segment != 0) add("segment", absl::StrCat(segment));
+  if (segment != 0) {
+    add("segment", segments != 0 ? absl::StrCat(segment, " of ", segments) : absl::StrCat(segment));
+  }
   // One line: a producer never holds a line break that could start a key of its own.
   std::string p = producer;
   for (char& c : p) {
@@ -280,69 +284,121 @@ std::string Manifest::ToText() const {
   return s;
 }
 
+namespace {
+
+// A number as ToText writes it: decimal without leading zeros, or (`hex`) "0x" and 16 lower-case
+// hexadecimal digits. One spelling per value, so that a manifest has one text.
+bool ParseCanonical(absl::string_view text, bool hex, uint64_t& value) {
+  if (hex) {
+    if (!absl::ConsumePrefix(&text, "0x") || text.size() != 16) return false;
+    for (char c : text) {
+      if (!absl::ascii_isdigit(c) && (c < 'a' || c > 'f')) return false;
+    }
+    return absl::SimpleHexAtoi(text, &value);
+  }
+  if (text.empty() || text.size() > 20 || (text.size() > 1 && text[0] == '0')) return false;
+  for (char c : text) {
+    if (!absl::ascii_isdigit(c)) return false;
+  }
+  return absl::SimpleAtoi(text, &value);
+}
+
+}  // namespace
+
 absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
   std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
   absl::string_view first = lines[0];
   Manifest m;
-  if (!absl::ConsumePrefix(&first, kManifestFirstLine) || !absl::SimpleAtoi(first, &m.version) ||
-      first != absl::StrCat(m.version)) {
+  uint64_t version = 0;
+  if (!absl::ConsumePrefix(&first, kManifestFirstLine) || !ParseCanonical(first, false, version)) {
     return absl::InvalidArgumentError("the manifest does not start with its first line");
   }
-  if (m.version < kOldestVersion || m.version > kFormatVersion) {
-    return absl::InvalidArgumentError(absl::StrCat("the manifest's version ", m.version,
+  if (version < kOldestVersion || version > kFormatVersion) {
+    return absl::InvalidArgumentError(absl::StrCat("the manifest's version ", version,
                                                    " is not one this reader knows (",
                                                    kOldestVersion, " to ", kFormatVersion, ")"));
   }
+  m.version = static_cast<int>(version);
+  // Every line ends with a line break, the last one too: the text ends with an empty "line".
+  if (!lines.back().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("manifest line ", lines.size(), ": not ended by a line break"));
+  }
+  lines.pop_back();
   struct Field {
     const char* key;
     uint64_t* value;
+    bool hex;
     bool seen = false;
   };
-  Field fields[] = {{"instructions", &m.instructions},
-                    {"trace-entries", &m.trace_entries},
-                    {"start-branch-count", &m.start_branch_count},
-                    {"start-pc", &m.start_pc},
-                    {"end-branch-count", &m.end_branch_count},
-                    {"records", &m.records},
-                    {"record-bytes", &m.record_bytes},
-                    {"instruction-crc64", &m.instruction_crc64},
-                    {"cat-crc64", &m.cat_crc64},
-                    {"ims-bytes", &m.ims_bytes},
-                    {"aes-bytes", &m.aes_bytes}};
-  bool segment_seen = false;
-  bool machine_seen = false, producer_seen = false;
+  Field fields[] = {{"instructions", &m.instructions, false},
+                    {"trace-entries", &m.trace_entries, false},
+                    {"start-branch-count", &m.start_branch_count, false},
+                    {"start-pc", &m.start_pc, true},
+                    {"end-branch-count", &m.end_branch_count, false},
+                    {"records", &m.records, false},
+                    {"record-bytes", &m.record_bytes, false},
+                    {"instruction-crc64", &m.instruction_crc64, true},
+                    {"cat-crc64", &m.cat_crc64, true},
+                    {"ims-bytes", &m.ims_bytes, false},
+                    {"aes-bytes", &m.aes_bytes, false}};
+  bool segment_seen = false, machine_seen = false, producer_seen = false;
   for (size_t i = 1; i < lines.size(); ++i) {
-    absl::string_view line = lines[i];
-    if (line.empty()) continue;
-    std::pair<absl::string_view, absl::string_view> kv =
-        absl::StrSplit(line, absl::MaxSplits(' ', 1));
-    if (kv.first == "machine" || kv.first == "producer") {
-      bool& seen = kv.first == "machine" ? machine_seen : producer_seen;
-      if (seen) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("manifest line ", i + 1, ": repeated ", kv.first));
-      }
-      seen = true;
-      (kv.first == "machine" ? m.machine : m.producer) = std::string(kv.second);
+    const absl::string_view line = lines[i];
+    const auto bad = [i](absl::string_view what) {
+      return absl::InvalidArgumentError(absl::StrCat("manifest line ", i + 1, ": ", what));
+    };
+    if (absl::StrContains(line, '\r')) return bad("a carriage return (CRLF line ends?)");
+    // `key value`: a key of lower-case letters, digits and dashes, one space, the value.
+    const size_t space = line.find(' ');
+    const absl::string_view key = line.substr(0, space);
+    if (key.empty() || !std::all_of(key.begin(), key.end(), [](char c) {
+          return absl::ascii_islower(c) || absl::ascii_isdigit(c) || c == '-';
+        })) {
+      return bad(line.empty() ? absl::string_view("an empty line")
+                              : absl::string_view("not a key of lower-case letters, digits and "
+                                                  "dashes followed by one space and its value"));
+    }
+    if (space == absl::string_view::npos) return bad(absl::StrCat(key, " without a value"));
+    const absl::string_view value = line.substr(space + 1);
+    if (key == "producer") {  // free text, as the capture named itself (possibly empty)
+      if (producer_seen) return bad("repeated producer");
+      producer_seen = true;
+      m.producer = std::string(value);
       continue;
     }
-    if (kv.first == "segment") {
-      if (segment_seen || !absl::SimpleAtoi(kv.second, &m.segment) || m.segment == 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("manifest line ", i + 1, ": bad or repeated segment"));
+    if (value.empty() || value.front() == ' ' || value.back() == ' ') {
+      return bad(absl::StrCat(key, " with spaces around its value, or none"));
+    }
+    if (key == "machine") {
+      if (machine_seen) return bad("repeated machine");
+      machine_seen = true;
+      m.machine = std::string(value);
+      if (!ims::MachineFromName(m.machine)) {
+        return bad(absl::StrCat("the machine '", m.machine, "' is not one the IMS schema names"));
       }
+      continue;
+    }
+    if (key == "segment") {
+      // `segment K of N` (N from 1; older splits wrote `segment K`, their count unknown).
+      if (segment_seen) return bad("repeated segment");
       segment_seen = true;
+      const std::vector<absl::string_view> words = absl::StrSplit(value, ' ');
+      const bool ok = (words.size() == 1 || (words.size() == 3 && words[1] == "of" &&
+                                             ParseCanonical(words[2], false, m.segments))) &&
+                      ParseCanonical(words[0], false, m.segment) && m.segment >= 1 &&
+                      (words.size() == 1 || m.segment <= m.segments);
+      if (!ok) return bad("segment is not 'K of N' with 1 <= K <= N");
       continue;
     }
     // Keys this reader does not know come from a newer minor version: skipped.
     for (Field& f : fields) {
-      if (kv.first != f.key) continue;
-      absl::string_view v = kv.second;
-      bool ok = absl::ConsumePrefix(&v, "0x") ? absl::SimpleHexAtoi(v, f.value)
-                                              : absl::SimpleAtoi(v, f.value);
-      if (!ok || f.seen) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("manifest line ", i + 1, ": bad or repeated ", f.key));
+      if (key != f.key) continue;
+      if (f.seen) return bad(absl::StrCat("repeated ", f.key));
+      if (!ParseCanonical(value, f.hex, *f.value)) {
+        return bad(absl::StrCat(f.key, " is not ",
+                                f.hex ? "0x and 16 lower-case hexadecimal digits"
+                                      : "a decimal number without leading zeros"));
       }
       f.seen = true;
     }
@@ -350,10 +406,6 @@ absl::StatusOr<Manifest> Manifest::FromText(absl::string_view text) {
   if (!machine_seen) return absl::InvalidArgumentError("the manifest names no machine");
   for (const Field& f : fields) {
     if (!f.seen) return absl::InvalidArgumentError(absl::StrCat("the manifest has no ", f.key));
-  }
-  if (!ims::MachineFromName(m.machine)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the manifest's machine '", m.machine, "' is not one the IMS schema names"));
   }
   return m;
 }
@@ -519,6 +571,32 @@ absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
   return Pack(state, aes::BytesInMemory(schedule.SerializeAsString(), "the AES"));
 }
 
+namespace {
+
+// A manifest that names a segment's place must be a segment's (docs/archive-format.md,
+// "Segments"): every segment after the first starts at a cut (no state dump ahead of its
+// records), and every one before the last ends at one (at a branch count).
+absl::Status CheckSegmentPlace(const Manifest& m, const ims::StartPoint& start,
+                               const aes::EndPoint& end) {
+  if (m.segment == 0) return absl::OkStatus();
+  const std::string place =
+      m.segments != 0 ? absl::StrCat(m.segment, " of ", m.segments) : absl::StrCat(m.segment);
+  if (m.segment >= 2 && !start.segment()) {
+    return absl::InvalidArgumentError(absl::StrCat("the archive's manifest names segment ", place,
+                                                   ", but its IMS does not start at a cut"));
+  }
+  // Older splits did not say how many segments they cut; their first segment, of two or more,
+  // ends at a cut (one segment of one is no more than the whole).
+  const bool before_last = m.segments != 0 ? m.segment < m.segments : m.segment == 1;
+  if (before_last && !end.at_branch_count()) {
+    return absl::InvalidArgumentError(absl::StrCat("the archive's manifest names segment ", place,
+                                                   ", but its AES does not end at a cut"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status Unpack(const Archive& a, ims::InitialMachineState& state,
                     aes::EventSchedule& schedule) {
   if (absl::Status s = UnpackIms(a, state); !s.ok()) return s;
@@ -527,7 +605,7 @@ absl::Status Unpack(const Archive& a, ims::InitialMachineState& state,
   if (!schedule.ParseFromString(*bytes)) {
     return absl::InvalidArgumentError("the archive's AES section is not an AES message");
   }
-  return absl::OkStatus();
+  return CheckSegmentPlace(a.manifest, state.start(), schedule.end());
 }
 
 absl::Status UnpackIms(const Archive& a, ims::InitialMachineState& state) {
@@ -893,6 +971,9 @@ absl::StatusOr<ReplayInput> OpenForReplay(const std::string& path) {
   if (absl::Status s = UnpackIms(*packed, ims); !s.ok()) return s;
   absl::StatusOr<aes::Schedule> schedule = ScheduleOf(*packed);
   if (!schedule.ok()) return schedule.status();
+  if (absl::Status s = CheckSegmentPlace(packed->manifest, ims.start(), schedule->end()); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
+  }
   return ReplayInput{packed->manifest, std::move(ims), *std::move(schedule)};
 }
 

@@ -48,9 +48,11 @@ struct Manifest {
   uint64_t ims_bytes = 0;          // serialized sizes, uncompressed
   uint64_t aes_bytes = 0;
   std::string producer;  // of the capture, from the IMS
-  // A segment of a split trace (docs/archive-format.md, "Segments"): its place, from 1; 0 for a
-  // whole trace.
+  // A segment of a split trace (docs/archive-format.md, "Segments"): its place, from 1, and the
+  // number of segments of the split (0 in segments of older splits, which did not say); both 0
+  // for a whole trace.
   uint64_t segment = 0;
+  uint64_t segments = 0;
 
   std::string ToText() const;
   static absl::StatusOr<Manifest> FromText(absl::string_view text);

@@ -17,6 +17,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "archive/stats.h"
 #include "cat_parser/crc.h"
@@ -425,10 +426,12 @@ TEST_F(ArchiveTest, DecompressionBombsCostNeitherMemoryNorMuchTime) {
     }
   }
   ASSERT_LT(frame.size(), 64u << 10);
-  // The archive with that frame as its IMS (`manifest_ims_bytes` in its manifest) or manifest.
-  auto bomb = [&](const char* type, uint64_t manifest_ims_bytes) {
+  // The archive with that frame as its IMS (`manifest_ims_bytes` in its manifest) or manifest;
+  // `record_bytes` raises the bound the manifest's counts set to the IMS.
+  auto bomb = [&](const char* type, uint64_t manifest_ims_bytes, uint64_t record_bytes = 0) {
     Archive a = *archive_;
     a.manifest.ims_bytes = manifest_ims_bytes;
+    a.manifest.record_bytes = std::max(a.manifest.record_bytes, record_bytes);
     a.ims = "x";
     auto out = io::OutputFile::Create((*dir_ / "bomb.citcat").string());
     EXPECT_TRUE(out.ok() && Write(a, **out).ok() && (*out)->Commit().ok());
@@ -458,7 +461,10 @@ TEST_F(ArchiveTest, DecompressionBombsCostNeitherMemoryNorMuchTime) {
               HasSubstr("more than the 65536 such a section may hold"));
   auto unstated = Parse(Bytes(bomb("IMSP", 1)), "bomb.citcat");
   EXPECT_THAT(unstated.status().message(), HasSubstr("bytes, the manifest 1"));
-  auto streamed = Parse(Bytes(bomb("IMSP", kZeros)), "bomb.citcat");
+  auto counted = Parse(Bytes(bomb("IMSP", kZeros)), "bomb.citcat");
+  EXPECT_THAT(counted.status().message(),
+              HasSubstr("section 'IMSP' claims 201326592 bytes, more than the "));
+  auto streamed = Parse(Bytes(bomb("IMSP", kZeros, kZeros)), "bomb.citcat");
   EXPECT_THAT(streamed.status().message(), HasSubstr("section 'IMSP' content checksum mismatch"));
   struct rusage after;
   getrusage(RUSAGE_SELF, &after);
@@ -488,6 +494,84 @@ TEST_F(ArchiveTest, OptionalSectionsAreSkippedAndManifestKeysFromLaterVersionsIg
   EXPECT_FALSE(Manifest::FromText("citcat-archive-manifest 1\nmachine r4400\n").ok());
 }
 
+// One text per manifest: each line as Manifest::ToText writes it, or the archive is refused in
+// one line naming the line.
+TEST_F(ArchiveTest, ManifestLinesAreInTheWritersFormOnly) {
+  const std::string text = archive_->manifest.ToText();
+  ASSERT_TRUE(Manifest::FromText(text).ok());
+  auto with = [&text](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return Manifest::FromText(t);
+  };
+  const std::string records = absl::StrCat("records ", archive_->manifest.records, "\n");
+  const std::string pc = absl::StrFormat("start-pc 0x%016x\n", archive_->manifest.start_pc);
+  const std::pair<std::string, std::string> bad[] = {
+      {records, absl::StrCat("records ", archive_->manifest.records, " \n")},    // trailing space
+      {records, absl::StrCat("records  ", archive_->manifest.records, "\n")},    // double space
+      {records, absl::StrCat("records 0", archive_->manifest.records, "\n")},    // leading zero
+      {records, absl::StrCat("records +", archive_->manifest.records, "\n")},    // a sign
+      {records, absl::StrFormat("records 0x%x\n", archive_->manifest.records)},  // hex
+      {records, absl::StrCat("records ", archive_->manifest.records, "\r\n")},   // CRLF
+      {records, "records\n"},                                                    // no value
+      {records, "records \n"},
+      {records, absl::StrCat(records, "\n")},                               // an empty line
+      {pc, absl::StrFormat("start-pc %d\n", archive_->manifest.start_pc)},  // decimal
+      {pc, absl::StrFormat("start-pc 0x%x\n", archive_->manifest.start_pc & 0xffff)},
+      {pc, absl::StrFormat("start-pc 0x%016X\n", archive_->manifest.start_pc)},
+      {"machine r4400\n", "machine  r4400\n"},
+      {"machine r4400\n", "Machine r4400\n"},
+      {"ims-bytes", "future-key\nims-bytes"},  // a key without a value, known or not
+  };
+  for (const auto& [from, to] : bad) {
+    auto m = with(from, to);
+    EXPECT_FALSE(m.ok()) << to;
+    EXPECT_THAT(std::string(m.status().message()), StartsWith("manifest line ")) << to;
+  }
+  // The last line ends with a line break too.
+  EXPECT_FALSE(Manifest::FromText(text.substr(0, text.size() - 1)).ok());
+
+  // A segment names its place of how many; older splits wrote the place alone.
+  for (const char* good : {"segment 1 of 1\n", "segment 2 of 3\n", "segment 2\n"}) {
+    auto m = Manifest::FromText(text + good);
+    ASSERT_TRUE(m.ok()) << good << m.status();
+    EXPECT_EQ(m->ToText(),
+              text.substr(0, text.find("producer")) + good + text.substr(text.find("producer")));
+  }
+  for (const char* wrong : {"segment 0 of 3\n", "segment 4 of 3\n", "segment 1 of 0\n",
+                            "segment 01 of 3\n", "segment 1 of\n", "segment 1  of 3\n",
+                            "segment 1 of 3 \n", "segment 1 from 3\n", "segment\n"}) {
+    EXPECT_FALSE(Manifest::FromText(text + wrong).ok()) << wrong;
+  }
+  // A producer is free text, empty too (as the writer writes an IMS without one).
+  Manifest empty = archive_->manifest;
+  empty.producer.clear();
+  ASSERT_TRUE(Manifest::FromText(empty.ToText()).ok());
+  EXPECT_TRUE(Manifest::FromText(empty.ToText()).value().producer.empty());
+  auto spaced =
+      Manifest::FromText(text.substr(0, text.find("\nproducer ") + 1) + "producer  two  spaces \n");
+  ASSERT_TRUE(spaced.ok()) << spaced.status();
+  EXPECT_EQ(spaced->producer, " two  spaces ");
+}
+
+// `segment K of N` only in a segment: after the first it starts at a cut, before the last it
+// ends at one. A whole trace is no segment 1 of 2, nor (older splits' form) a bare segment 1.
+TEST_F(ArchiveTest, OnlyASegmentNamesASegmentsPlace) {
+  ims::InitialMachineState ims;
+  aes::EventSchedule aes;
+  Archive a = *archive_;
+  for (const auto& [segment, segments] :
+       std::vector<std::pair<uint64_t, uint64_t>>{{1, 0}, {1, 2}, {2, 2}, {2, 0}}) {
+    a.manifest.segment = segment;
+    a.manifest.segments = segments;
+    absl::Status s = Unpack(a, ims, aes);
+    EXPECT_FALSE(s.ok()) << segment << " of " << segments;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("the archive's manifest names segment"));
+  }
+  a.manifest.segment = a.manifest.segments = 1;  // a split into one segment: the whole
+  EXPECT_TRUE(Unpack(a, ims, aes).ok());
+}
+
 TEST_F(ArchiveTest, ManifestVersionsAndMachinesAreTheOnesTheReaderKnows) {
   const std::string text = archive_->manifest.ToText();
   auto with = [&text](const std::string& from, const std::string& to) {
@@ -510,7 +594,8 @@ TEST_F(ArchiveTest, ManifestVersionsAndMachinesAreTheOnesTheReaderKnows) {
   for (const char* bad : {"vax", "R4400", "unspecified", "machine_r4400", ""}) {
     auto m = with("r4400", bad);
     ASSERT_FALSE(m.ok()) << bad;
-    EXPECT_THAT(std::string(m.status().message()), HasSubstr("not one the IMS schema names"))
+    EXPECT_THAT(std::string(m.status().message()),
+                HasSubstr(*bad != '\0' ? "not one the IMS schema names" : "machine"))
         << bad;
   }
 }
