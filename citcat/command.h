@@ -8,6 +8,7 @@
 
 #include "absl/flags/declare.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 // Flags every subcommand may use (citcat/common_flags.cc).
 ABSL_DECLARE_FLAG(std::string, o);
@@ -54,8 +55,14 @@ absl::Status RequireOutput(const char* command, std::string& path);
 // an input (standard input is no file an output could name).
 absl::Status CheckOutputs(const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs);
+// Whether two paths name the same file (by device and inode, or the same path if it does not
+// exist yet), as CheckOutputs tells them.
+bool SameFile(const std::string& a, const std::string& b);
 // An error for a wrong number of positional arguments.
 absl::Status UsageError(const char* command, const char* synopsis);
+// An error in how the command was called (`problem`, one line): the command exits 2, not 1.
+absl::Status BadUsage(absl::string_view problem);
+bool IsUsageError(const absl::Status& status);
 
 }  // namespace citcat::cli
 

@@ -25,6 +25,7 @@ struct SegmentPiece {
   archive::Manifest manifest;
   cat::CatHeader header;               // as its replay writes it
   std::vector<cat::OwnedRecord> dump;  // the state dump ahead of the records (first segment)
+  ims::ByteOrder byte_order = ims::BYTE_ORDER_LITTLE;  // for a version 1 instruction stream
 };
 
 // The CAT pieces' records in order under the first piece's header. Each piece is read whole

@@ -96,15 +96,17 @@ constexpr Command kCommands[] = {
      "concatenated, are those of the whole; see docs/archive-format.md, \"Segments\".",
      "citcat/split.cc", RunSplit, nullptr, /*takes_output=*/true, /*reads_back_outputs=*/true},
     {"join", "join the pieces of a trace or CAT replayed segment by segment into the whole",
-     "citcat join PIECE-0001 PIECE-0002 ... -o WHOLE [--segment-dir DIR]\n\n"
+     "citcat join PIECE-0001 PIECE-0002 ... -o WHOLE --segment-dir DIR\n\n"
      "Joins the pieces that `citcat replay DIR/segment-NNNN.citcat` wrote, one per segment of\n"
      "citcat split, in segment order: instruction trace pieces byte after byte (compressed\n"
-     "ones, .xz or .zst like WHOLE, each checked whole first: one stream per segment), CAT\n"
-     "pieces record after record under the first piece's header. The segment number ends each\n"
-     "piece's file name stem (piece-0003.champsim.xz); a piece missing, out of order or\n"
-     "damaged is refused and nothing is written. With --segment-dir, the split's directory,\n"
-     "there must be a piece for every segment, and each CAT piece must hold the records its\n"
-     "segment's manifest counts and sums; see docs/archive-format.md, \"Joining pieces\".",
+     "ones, .xz or .zst like WHOLE, each checked whole first: one stream per segment; or\n"
+     "replay's plain text trace, each piece checked against its segment's manifest), CAT\n"
+     "pieces record after record under the first piece's header, each checked against its\n"
+     "segment's manifest. The segment number ends each piece's file name stem\n"
+     "(piece-0003.champsim.xz). --segment-dir, the split's directory, is required: there must\n"
+     "be a piece for every segment it holds. A piece missing, out of order, damaged or of\n"
+     "another segment is refused and nothing is written; so is an uncompressed piece of a\n"
+     "format join cannot check; see docs/archive-format.md, \"Joining pieces\".",
      "citcat/join.cc", RunJoin},
     {"unpack", "write an archive's IMS, AES and manifest back as files",
      "citcat unpack TRACE.citcat -o DIR\n\n"
@@ -181,34 +183,52 @@ absl::Status CheckFlags(std::span<char*> args) {
     absl::ConsumePrefix(&a, "-");
     const size_t equals = a.find('=');
     absl::string_view name = a.substr(0, equals);
+    if (name.empty()) continue;  // "-": standard input or output, an operand
+    // The option as the user spelled it (dashes, not the flag's underscores).
+    std::string option(args[i]);  // with dashes, as the user spelled it
+    std::replace(option.begin(), option.begin() + std::min(option.size(), option.find('=')), '_',
+                 '-');
     absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
-    if (flag == nullptr && absl::ConsumePrefix(&name, "no")) flag = absl::FindCommandLineFlag(name);
-    if (flag == nullptr) continue;  // absl's parser names it
-    if (!IsCommandFlagFile(flag->Filename()) &&
-        !absl::StrContains(flag->Filename(), "absl/flags")) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("citcat ", current->name, ": unknown option '", args[i], "'"));
+    bool negated = false;  // --noquiet
+    if (flag == nullptr && absl::ConsumePrefix(&name, "no")) {
+      flag = absl::FindCommandLineFlag(name);
+      negated = flag != nullptr && flag->IsOfType<bool>();
+      if (!negated) flag = nullptr;
+    }
+    if (flag == nullptr || (!IsCommandFlagFile(flag->Filename()) &&
+                            !absl::StrContains(flag->Filename(), "absl/flags"))) {
+      return BadUsage(
+          absl::StrCat("unknown option '", option, "' (see citcat ", current->name, " --help)"));
     }
     std::string spelled = flag->Name().size() == 1 ? absl::StrCat("-", flag->Name())
                                                    : absl::StrCat("--", flag->Name());
     std::replace(spelled.begin(), spelled.end(), '_', '-');
     if (flag->Name() == "o" && !current->takes_output) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("citcat ", current->name, ": writes no output file, so takes no -o"));
+      return BadUsage("writes no output file, so takes no -o");
     }
     if (std::find(given.begin(), given.end(), flag->Name()) != given.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("citcat ", current->name, ": ", spelled, " given more than once"));
+      return BadUsage(absl::StrCat(spelled, " given more than once"));
     }
     given.emplace_back(flag->Name());
     // "-o FILE": the next argument is the value, not a flag of its own.
     const bool separate_value = equals == absl::string_view::npos && !flag->IsOfType<bool>();
-    const bool empty = separate_value ? i + 1 < args.size() && args[i + 1][0] == '\0'
-                                      : equals != absl::string_view::npos && equals + 1 == a.size();
-    if (separate_value) ++i;
-    if (empty && flag->IsOfType<std::string>()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("citcat ", current->name, ": ", spelled, " needs a value, not ''"));
+    if (separate_value && i + 1 >= args.size()) {
+      return BadUsage(absl::StrCat(spelled, " needs a value"));
+    }
+    const std::string value = separate_value ? std::string(args[++i])
+                              : equals != absl::string_view::npos
+                                  ? std::string(a.substr(equals + 1))
+                                  : std::string();
+    if (value.empty() && equals == absl::string_view::npos && !separate_value) continue;  // --quiet
+    if (negated) return BadUsage(absl::StrCat(option, " takes no value"));
+    if (value.empty() && flag->IsOfType<std::string>()) {
+      return BadUsage(absl::StrCat(spelled, " needs a value, not ''"));
+    }
+    // The value must parse as the flag's type (absl's parser would end the program with a
+    // message of its own).
+    std::string error;
+    if (!flag->IsOfType<std::string>() && !flag->ParseFrom(value, &error)) {
+      return BadUsage(absl::StrCat(spelled, " ", value, ": not a valid value (", error, ")"));
     }
   }
   return absl::OkStatus();
@@ -277,7 +297,7 @@ int Main(int argc, char** argv) {
   std::vector<char*> args = {argv[1]};
   for (std::string& s : spelled) args.push_back(s.data());
   if (absl::Status s = CheckFlags(std::span(args).subspan(1)); !s.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(s.message()).c_str());
+    std::fprintf(stderr, "citcat %s: %s\n", current->name, std::string(s.message()).c_str());
     return 2;
   }
   std::vector<char*> positional =
@@ -300,7 +320,7 @@ int Main(int argc, char** argv) {
   if (!status.ok()) {
     std::fflush(stdout);
     std::fprintf(stderr, "citcat %s: %s\n", current->name, std::string(status.message()).c_str());
-    return absl::IsInvalidArgument(status) && absl::StrContains(status.message(), "usage:") ? 2 : 1;
+    return IsUsageError(status) ? 2 : 1;
   }
   return CheckStandardOutput();
 }

@@ -39,6 +39,8 @@ Identity Identify(const std::string& path) {
 
 }  // namespace
 
+bool SameFile(const std::string& a, const std::string& b) { return Identify(a) == Identify(b); }
+
 absl::Status CheckOutputs(const std::vector<std::string>& inputs,
                           const std::vector<std::string>& outputs) {
   std::vector<Identity> seen;

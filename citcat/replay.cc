@@ -17,6 +17,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "archive/archive.h"
 #include "cat_parser/reader.h"
@@ -104,12 +105,11 @@ absl::StatusOr<TraceSettings> ParseTraceSettings(const ims::InitialMachineState&
   const std::string mode = absl::GetFlag(FLAGS_mode), idle = absl::GetFlag(FLAGS_idle_range);
   if (format.empty()) {
     if (!mode.empty() || !idle.empty() || absl::GetFlag(FLAGS_filter_idle)) {
-      return absl::InvalidArgumentError(
-          "--mode, --idle-range and --filter-idle need --format and -o");
+      return BadUsage("--mode, --idle-range and --filter-idle need --format and -o");
     }
     return t;
   }
-  if (path.empty()) return absl::InvalidArgumentError("--format needs -o FILE");
+  if (path.empty()) return BadUsage("--format needs -o FILE");
   absl::StatusOr<traces::Format> f = traces::ParseFormat(format);
   if (!f.ok()) return f.status();
   t.format = *f;
@@ -119,18 +119,18 @@ absl::StatusOr<TraceSettings> ParseTraceSettings(const ims::InitialMachineState&
   } else if (mode == "kernel") {
     filter.mode = traces::Mode::kKernel;
   } else if (!mode.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("--mode ", mode, ": user or kernel"));
+    return BadUsage(absl::StrCat("--mode ", mode, ": user or kernel"));
   }
   if (!idle.empty()) {
     std::vector<std::string> parts = absl::StrSplit(idle, ':');
     if (parts.size() != 2 || !absl::SimpleHexAtoi(parts[0], &filter.idle_begin) ||
         !absl::SimpleHexAtoi(parts[1], &filter.idle_end) || filter.idle_begin >= filter.idle_end) {
-      return absl::InvalidArgumentError(
+      return BadUsage(
           absl::StrCat("--idle-range ", idle, ": expected START:END in hex, START < END"));
     }
   }
   if (absl::GetFlag(FLAGS_filter_idle)) {
-    if (!idle.empty()) return absl::InvalidArgumentError("--filter-idle or --idle-range, not both");
+    if (!idle.empty()) return BadUsage("--filter-idle or --idle-range, not both");
     absl::StatusOr<const systems::System*> system = systems::ForIms(ims);
     if (!system.ok()) return system.status();
     std::string elf_path = absl::GetFlag(FLAGS_kernel);
@@ -170,7 +170,10 @@ TraceOutput MakeTraceOutput(const TraceSettings& settings,
 // One segment: handed over by a replay cutting the whole, or an archive of citcat split's.
 struct Piece {
   replay::Segment segment;
-  std::string archive;                        // the segment archive, or ""
+  std::string archive;  // the segment archive, or ""
+  // Its place among the `count` archives of a split directory (from 1), which its manifest must
+  // name; 0 for none.
+  uint64_t index = 0, count = 0;
   std::unique_ptr<traces::ByteOutput> trace;  // its piece of -o, or null
   std::string cat;                            // a scratch file, "" for none
   absl::Status status;
@@ -178,6 +181,28 @@ struct Piece {
   replay::ReplaySummary summary;
   archive::ReplayChecksums checksums;
 };
+
+// A split directory's archive `index` of `count` must say so: a segment missing (the last one
+// too), extra or out of its place is refused.
+absl::Status CheckPlace(const std::string& path, const archive::Manifest& m, uint64_t index,
+                        uint64_t count) {
+  if (m.segment == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a segment archive (its manifest names no segment)"));
+  }
+  if (m.segments == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path,
+        ": written by an older citcat split, which did not record how many segments it "
+        "cut, so a missing last segment could not be told: split the archive again"));
+  }
+  if (m.segment != index || m.segments != count) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": segment ", m.segment, " of ", m.segments, " by its manifest, but segment archive ",
+        index, " of the ", count, " there: a segment missing, extra or out of its place"));
+  }
+  return absl::OkStatus();
+}
 
 // Replays one segment into its pieces of the outputs. A segment archive is checked against its
 // own manifest; a segment of the whole sums for the whole's (`version`: its manifest's, or none).
@@ -188,6 +213,11 @@ absl::Status ReplayPiece(Piece& p, const TraceSettings& settings, std::optional<
   if (!p.archive.empty()) {
     absl::StatusOr<archive::ReplayInput> packed = archive::OpenForReplay(p.archive);
     if (!packed.ok()) return packed.status();
+    if (p.count != 0) {
+      if (absl::Status s = CheckPlace(p.archive, packed->manifest, p.index, p.count); !s.ok()) {
+        return s;
+      }
+    }
     p.segment.ims = std::move(packed->ims);
     schedule = std::move(packed->schedule);
     manifest = std::move(packed->manifest);
@@ -357,7 +387,15 @@ absl::Status ReplaySegments(const SegmentFeed& feed, const std::optional<archive
   for (const Piece& p : pieces) {
     if (!p.cat.empty()) std::remove(p.cat.c_str());
   }
-  if (!status.ok()) return status;
+  if (!status.ok()) {
+    // A scratch file's name means nothing to the user: the error names the output it is a
+    // piece of (the last pieces first, whose names the first ones' begin).
+    std::string message(status.message());
+    for (auto p = pieces.rbegin(); p != pieces.rend(); ++p) {
+      if (!p->cat.empty()) message = absl::StrReplaceAll(message, {{p->cat, cat_path}});
+    }
+    return absl::Status(status.code(), message);
+  }
   total.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!absl::GetFlag(FLAGS_quiet)) PrintReplaySummary("replay", total);
   return absl::OkStatus();
@@ -399,9 +437,11 @@ absl::Status ReplayCut(const ims::InitialMachineState& ims, const aes::Schedule&
 // Hands over the segment archives in order; each is read by the thread that replays it.
 SegmentFeed EachSegment(const std::vector<std::string>& paths) {
   return [&paths](const std::function<absl::Status(Piece)>& add) {
-    for (const std::string& path : paths) {
+    for (size_t k = 0; k < paths.size(); ++k) {
       Piece p;
-      p.archive = path;
+      p.archive = paths[k];
+      p.index = k + 1;
+      p.count = paths.size();
       if (absl::Status s = add(std::move(p)); !s.ok()) return s;
     }
     return absl::OkStatus();
@@ -421,7 +461,7 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
     return UsageError("replay", synopsis);
   }
   const int jobs = absl::GetFlag(FLAGS_jobs);
-  if (jobs < 1 || jobs > 1024) return absl::InvalidArgumentError("--jobs must be 1 to 1024");
+  if (jobs < 1 || jobs > 1024) return BadUsage("--jobs must be 1 to 1024");
   std::error_code error;
   // A directory of citcat split's segment archives, each replayed and checked alone, on --jobs
   // threads, with no replay of the whole to cut it first.

@@ -11,6 +11,8 @@
 #include "citcat/command.h"
 #include "citcat/join.h"
 #include "citcat/progress.h"
+#include "io/cleanup.h"
+#include "io/file.h"
 #include "replay/replay.h"
 #include "systems/system.h"
 
@@ -18,6 +20,20 @@ ABSL_FLAG(uint64_t, segments, 0, "split into this many segments of about equal l
 ABSL_FLAG(uint64_t, every, 0, "split every this many instructions");
 
 namespace citcat::cli {
+namespace {
+
+// Writes the segment archive at `path` again, naming `segments` as the number of segments.
+absl::Status Renumber(const std::string& path, uint64_t segments) {
+  absl::StatusOr<archive::Archive> a = archive::Read(path);
+  if (!a.ok()) return a.status();
+  a->manifest.segments = segments;
+  absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::CreateScratch(path);
+  if (!out.ok()) return out.status();
+  if (absl::Status s = archive::Write(*a, **out); !s.ok()) return s;
+  return (*out)->Commit();
+}
+
+}  // namespace
 
 absl::Status RunSplit(const std::vector<std::string>& args) {
   const char* synopsis = "TRACE.citcat --segments K | --every N -o DIR";
@@ -26,8 +42,9 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
   if (absl::Status s = RequireOutput("split", dir); !s.ok()) return s;
   const uint64_t segments = absl::GetFlag(FLAGS_segments), every = absl::GetFlag(FLAGS_every);
   if ((segments == 0) == (every == 0)) {
-    return absl::InvalidArgumentError("citcat split: give --segments K or --every N (one of them)");
+    return BadUsage("give --segments K or --every N (one of them)");
   }
+  if (absl::Status s = CheckOutputs(args, {dir}); !s.ok()) return s;
   if (std::filesystem::exists(dir)) {
     return absl::AlreadyExistsError(absl::StrCat(dir, ": exists; split writes a new directory"));
   }
@@ -52,11 +69,21 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
       options.cut_at_instructions.push_back(first + at);
     }
   }
-  // Written into a directory of its own, renamed to DIR once every segment is there.
+  // Written into a directory of its own, renamed to DIR once every segment is there. A signal
+  // removes it with what is in it, on whichever thread it arrives.
   const std::string partial = absl::StrCat(dir, ".partial-", getpid());
   std::error_code error;
-  std::filesystem::create_directories(partial, error);
-  if (error) return absl::InternalError(absl::StrCat(partial, ": ", error.message()));
+  io::SignalCleanup cleanup;
+  {
+    io::BlockSignals hold;  // the directory exists only once it is registered
+    std::filesystem::create_directories(partial, error);
+    if (error) return absl::InternalError(absl::StrCat(partial, ": ", error.message()));
+    cleanup = io::SignalCleanup::Tree(partial);
+  }
+  // Each segment names its place of how many (docs/archive-format.md, "Segments"). Two cuts
+  // closer than a flow break make one segment, so the count is known for sure only at the end:
+  // the segments written with the planned one are written again in that rare case.
+  const uint64_t planned = options.cut_at_instructions.size() + 1;
   uint64_t written = 0, segment_instructions = 0;
   Progress progress("split", instructions, "instructions");
   options.on_segment = [&](replay::Segment s) -> absl::Status {
@@ -67,6 +94,7 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
           absl::StrCat("segment ", written + 1, " does not replay alone: ", a.status().message()));
     }
     a->manifest.segment = ++written;
+    a->manifest.segments = planned;
     segment_instructions += a->manifest.instructions;
     progress.Update(segment_instructions);
     const std::string path = SegmentArchivePath(partial, written);
@@ -86,6 +114,9 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
     status = absl::InternalError(absl::StrCat("the segments hold ", segment_instructions,
                                               " instructions, the trace ", instructions));
   }
+  for (uint64_t k = 1; status.ok() && written != planned && k <= written; ++k) {
+    status = Renumber(SegmentArchivePath(partial, k), written);
+  }
   if (status.ok()) {
     std::filesystem::rename(partial, dir, error);
     if (error) status = absl::InternalError(absl::StrCat(dir, ": ", error.message()));
@@ -94,6 +125,7 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
     std::filesystem::remove_all(partial, error);
     return status;
   }
+  cleanup.Release();
   if (!absl::GetFlag(FLAGS_quiet)) {
     std::fprintf(stderr, "citcat split: %llu segments of %s in %s\n",
                  static_cast<unsigned long long>(written), args[0].c_str(), dir.c_str());

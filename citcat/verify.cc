@@ -69,6 +69,11 @@ absl::Status VerifyCapture(const std::string& path) {
 absl::Status RunVerify(const std::vector<std::string>& args) {
   if (args.size() == 1) return VerifyCapture(args[0]);
   if (args.size() != 2) return UsageError("verify", "CAPTURE.cat [REGENERATED.cat]");
+  if (SameFile(args[0], args[1])) {
+    return BadUsage(
+        absl::StrCat(args[0], " and ", args[1],
+                     " are the same file: comparing a file with itself proves nothing"));
+  }
   absl::StatusOr<replay::VerifyResult> v = systems::CompareCats(args[0], args[1]);
   if (!v.ok()) return v.status();
   if (absl::Status s = Verdict(*v); !s.ok()) return s;

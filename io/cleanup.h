@@ -21,6 +21,10 @@ class SignalCleanup {
  public:
   SignalCleanup() = default;
   explicit SignalCleanup(const std::string& path, bool directory = false);
+  // A directory removed on a signal with every file in it (one level, no subdirectories), even
+  // while other threads are writing there: it is renamed out of their way first, so that none
+  // can add a file after the removal has listed it.
+  static SignalCleanup Tree(const std::string& directory);
   ~SignalCleanup() { Release(); }
   SignalCleanup(SignalCleanup&& other) noexcept : slot_(other.slot_) { other.slot_ = -1; }
   SignalCleanup& operator=(SignalCleanup&& other) noexcept;
@@ -31,6 +35,7 @@ class SignalCleanup {
   void Release();
 
  private:
+  SignalCleanup(const std::string& path, int kind);  // kind: cleanup.cc's Kind
   int slot_ = -1;
 };
 

@@ -543,6 +543,9 @@ void Engine::HandOverSegment(bool last) {
     end.set_branch_count(end_.branch_count());
     end.set_cat_records(end_.cat_records() - segment_.records);
     end.set_cpu_transactions(end_.cpu_transactions() - segment_.transactions);
+    // A trace that itself ends at a cut (a segment archive, replayed with --jobs) ends its last
+    // piece there too: at the branch count, past its last CPU transaction.
+    end.set_at_branch_count(end_.at_branch_count());
   } else {
     end.set_branch_count(core_->branch_count());
     end.set_cat_records(records_ - segment_.records);

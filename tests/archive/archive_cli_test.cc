@@ -206,7 +206,7 @@ TEST_F(ArchiveCli, StatsOfACaptureAndOfItsArchiveAgreeAndDrawTheCurve) {
 
 TEST_F(ArchiveCli, UsageErrors) {
   EXPECT_EQ(Run("pack").exit_code, 2);
-  EXPECT_EQ(Run(absl::StrCat("pack ", Path("x"))).exit_code, 1);  // -o missing
+  EXPECT_EQ(Run(absl::StrCat("pack ", Path("x"))).exit_code, 2);  // -o missing
   EXPECT_EQ(Run("unpack").exit_code, 2);
   EXPECT_EQ(Run("stats").exit_code, 2);
   Result r = Run(absl::StrCat("pack ", Path("missing"), " -o ", Path("m.citcat")));

@@ -17,6 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using ::testing::StartsWith;
 
 using Result = testing::CommandResult;
 using testing::ReadFile;
@@ -81,6 +82,37 @@ TEST_F(Cli, UnknownCommandAndOptionAreUsageErrors) {
   Result no_output = Run(absl::StrCat("assemble ", kSample));
   EXPECT_NE(no_output.exit_code, 0);
   EXPECT_THAT(no_output.err, HasSubstr("needs -o OUTPUT"));
+  EXPECT_TRUE(Files().empty());
+}
+
+// Every command words a usage error the same way: one line "citcat CMD: ...", exit code 2.
+TEST_F(Cli, EveryCommandReportsUsageErrorsAlike) {
+  for (const char* command : {"demo", "dump", "capture", "extract", "replay", "verify", "assemble",
+                              "pack", "split", "join", "unpack", "stats"}) {
+    Result r = Run(absl::StrCat(command, " --bogus x"));
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_EQ(r.err, absl::StrCat("citcat ", command, ": unknown option '--bogus' (see citcat ",
+                                  command, " --help)\n"));
+  }
+  struct Case {
+    std::string args, err;
+  } cases[] = {
+      {"split x.citcat -o " + Path("d"),
+       "citcat split: give --segments K or --every N (one of them)\n"},
+      {"replay x.citcat --jobs abc", "citcat replay: --jobs abc: not a valid value"},
+      {"replay x.citcat --jobs 0", "citcat replay: --jobs must be 1 to 1024\n"},
+      {"split x.citcat --segments=-1 -o " + Path("d"), "citcat split: --segments -1: not a valid"},
+      {"dump x.cat --quiet=maybe", "citcat dump: --quiet maybe: not a valid value"},
+      {"dump x.cat -o", "citcat dump: -o needs a value\n"},
+      {"pack x", "citcat pack: needs -o OUTPUT (see citcat pack --help)\n"},
+      {"join p-0001.txt -o " + Path("j"), "citcat join: needs --segment-dir DIR"},
+  };
+  for (const Case& c : cases) {
+    Result r = Run(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_THAT(r.err, StartsWith(c.err)) << c.args;
+    EXPECT_EQ(Lines(r.err), 1) << r.err;
+  }
   EXPECT_TRUE(Files().empty());
 }
 
