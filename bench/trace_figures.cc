@@ -1,8 +1,10 @@
 // Instruction-trace output speed (docs/trace-formats.md): replay of one captured R4400 workload
 // writing each trace format to a file, against the same replay with no output, and against a
 // tracer built on Unicorn writing ChampSim records for the same compiled program
-// (unicorn_tracer.h), all in one run. A last row writes the ChampSim trace's bytes from memory, the
-// file system's share alone, which bounds what any ChampSim writer can reach here. Each row is
+// (unicorn_tracer.h), all in one run. A row writes the ChampSim trace's bytes from memory, the
+// file system's share alone, which bounds what any ChampSim writer can reach here. Two more rows
+// do the same into a pipe: `citcat replay --format champsim -o -` with a reader draining the other
+// end, and the same bytes written from memory into the same kind of pipe. Each row is
 // measured two ways: as the `citcat replay` command a user runs (a process: start, reading IMS and
 // AES, replay, the file complete), and in process (systems::Replay with the writer as its sink,
 // Finish included). Each round runs every row once, in turn; a row's figure is its best round (the
@@ -26,6 +28,8 @@
 
 #include "absl/algorithm/container.h"
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -110,10 +114,11 @@ void SaveExtraction(const extract::Extraction& x, const std::string& dir) {
   }
 }
 
-// Writes `bytes` bytes to a new file at `path` from one buffer, 1 MiB per write(2), as the trace
-// writers' output thread does: what the file system takes to absorb a trace of that size.
+// Writes `bytes` bytes to a new file at `path` ("-": standard output) from one buffer, 1 MiB per
+// write(2), as the trace writers' output thread does: what the file system (or a pipe) takes to
+// absorb a trace of that size.
 void WriteFile(const std::string& path, uint64_t bytes) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int fd = path == "-" ? 1 : open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) Die(absl::InternalError("cannot create " + path));
   std::vector<char> buffer(1 << 20, 'c');
   for (uint64_t left = bytes; left > 0;) {
@@ -144,19 +149,35 @@ double ProcessCpuSeconds() {
 
 double Seconds(const timeval& t) { return t.tv_sec + t.tv_usec * 1e-6; }
 
-// Runs `argv` with its output and errors to /dev/null; wall and CPU time.
-Measure RunCommand(const std::vector<std::string>& argv) {
+// Runs `argv` with its errors to /dev/null and its output to /dev/null, or `into_pipe` into a pipe
+// that this process drains 1 MiB per read(2); wall and CPU time (of the command alone).
+Measure RunCommand(const std::vector<std::string>& argv, bool into_pipe = false) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  int fds[2] = {-1, -1};
+  if (into_pipe && pipe(fds) != 0) Die(absl::InternalError("cannot make a pipe"));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  if (into_pipe) {
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    posix_spawn_file_actions_addclose(&actions, fds[1]);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  }
   posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   const auto t0 = std::chrono::steady_clock::now();
   pid_t pid;
   if (posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ) != 0) {
     Die(absl::InternalError("cannot start " + argv[0]));
+  }
+  if (into_pipe) {
+    close(fds[1]);
+    std::vector<char> buffer(1 << 20);
+    while (read(fds[0], buffer.data(), buffer.size()) > 0) {
+    }
+    close(fds[0]);
   }
   int status = 0;
   rusage usage{};
@@ -205,14 +226,17 @@ struct Row {
   std::string path;                  // the trace it writes, if any
   std::function<uint64_t()> run;     // in process; returns the instructions traced
   std::vector<std::string> command;  // the same as a command, if there is one
-  double target = 0;  // the least speed wanted, as a fraction of replay without output
+  double target = 0;       // the least speed wanted, as a fraction of replay without output
+  bool into_pipe = false;  // a command only, writing to standard output into a pipe
   std::vector<Measure> in_process, as_command;
   uint64_t bytes = 0;  // of the trace
-  // The file write alone: writes as many bytes as this row's last trace (see LinkFileWrite).
+  // The file or pipe write alone: writes as many bytes as this row's last trace (LinkWrites).
   const Row* bytes_of = nullptr;
 };
 
 constexpr char kFileWriteRow[] = "file write alone (champsim's bytes)";
+constexpr char kPipeRow[] = "champsim into a pipe";
+constexpr char kPipeWriteRow[] = "pipe write alone (champsim's bytes)";
 
 std::vector<Row> Rows(const extract::Extraction& x, const std::string& dir,
                       const std::string& workload, bench::UnicornTrace* peer_trace) {
@@ -252,12 +276,14 @@ std::vector<Row> Rows(const extract::Extraction& x, const std::string& dir,
       {"champsim", "champsim", traces::Format::kChampSim, 0.25},
       {"champsim .zst", "champsim", traces::Format::kChampSim, 0},
       {"champsim .xz", "champsim", traces::Format::kChampSim, 0},
+      {"champsim .gz", "champsim", traces::Format::kChampSim, 0},
       {"text", "text", traces::Format::kText, 0.10},
       {"penn", "penn", traces::Format::kPenn, 0.10},
       {"text .zst", "text", traces::Format::kText, 0},
   };
   for (const Output& o : outputs) {
-    const std::string path = dir + "/" + absl::StrReplaceAll(o.name, {{" ", ""}});
+    std::string path = dir + "/" + absl::StrReplaceAll(o.name, {{" ", ""}});
+    if (absl::EndsWith(path, "champsim.gz")) path = dir + "/champsim.gz";
     std::vector<std::string> command = citcat;
     for (const char* a : {"--format", o.format, "-o", path.c_str()}) command.push_back(a);
     const traces::Format format = o.id;
@@ -283,23 +309,37 @@ std::vector<Row> Rows(const extract::Extraction& x, const std::string& dir,
       },
       std::vector<std::string>{std::filesystem::read_symlink("/proc/self/exe"), "--unicorn=" + elf,
                                "--unicorn-out=" + peer});
-  // Its run and command are made in each round, once the ChampSim row has written its trace.
+  // Their runs and commands are made in each round, once the ChampSim row has written its trace.
   rows.emplace_back(kFileWriteRow, dir + "/write", nullptr, std::vector<std::string>{});
+  std::vector<std::string> into_pipe = citcat;
+  for (const char* a : {"--format", "champsim", "-o", "-"}) into_pipe.push_back(a);
+  rows.emplace_back(kPipeRow, "", nullptr, into_pipe);
+  rows.back().into_pipe = true;
+  rows.emplace_back(kPipeWriteRow, "-", nullptr, std::vector<std::string>{});
+  rows.back().into_pipe = true;
   return rows;
 }
 
-// Ties the file write row to the ChampSim row, once the rows no longer move; drops it without one,
-// and when the traces go to /dev/null.
-void LinkFileWrite(std::vector<Row>& rows, bool null_output) {
-  const Row* champsim = nullptr;
+const Row* Find(const std::vector<Row>& rows, const char* name) {
   for (const Row& row : rows) {
-    if (row.name == "champsim") champsim = &row;
+    if (row.name == name) return &row;
   }
+  return nullptr;
+}
+
+// Ties the rows that go with the ChampSim row to it, once the rows no longer move; drops them
+// without one, and the file write when the traces go to /dev/null.
+void LinkWrites(std::vector<Row>& rows, bool null_output) {
+  const auto follows_champsim = [](const Row& r) {
+    return r.name == kFileWriteRow || r.name == kPipeRow || r.name == kPipeWriteRow;
+  };
+  const bool have = Find(rows, "champsim") != nullptr;
   std::erase_if(rows, [&](const Row& r) {
-    return r.name == kFileWriteRow && (champsim == nullptr || null_output);
+    return follows_champsim(r) && (!have || (null_output && r.name == kFileWriteRow));
   });
+  const Row* champsim = Find(rows, "champsim");  // where it is now
   for (Row& row : rows) {
-    if (row.name == kFileWriteRow) row.bytes_of = champsim;
+    if (follows_champsim(row)) row.bytes_of = champsim;
   }
 }
 
@@ -313,9 +353,25 @@ void Clear(const Row& row) {
 }
 
 void RunRound(Row& row) {
+  if (row.name == kPipeRow) {
+    Measure m = RunCommand(row.command, /*into_pipe=*/true);
+    m.instructions = row.bytes_of->in_process.back().instructions;
+    row.as_command.push_back(m);
+    row.bytes = row.bytes_of->bytes;
+    return;
+  }
   if (row.bytes_of != nullptr) {
     const uint64_t bytes = row.bytes_of->bytes;
     const uint64_t instructions = row.bytes_of->in_process.back().instructions;
+    row.bytes = bytes;
+    if (row.into_pipe) {
+      row.command = {std::filesystem::read_symlink("/proc/self/exe"),
+                     "--write-bytes=" + std::to_string(bytes), "--write-out=-"};
+      Measure m = RunCommand(row.command, /*into_pipe=*/true);
+      m.instructions = instructions;
+      row.as_command.push_back(m);
+      return;
+    }
     row.run = [path = row.path, bytes, instructions] {
       WriteFile(path, bytes);
       return instructions;  // so that its speed is the most the ChampSim row could reach
@@ -355,6 +411,33 @@ std::string Cells(const Measure* m, const Measure* base) {
   return cells;
 }
 
+// ChampSim into a pipe against its two targets (>= 50% of replay without output, or >= 80% of
+// what the pipe alone absorbs, whichever is lower), and .gz against .xz (>= 3x the speed, at most
+// 2x the size), all as commands.
+void PrintPipeAndGzip(const std::vector<Row>& rows, const Measure& base) {
+  const Row *piped = Find(rows, kPipeRow), *alone = Find(rows, kPipeWriteRow);
+  if (piped != nullptr && alone != nullptr) {
+    const double of_base = Speed(*Best(piped->as_command)) / Speed(base);
+    const double of_pipe = Speed(*Best(piped->as_command)) / Speed(*Best(alone->as_command));
+    const double target = std::min(0.5, 0.8 * Speed(*Best(alone->as_command)) / Speed(base));
+    std::printf(
+        "\nChampSim into a pipe: %.1f%% of replay without output, %.1f%% of what the pipe alone "
+        "absorbs (%.1f%% of replay without output): target %.1f%% of replay without output, "
+        "%s.\n",
+        100 * of_base, 100 * of_pipe, 100 * Speed(*Best(alone->as_command)) / Speed(base),
+        100 * target, of_base >= target ? "met" : "**missed**");
+  }
+  const Row *gz = Find(rows, "champsim .gz"), *xz = Find(rows, "champsim .xz");
+  if (gz != nullptr && xz != nullptr) {
+    const double speed = Speed(*Best(gz->as_command)) / Speed(*Best(xz->as_command));
+    const double size = static_cast<double>(gz->bytes) / static_cast<double>(xz->bytes);
+    std::printf(
+        "ChampSim .gz against .xz: %.2fx the speed (target >= 3: %s), %.2fx the size "
+        "(target <= 2: %s).\n",
+        speed, speed >= 3 ? "met" : "**missed**", size, size <= 2 ? "met" : "**missed**");
+  }
+}
+
 void Print(const std::vector<Row>& rows, const Settings& settings,
            const bench::UnicornTrace& peer_trace) {
   const Measure* base_command = Best(rows[0].as_command);
@@ -378,15 +461,17 @@ void Print(const std::vector<Row>& rows, const Settings& settings,
       target = std::string(met ? "met" : "**missed**") +
                " (>= " + std::to_string(static_cast<int>(row.target * 100)) + "% as a command)";
     }
-    std::printf("| %s | %.1f |%s%s %.3f | %s |\n", row.name.c_str(), row.bytes / 1e6,
+    std::printf("| %s | %.1f |%s%s %s | %s |\n", row.name.c_str(), row.bytes / 1e6,
                 Cells(command, base_command).c_str(), Cells(process, base_process).c_str(),
-                process->cpu_seconds, target.c_str());
+                process == nullptr ? "-" : absl::StrFormat("%.3f", process->cpu_seconds).c_str(),
+                target.c_str());
   }
+  PrintPipeAndGzip(rows, *base_command);
   const Row *champsim = nullptr, *peer = nullptr, *write = nullptr;
   for (const Row& row : rows) {
     if (row.name == "champsim") champsim = &row;
     if (row.name.rfind("Unicorn", 0) == 0) peer = &row;
-    if (row.bytes_of != nullptr) write = &row;
+    if (row.name == kFileWriteRow) write = &row;
   }
   if (write != nullptr) {
     std::printf(
@@ -440,13 +525,14 @@ int main(int argc, char** argv) {
   if (!settings.only.empty()) {
     const std::string base = rows[0].name;  // every ratio needs it
     std::erase_if(rows, [&](const Row& r) {
-      const std::string& name = r.name == kFileWriteRow ? "champsim" : r.name;  // goes with it
+      const bool follows = r.name == kFileWriteRow || r.name == kPipeRow || r.name == kPipeWriteRow;
+      const std::string& name = follows ? "champsim" : r.name;  // goes with it
       return name != base && !absl::c_linear_search(settings.only, name);
     });
   }
-  LinkFileWrite(rows, settings.null_output);
+  LinkWrites(rows, settings.null_output);
   for (const Row& row : rows) {
-    if (settings.null_output && !row.path.empty()) {
+    if (settings.null_output && !row.path.empty() && row.path != "-") {
       std::filesystem::create_symlink("/dev/null", row.path);
     }
   }
