@@ -6,9 +6,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "cat_parser/record.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -26,12 +28,23 @@ using google::protobuf::io::ZeroCopyInputStream;
 constexpr int kListFields[4] = {EventSchedule::kInterruptsFieldNumber,
                                 EventSchedule::kDmaFieldNumber, EventSchedule::kDeviceIoFieldNumber,
                                 EventSchedule::kRegisterReadsFieldNumber};
+// What one event of each list is called in messages.
+constexpr const char* kEventNames[4] = {"interrupt", "DMA transfer", "device access",
+                                        "register read"};
+
+static_assert(kMaxEventBytes >= cat::kMaxRecordData + 1024,
+              "an event holds a record's data and its own fields");
 
 class InMemory final : public ScheduleBytes {
  public:
   InMemory(std::string bytes, std::string name)
       : bytes_(std::move(bytes)), name_(std::move(name)) {}
   absl::StatusOr<std::unique_ptr<ZeroCopyInputStream>> Open() const override {
+    // An ArrayInputStream counts in an int: a larger size would wrap (to nothing, at 4 GiB).
+    if (bytes_.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(name_, ": ", bytes_.size(), " bytes, more than a schedule in memory holds"));
+    }
     return std::make_unique<google::protobuf::io::ArrayInputStream>(
         bytes_.data(), static_cast<int>(bytes_.size()));
   }
@@ -93,10 +106,18 @@ class FieldReader {
   }
   // The field just read, as an embedded message. Its bytes first, parsed then by the parser a
   // whole message goes through (a coded stream would take a cut-short one for a complete one).
+  // Its length is checked first: no event is longer than kMaxEventBytes.
   bool ReadMessage(google::protobuf::MessageLite& m) {
+    const uint64_t at = position();
     uint32_t length;
-    if (!coded_->ReadVarint32(&length) ||
-        !coded_->ReadString(&scratch_, static_cast<int>(length)) || !m.ParseFromString(scratch_)) {
+    if (!coded_->ReadVarint32(&length)) return Broken();
+    if (length > kMaxEventBytes) {
+      why_ = absl::StrCat("at byte ", at, ", ", length, " bytes, more than the ", kMaxEventBytes,
+                          " an event may take (a CAT record carries at most ", cat::kMaxRecordData,
+                          " data bytes)");
+      return Broken();
+    }
+    if (!coded_->ReadString(&scratch_, static_cast<int>(length)) || !m.ParseFromString(scratch_)) {
       return Broken();
     }
     return true;
@@ -104,11 +125,10 @@ class FieldReader {
   bool ReadVarint(uint64_t& v) { return coded_->ReadVarint64(&v) || Broken(); }
   bool SkipField() { return WireFormatLite::SkipField(coded_.get(), tag_) || Broken(); }
   bool broken() const { return broken_; }
+  // Why it broke, when more can be said than that the bytes are no message ("" otherwise).
+  const std::string& why() const { return why_; }
   // Bytes read so far.
-  uint64_t position() {
-    Renew();
-    return stream_->ByteCount();
-  }
+  uint64_t position() const { return base_ + coded_->CurrentPosition(); }
 
  private:
   bool Broken() {
@@ -117,11 +137,14 @@ class FieldReader {
   }
   void Renew() {
     coded_.reset();  // hands its unread bytes back to the stream
+    base_ = stream_->ByteCount();
     coded_ = std::make_unique<CodedInputStream>(stream_.get());
   }
 
   std::unique_ptr<ZeroCopyInputStream> stream_;
   std::unique_ptr<CodedInputStream> coded_;
+  uint64_t base_ = 0;  // bytes of the stream before coded_ started
+  std::string why_;
   std::string scratch_;
   uint32_t tag_ = 0;
   bool broken_ = false;
@@ -134,9 +157,17 @@ int ListOf(int number) {
   return -1;
 }
 
-absl::Status NotASchedule(const ScheduleBytes& bytes) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(bytes.name(), ": not a ", EventSchedule::descriptor()->full_name(), " message"));
+absl::Status NotASchedule(const ScheduleBytes& bytes, absl::string_view why = "") {
+  return absl::InvalidArgumentError(absl::StrCat(bytes.name(), ": not a ",
+                                                 EventSchedule::descriptor()->full_name(),
+                                                 " message", why.empty() ? "" : ": ", why));
+}
+
+// NotASchedule, saying which event broke `in` when it can.
+absl::Status BrokenEvent(const ScheduleBytes& bytes, const FieldReader& in, int list,
+                         uint64_t index) {
+  if (in.why().empty()) return NotASchedule(bytes);
+  return NotASchedule(bytes, absl::StrCat(kEventNames[list], " ", index, " ", in.why()));
 }
 
 }  // namespace
@@ -379,11 +410,11 @@ absl::StatusOr<Schedule> Schedule::Parse(std::shared_ptr<const ScheduleBytes> by
     const bool varint = type == WireFormatLite::WIRETYPE_VARINT;
     uint64_t v;
     if (const int list = ListOf(number); embedded && list >= 0) {
-      if (!in.ReadMessage(*events[list])) return NotASchedule(*bytes);
+      if (!in.ReadMessage(*events[list])) return BrokenEvent(*bytes, in, list, s.counts_[list] + 1);
       ++s.counts_[list];
     } else if (embedded && number == EventSchedule::kEndFieldNumber) {
       // A repeated singular message merges, as the parser of a whole message would.
-      if (!in.ReadMessage(end)) return NotASchedule(*bytes);
+      if (!in.ReadMessage(end)) return NotASchedule(*bytes, in.why());
       head->mutable_end()->MergeFrom(end);
     } else if (varint && number == EventSchedule::kFormatVersionFieldNumber) {
       if (!in.ReadVarint(v)) return NotASchedule(*bytes);
@@ -425,7 +456,7 @@ class ScheduleReader::Cursor {
     WireFormatLite::WireType type;
     while (in_->NextField(number, type)) {
       if (number == field_ && type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
-        return in_->ReadMessage(event) || Fail(NotASchedule(bytes_));
+        return in_->ReadMessage(event) || Fail(NotASchedule(bytes_, in_->why()));
       }
       if (!in_->SkipField()) return Fail(NotASchedule(bytes_));
     }

@@ -31,7 +31,14 @@ class ScheduleBytes {
   virtual const std::string& name() const = 0;
 };
 
-// Bytes held in memory (tests, and what was decoded already).
+// The most one event of a schedule may take, serialized: a DMA transfer or device access carries
+// the data of one CAT record (at most cat::kMaxRecordData bytes), and its other fields take a few
+// dozen bytes more. A reader refuses a longer event before it reads it, so that an event never
+// costs more memory than the bus could have carried.
+inline constexpr uint64_t kMaxEventBytes = (64 << 10) + (4 << 10);
+
+// Bytes held in memory (tests, and what was decoded already): at most 2 GiB, what a protobuf
+// stream over memory can count (more opens as an error, never as nothing).
 std::shared_ptr<const ScheduleBytes> BytesInMemory(std::string bytes, std::string name);
 // An aes.pb file, read as the cursors advance.
 std::shared_ptr<const ScheduleBytes> BytesInFile(std::string path);
@@ -101,7 +108,8 @@ class Schedule {
   // The message itself, read in place (implicit: a message passed to replay is read as it is).
   Schedule(const EventSchedule& message);  // NOLINT(google-explicit-constructor)
   // Serialized bytes: every event is parsed once here (a schedule that does not parse is refused
-  // now, not halfway through a replay), one at a time, keeping none.
+  // now, not halfway through a replay), one at a time, keeping none. An event longer than
+  // kMaxEventBytes is refused by its length, before it is read.
   static absl::StatusOr<Schedule> Parse(std::shared_ptr<const ScheduleBytes> bytes);
 
   uint32_t format_version() const { return head_->format_version(); }

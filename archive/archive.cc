@@ -29,6 +29,7 @@
 #include "cat_parser/crc.h"
 #include "cat_parser/format.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "ims/bounds.h"
 #include "ims/ims_util.h"
 #include "systems/system.h"
 
@@ -44,7 +45,7 @@ constexpr uint64_t kMaxRaw = uint64_t{4} << 30;  // what the format can declare
 // What each section can plausibly hold: a manifest is a page of text; an IMS at most the memory
 // image of the largest memory replay accepts (1 GiB) plus the processor state.
 constexpr uint64_t kMaxManifest = 64 << 10;
-constexpr uint64_t kMaxIms = (uint64_t{1} << 30) + (16 << 20);
+constexpr uint64_t kMaxIms = ims::kMaxImsBytes;
 constexpr uint8_t kStored = 0, kZstd = 1;
 constexpr int kAesWindowLog = 20;
 
@@ -78,6 +79,37 @@ std::string Hex64(uint64_t v) { return absl::StrFormat("0x%016x", v); }
 absl::Status Damaged(const std::string& name, uint64_t offset, absl::string_view what) {
   return absl::DataLossError(
       absl::StrCat(name, ": not a valid CITCAT archive at byte offset ", offset, ": ", what));
+}
+
+// ---- what the manifest's counts allow (docs/archive-format.md, "Hostile input") ----
+
+// Every AES event comes from a CAT record the replay regenerates (a segment may take one
+// interrupt whose report lies past its cut): at most this many more events than records.
+constexpr uint64_t kExtraEvents = 64;
+// An event's fields but its data, serialized, with room for fields later versions add; and the
+// schedule's own fields (version, machine, end point).
+constexpr uint64_t kEventFieldBytes = 256, kScheduleFieldBytes = 4 << 10;
+// A memory extent's fields but its bytes, serialized (tags, lengths, the address).
+constexpr uint64_t kExtentFieldBytes = 24;
+
+// The counts, capped where no capture reaches, so that the sums below cannot wrap.
+uint64_t Records(const Manifest& m) { return std::min(m.records, uint64_t{1} << 40); }
+uint64_t RecordBytes(const Manifest& m) { return std::min(m.record_bytes, uint64_t{1} << 40); }
+
+uint64_t MaxEvents(const Manifest& m) { return Records(m) + kExtraEvents; }
+// The AES: its events' fields, and the data they carry, which the records carry too.
+uint64_t MaxAesBytes(const Manifest& m) {
+  return std::min(kMaxRaw, kScheduleFieldBytes + MaxEvents(m) * kEventFieldBytes + RecordBytes(m));
+}
+// The first-touch image holds bytes the replay reads over the bus, and a segment's start the
+// reserved areas too.
+uint64_t MaxImageBytes(const Manifest& m) { return RecordBytes(m) + ims::kMaxReservedBytes; }
+// The IMS: the image in extents of a byte at least, and the state.
+uint64_t MaxImsBytes(const Manifest& m) {
+  return std::min(kMaxIms, ims::kMaxStateBytes + MaxImageBytes(m) * (1 + kExtentFieldBytes));
+}
+std::string Counts(const Manifest& m) {
+  return absl::StrCat("(", m.records, " records of ", m.record_bytes, " bytes)");
 }
 
 // Reads a section's content, decoding as it goes, from its payload in memory or in its file, and
@@ -194,6 +226,45 @@ std::string Decompress(std::span<const uint8_t> payload, uint64_t raw, uint64_t 
   SectionReader keep(kZstd, payload);
   return CheckContent(keep, raw, crc, &out);
 }
+
+// The section's content as a protobuf input stream.
+class SectionStream final : public google::protobuf::io::CopyingInputStream {
+ public:
+  explicit SectionStream(std::unique_ptr<SectionReader> r) : r_(std::move(r)) {}
+  int Read(void* buffer, int size) override {
+    return static_cast<int>(r_->Read({static_cast<uint8_t*>(buffer), static_cast<size_t>(size)}));
+  }
+
+ private:
+  std::unique_ptr<SectionReader> r_;
+};
+
+std::unique_ptr<google::protobuf::io::ZeroCopyInputStream> StreamOf(
+    std::unique_ptr<SectionReader> r) {
+  auto stream = std::make_unique<google::protobuf::io::CopyingInputStreamAdaptor>(
+      new SectionStream(std::move(r)));
+  stream->SetOwnsCopyingStream(true);
+  return stream;
+}
+
+// An AES section read from a copy of its stored bytes, decoded as it is read: the schedule is
+// never in memory whole, whatever its section claims.
+class AesPayload final : public aes::ScheduleBytes {
+ public:
+  AesPayload(uint8_t codec, std::span<const uint8_t> payload, std::string name)
+      : codec_(codec), payload_(payload.begin(), payload.end()), name_(std::move(name)) {}
+  absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> Open() const override {
+    auto r = std::make_unique<SectionReader>(codec_, payload_);
+    if (!r->ok()) return absl::ResourceExhaustedError("cannot start the zstd decoder");
+    return StreamOf(std::move(r));
+  }
+  const std::string& name() const override { return name_; }
+
+ private:
+  const uint8_t codec_;
+  const std::vector<uint8_t> payload_;
+  const std::string name_;
+};
 
 // What CheckContent found wrong with section `type` at `at`, as the one-line error.
 absl::Status ContentDamage(const std::string& name, uint64_t at, const std::string& type,
@@ -600,6 +671,11 @@ absl::Status CheckSegmentPlace(const Manifest& m, const ims::StartPoint& start,
 absl::Status Unpack(const Archive& a, ims::InitialMachineState& state,
                     aes::EventSchedule& schedule) {
   if (absl::Status s = UnpackIms(a, state); !s.ok()) return s;
+  // Read event by event first, in constant memory: only a schedule whose every event and count
+  // is one the manifest allows is then held whole.
+  if (absl::StatusOr<aes::Schedule> checked = ScheduleOf(a); !checked.ok()) {
+    return checked.status();
+  }
   absl::StatusOr<std::string> bytes = aes::ReadAll(*a.aes, kMaxRaw);
   if (!bytes.ok()) return bytes.status();
   if (!schedule.ParseFromString(*bytes)) {
@@ -668,6 +744,15 @@ absl::Status Write(const Archive& a, io::OutputFile& out, int level) {
       crc = Crc64({static_cast<const uint8_t*>(data), static_cast<size_t>(size)}, crc);
     }
     if (raw > kMaxRaw) return absl::InvalidArgumentError(absl::StrCat(type, " too large"));
+    // What a reader would refuse is not written (the manifest's own section has no bound).
+    const uint64_t most = type == kImsType   ? MaxImsBytes(a.manifest)
+                          : type == kAesType ? MaxAesBytes(a.manifest)
+                                             : kMaxRaw;
+    if (raw > most) {
+      return absl::InvalidArgumentError(absl::StrCat(type, ": ", raw, " bytes, more than the ",
+                                                     most, " the manifest's counts allow ",
+                                                     Counts(a.manifest)));
+    }
     std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> z(ZSTD_createCCtx(), ZSTD_freeCCtx);
     if (z == nullptr) return absl::ResourceExhaustedError("cannot start the zstd encoder");
     ZSTD_CCtx_setParameter(z.get(), ZSTD_c_compressionLevel, level);
@@ -789,10 +874,6 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
   Archive a;
   for (const Section& sec : sections) {
     std::string manifest_text;
-    std::string aes;
-    std::string* target = sec.type == kImsType   ? &a.ims
-                          : sec.type == kAesType ? &aes
-                                                 : &manifest_text;
     const uint64_t limit = std::min(max_content, sec.type == kManifestType ? kMaxManifest
                                                  : sec.type == kImsType    ? kMaxIms
                                                                            : kMaxRaw);
@@ -807,6 +888,16 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
         return Damaged(name, sec.at + 16,
                        absl::StrCat("section '", sec.type, "' claims ", sec.raw,
                                     " bytes, the manifest ", stated));
+      }
+      // No more than the replay's records can account for: a hostile size is refused here,
+      // before a byte of it is decoded.
+      const uint64_t most =
+          sec.type == kImsType ? MaxImsBytes(a.manifest) : MaxAesBytes(a.manifest);
+      if (sec.raw > most) {
+        return Damaged(
+            name, sec.at + 16,
+            absl::StrCat("section '", sec.type, "' claims ", sec.raw, " bytes, more than the ",
+                         most, " the manifest's counts allow ", Counts(a.manifest)));
       }
     }
     if (sec.codec != kStored && sec.codec != kZstd) {
@@ -827,10 +918,12 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
       if (sec.raw != sec.payload.size()) {
         return Damaged(name, sec.at + 16, "stored section size mismatch");
       }
-      target->assign(reinterpret_cast<const char*>(sec.payload.data()), sec.payload.size());
-      if (Crc64(Bytes(*target)) != sec.raw_crc) {
+      if (Crc64(sec.payload) != sec.raw_crc) {
         return Damaged(name, sec.at + 24,
                        absl::StrCat("section '", sec.type, "' content checksum mismatch"));
+      }
+      if (sec.type == kManifestType) {
+        manifest_text.assign(reinterpret_cast<const char*>(sec.payload.data()), sec.payload.size());
       }
     } else {
       const unsigned long long frame =
@@ -840,11 +933,37 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
             name, sec.at + kSectionHeader,
             absl::StrCat("section '", sec.type, "' is not a zstd frame of ", sec.raw, " bytes"));
       }
-      if (std::string bad = Decompress(sec.payload, sec.raw, sec.raw_crc, *target); !bad.empty()) {
+      if (sec.type != kManifestType) {  // checked streaming; decoded below, if at all
+        SectionReader check(kZstd, sec.payload);
+        if (std::string bad = CheckContent(check, sec.raw, sec.raw_crc, nullptr); !bad.empty()) {
+          return ContentDamage(name, sec.at, sec.type, sec.raw, bad);
+        }
+      } else if (std::string bad = Decompress(sec.payload, sec.raw, sec.raw_crc, manifest_text);
+                 !bad.empty()) {
         return ContentDamage(name, sec.at, sec.type, sec.raw, bad);
       }
     }
-    if (sec.type == kAesType) a.aes = aes::BytesInMemory(std::move(aes), name + ": section 'AESP'");
+    if (sec.type == kAesType) {
+      a.aes = std::make_shared<AesPayload>(sec.codec, sec.payload, name + ": section 'AESP'");
+      continue;
+    }
+    if (sec.type == kImsType) {
+      // Every size in the IMS against its machine and the manifest's counts, before it is
+      // decoded into memory.
+      const ims::OpenStream open =
+          [&sec]() -> absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> {
+        return StreamOf(std::make_unique<SectionReader>(sec.codec, sec.payload));
+      };
+      if (absl::Status s = ims::CheckSizes(open, MaxImageBytes(a.manifest)); !s.ok()) {
+        return Damaged(name, sec.at + kSectionHeader,
+                       absl::StrCat("section 'IMSP': ", s.message()));
+      }
+      SectionReader keep(sec.codec, sec.payload);
+      a.ims.reserve(sec.raw);
+      if (std::string bad = CheckContent(keep, sec.raw, sec.raw_crc, &a.ims); !bad.empty()) {
+        return ContentDamage(name, sec.at, sec.type, sec.raw, bad);
+      }
+    }
     if (sec.type != kManifestType) continue;
     absl::StatusOr<Manifest> m = Manifest::FromText(manifest_text);
     if (!m.ok()) return Damaged(name, kFileHeader, m.status().message());
@@ -875,18 +994,6 @@ absl::StatusOr<Archive> Read(const std::string& path) {
 
 namespace {
 
-// The section's content as a protobuf input stream.
-class SectionStream final : public google::protobuf::io::CopyingInputStream {
- public:
-  explicit SectionStream(std::unique_ptr<SectionReader> r) : r_(std::move(r)) {}
-  int Read(void* buffer, int size) override {
-    return static_cast<int>(r_->Read({static_cast<uint8_t*>(buffer), static_cast<size_t>(size)}));
-  }
-
- private:
-  std::unique_ptr<SectionReader> r_;
-};
-
 class AesInFile final : public aes::ScheduleBytes {
  public:
   AesInFile(std::string path, SectionInFile section)
@@ -894,10 +1001,7 @@ class AesInFile final : public aes::ScheduleBytes {
   absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> Open() const override {
     absl::StatusOr<std::unique_ptr<SectionReader>> r = SectionReader::Open(path_, section_);
     if (!r.ok()) return r.status();
-    auto stream = std::make_unique<google::protobuf::io::CopyingInputStreamAdaptor>(
-        new SectionStream(*std::move(r)));
-    stream->SetOwnsCopyingStream(true);
-    return stream;
+    return StreamOf(*std::move(r));
   }
   const std::string& name() const override { return name_; }
 
@@ -957,9 +1061,14 @@ absl::StatusOr<Archive> ReadForReplay(const std::string& path) {
 }
 
 absl::StatusOr<aes::Schedule> ScheduleOf(const Archive& a) {
+  // The message names the section and, for an event too long to be one, the event.
   absl::StatusOr<aes::Schedule> s = aes::Schedule::Parse(a.aes);
-  if (!s.ok() && absl::IsInvalidArgument(s.status())) {
-    return absl::InvalidArgumentError("the archive's AES section is not an AES message");
+  if (!s.ok()) return s;
+  const uint64_t events = s->interrupts() + s->dma() + s->device_io() + s->register_reads();
+  if (events > MaxEvents(a.manifest)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(a.aes->name(), ": ", events, " events, more than the ", MaxEvents(a.manifest),
+                     " the manifest's counts allow ", Counts(a.manifest)));
   }
   return s;
 }

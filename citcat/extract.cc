@@ -1,6 +1,5 @@
 
 #include <cstdio>
-#include <filesystem>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
@@ -34,8 +33,11 @@ absl::Status RunExtract(const std::vector<std::string>& args) {
   absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(args[0]);
   if (!reader.ok()) return reader.status();
   cat::CatReader& in = **reader;
+  // Written under a temporary name, DIR only once both files are complete.
+  absl::StatusOr<std::unique_ptr<io::OutputDirectory>> out_dir = io::OutputDirectory::Create(dir);
+  if (!out_dir.ok()) return out_dir.status();
   // The events go to aes.pb as they are found: a long trace's schedule is never held whole.
-  const std::string aes_path = dir + "/aes.pb";
+  const std::string aes_path = (*out_dir)->Path("aes.pb");
   absl::StatusOr<std::unique_ptr<aes::ScheduleWriter>> events =
       aes::ScheduleWriter::Create(aes_path);
   if (!events.ok()) return events.status();
@@ -44,18 +46,16 @@ absl::Status RunExtract(const std::vector<std::string>& args) {
       in, [&] { progress.Update(in.bytes_read()); }, events->get());
   progress.Finish();
   if (!x.ok()) return x.status();
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) return absl::UnavailableError(absl::StrCat(dir, ": cannot create: ", error.message()));
-  if (absl::Status s = WriteMessage(x->ims, dir + "/ims.pb"); !s.ok()) return s;
+  if (absl::Status s = WriteMessage(x->ims, (*out_dir)->Path("ims.pb")); !s.ok()) return s;
   if (absl::Status s = (*events)->Finish(x->aes); !s.ok()) return s;
+  if (absl::Status s = (*out_dir)->Commit(); !s.ok()) return s;
   if (!absl::GetFlag(FLAGS_quiet)) {
     const std::array<uint64_t, 4>& n = (*events)->counts();
     std::fprintf(stderr,
                  "citcat extract: %s/ims.pb (%zu bytes, %d memory extents), %s (%llu bytes: "
                  "%llu interrupts, %llu DMA, %llu device accesses, %llu register reads)\n",
-                 dir.c_str(), x->ims.ByteSizeLong(), x->ims.memory_size(), aes_path.c_str(),
-                 static_cast<unsigned long long>((*events)->bytes()),
+                 dir.c_str(), x->ims.ByteSizeLong(), x->ims.memory_size(),
+                 (dir + "/aes.pb").c_str(), static_cast<unsigned long long>((*events)->bytes()),
                  static_cast<unsigned long long>(n[0]), static_cast<unsigned long long>(n[1]),
                  static_cast<unsigned long long>(n[2]), static_cast<unsigned long long>(n[3]));
   }

@@ -6,12 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "archive/archive.h"
 #include "citcat/command.h"
+#include "ims/bounds.h"
 
 ABSL_FLAG(int, level, 19, "zstd compression level of the archive's sections (1-22)");
 
 namespace citcat::cli {
-
-absl::Status ReadMessage(const std::string& path, google::protobuf::Message& message);
 
 absl::Status RunPack(const std::vector<std::string>& args) {
   if (args.size() != 1) return UsageError("pack", "DIR -o TRACE.citcat");
@@ -23,7 +22,8 @@ absl::Status RunPack(const std::vector<std::string>& args) {
   const int level = absl::GetFlag(FLAGS_level);
   if (level < 1 || level > 22) return absl::InvalidArgumentError("--level must be 1 to 22");
   ims::InitialMachineState ims;
-  if (absl::Status s = ReadMessage(args[0] + "/ims.pb", ims); !s.ok()) return s;
+  // Its sizes checked before it is read (ims/bounds.h).
+  if (absl::Status s = ims::ReadFile(args[0] + "/ims.pb", ims); !s.ok()) return s;
   // One replay fills the manifest: what a replay of the archive must reproduce. The AES is
   // streamed from its file, for the replay and into the archive.
   absl::StatusOr<archive::Archive> a = archive::Pack(ims, aes::BytesInFile(args[0] + "/aes.pb"));

@@ -1,7 +1,6 @@
 // citcat unpack: an archive's IMS, AES and manifest back as files, after every check of
 // docs/archive-format.md.
 #include <cstdio>
-#include <filesystem>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
@@ -19,29 +18,51 @@ absl::Status RunUnpack(const std::vector<std::string>& args) {
       !s.ok()) {
     return s;
   }
-  absl::StatusOr<archive::Archive> a = archive::Read(args[0]);
+  // The AES stays in the archive, checked there event by event: it is copied to aes.pb as it is
+  // decoded, never held whole.
+  absl::StatusOr<archive::Archive> a = archive::ReadForReplay(args[0]);
   if (!a.ok()) return a.status();
   ims::InitialMachineState ims;
-  aes::EventSchedule aes;
-  if (absl::Status s = archive::Unpack(*a, ims, aes); !s.ok()) return s;  // every check
-  absl::StatusOr<std::string> aes_bytes = aes::ReadAll(*a->aes, a->manifest.aes_bytes);
-  if (!aes_bytes.ok()) return aes_bytes.status();
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) return absl::UnavailableError(absl::StrCat(dir, ": cannot create: ", error.message()));
-  const std::pair<const char*, const std::string*> files[] = {
-      {"/ims.pb", &a->ims}, {"/aes.pb", &*aes_bytes}, {"/manifest.txt", nullptr}};
+  if (absl::Status s = archive::UnpackIms(*a, ims); !s.ok()) return s;
+  if (absl::Status s = archive::ScheduleOf(*a).status(); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<io::OutputDirectory>> out_dir = io::OutputDirectory::Create(dir);
+  if (!out_dir.ok()) return out_dir.status();
+  io::OutputDirectory& d = **out_dir;
   const std::string manifest = a->manifest.ToText();
-  for (const auto& [name, bytes] : files) {
-    absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(dir + name);
+  for (const auto& [name, bytes] : {std::pair<const char*, const std::string*>{"ims.pb", &a->ims},
+                                    {"manifest.txt", &manifest}}) {
+    absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(d.Path(name));
     if (!out.ok()) return out.status();
-    if (absl::Status s = (*out)->Write(bytes ? *bytes : manifest); !s.ok()) return s;
+    if (absl::Status s = (*out)->Write(*bytes); !s.ok()) return s;
     if (absl::Status s = (*out)->Commit(); !s.ok()) return s;
   }
+  absl::StatusOr<std::unique_ptr<io::OutputFile>> aes = io::OutputFile::Create(d.Path("aes.pb"));
+  if (!aes.ok()) return aes.status();
+  absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> in = a->aes->Open();
+  if (!in.ok()) return in.status();
+  const void* data;
+  int size;
+  while ((*in)->Next(&data, &size)) {
+    if (absl::Status s =
+            (*aes)->Write({static_cast<const uint8_t*>(data), static_cast<size_t>(size)});
+        !s.ok()) {
+      return s;
+    }
+  }
+  // The section was checked to be this long: anything else is a read error meanwhile.
+  const uint64_t aes_bytes = (*aes)->bytes_written();
+  if (aes_bytes != a->manifest.aes_bytes) {
+    return absl::DataLossError(absl::StrCat(a->aes->name(), ": ", aes_bytes,
+                                            " bytes read, not the ", a->manifest.aes_bytes,
+                                            " the manifest states"));
+  }
+  if (absl::Status s = (*aes)->Commit(); !s.ok()) return s;
+  if (absl::Status s = d.Commit(); !s.ok()) return s;
   if (!absl::GetFlag(FLAGS_quiet)) {
     std::fprintf(stderr,
-                 "citcat unpack: %s/ims.pb (%zu bytes), %s/aes.pb (%zu bytes), %s/manifest.txt\n",
-                 dir.c_str(), a->ims.size(), dir.c_str(), aes_bytes->size(), dir.c_str());
+                 "citcat unpack: %s/ims.pb (%zu bytes), %s/aes.pb (%llu bytes), %s/manifest.txt\n",
+                 dir.c_str(), a->ims.size(), dir.c_str(),
+                 static_cast<unsigned long long>(aes_bytes), dir.c_str());
   }
   return absl::OkStatus();
 }

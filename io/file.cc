@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -183,11 +184,79 @@ absl::StatusOr<std::unique_ptr<OutputFile>> OutputFile::CreateScratch(const std:
   return file;
 }
 
+namespace {
+
+// Removes a file, or a directory with what is in it.
+void RemovePath(const std::string& path, bool directory) {
+  if (!directory) {
+    unlink(path.c_str());
+    return;
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(path, ignored);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<OutputDirectory>> OutputDirectory::Create(const std::string& path) {
+  std::string dir = path;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();  // "out/" names "out"
+  if (dir.empty()) return absl::InvalidArgumentError("an empty output directory name");
+  struct stat st;
+  if (stat(dir.c_str(), &st) == 0) {
+    if (!S_ISDIR(st.st_mode)) {
+      return absl::InvalidArgumentError(absl::StrCat(dir, ": exists and is not a directory"));
+    }
+    return std::unique_ptr<OutputDirectory>(new OutputDirectory(dir, ""));
+  }
+  if (errno != ENOENT) return ErrnoError(dir, "cannot create", errno);
+  std::error_code error;
+  const std::filesystem::path parent = std::filesystem::path(dir).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, error);
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat(parent.string(), ": cannot create: ", error.message()));
+  }
+  std::string temp = absl::StrCat(dir, ".partial-", getpid());
+  BlockSignals hold;  // the temporary exists only once it is registered
+  if (mkdir(temp.c_str(), 0777) != 0) return ErrnoError(temp, "cannot create", errno);
+  std::unique_ptr<OutputDirectory> out(new OutputDirectory(dir, temp));
+  out->cleanup_ = SignalCleanup::Tree(temp);
+  return out;
+}
+
+OutputDirectory::~OutputDirectory() {
+  if (!committed_ && !temp_path_.empty()) RemovePath(temp_path_, /*directory=*/true);
+}
+
+std::string OutputDirectory::Path(absl::string_view name) const {
+  return absl::StrCat(temp_path_.empty() ? path_ : temp_path_, "/", name);
+}
+
+absl::Status OutputDirectory::Commit() {
+  if (temp_path_.empty() || committed_) {
+    committed_ = true;
+    return absl::OkStatus();
+  }
+  committed_ = true;
+  if (active_group != nullptr) {  // after the files in it, which the group renames first
+    active_group->pending_.push_back({temp_path_, path_, std::move(cleanup_), true});
+    return absl::OkStatus();
+  }
+  if (rename(temp_path_.c_str(), path_.c_str()) != 0) {
+    const absl::Status error = ErrnoError(path_, "cannot rename", errno);
+    RemovePath(temp_path_, /*directory=*/true);
+    return error;
+  }
+  cleanup_.Release();
+  return absl::OkStatus();
+}
+
 OutputGroup::OutputGroup() { active_group = this; }
 
 OutputGroup::~OutputGroup() {
   active_group = nullptr;
-  for (Pending& p : pending_) unlink(p.temp.c_str());
+  for (Pending& p : pending_) RemovePath(p.temp, p.directory);
 }
 
 absl::Status OutputGroup::Publish() {
@@ -195,7 +264,7 @@ absl::Status OutputGroup::Publish() {
   for (size_t i = 0; i < pending_.size(); ++i) {
     if (rename(pending_[i].temp.c_str(), pending_[i].path.c_str()) == 0) continue;
     const absl::Status error = ErrnoError(pending_[i].path, "cannot rename", errno);
-    for (size_t j = 0; j < i; ++j) unlink(pending_[j].path.c_str());
+    for (size_t j = 0; j < i; ++j) RemovePath(pending_[j].path, pending_[j].directory);
     pending_.erase(pending_.begin(), pending_.begin() + i);  // the destructor removes the rest
     return error;
   }

@@ -12,6 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "io/cleanup.h"
 
 namespace citcat::io {
@@ -88,10 +89,39 @@ class OutputFile {
   bool committed_ = false;
 };
 
+// A directory of outputs (files, no subdirectories), all or nothing. A new one is built under a
+// temporary sibling name (DIR.partial-PID, its parent created if need be), removed with what is
+// in it when this is destroyed uncommitted (on any error) or on a signal; Commit() renames it to
+// DIR once every file in it is complete (while an OutputGroup exists, at its Publish(), after
+// the files in it). A directory that exists already is written in place: its files appear as
+// any OutputFile's do, and nothing else is left in it.
+class OutputDirectory {
+ public:
+  static absl::StatusOr<std::unique_ptr<OutputDirectory>> Create(const std::string& path);
+  ~OutputDirectory();
+  OutputDirectory(const OutputDirectory&) = delete;
+  OutputDirectory& operator=(const OutputDirectory&) = delete;
+
+  // Where the file `name` of the directory is written (in the temporary directory until Commit).
+  std::string Path(absl::string_view name) const;
+  absl::Status Commit();
+
+  const std::string& path() const { return path_; }
+
+ private:
+  OutputDirectory(std::string path, std::string temp_path)
+      : path_(std::move(path)), temp_path_(std::move(temp_path)) {}
+
+  std::string path_;
+  std::string temp_path_;  // empty when written in place
+  SignalCleanup cleanup_;  // of temp_path_
+  bool committed_ = false;
+};
+
 // The outputs of one command, all or nothing: while a group exists, OutputFile::Commit()
-// completes each file under its temporary name, and Publish() renames them all into place. A
-// group destroyed unpublished, or a rename that fails, leaves none of them behind (the ones
-// already renamed are removed again). One group at a time.
+// completes each file under its temporary name, and Publish() renames them all into place (and
+// then the OutputDirectory they are in). A group destroyed unpublished, or a rename that fails,
+// leaves none of them behind (the ones already renamed are removed again). One group at a time.
 class OutputGroup {
  public:
   OutputGroup();
@@ -103,9 +133,11 @@ class OutputGroup {
 
  private:
   friend class OutputFile;
+  friend class OutputDirectory;
   struct Pending {
     std::string temp, path;
     SignalCleanup cleanup;
+    bool directory = false;  // an OutputDirectory: removed with what is in it
   };
   std::vector<Pending> pending_;
 };
