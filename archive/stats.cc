@@ -141,8 +141,8 @@ std::string FormatStats(const Stats& s, const std::string& source) {
       source, s.instructions, s.records, s.bus_bytes,
       s.instructions ? static_cast<double>(s.bus_bytes) / s.instructions : 0.0,
       s.guest_halted ? "the run ends with the guest halting\n"
-                     : "the run was cut short: the trace ends before the guest halted "
-                       "(capture --instructions)\n");
+                     : "the trace ends before the guest powered the machine off (cut short by "
+                       "capture --instructions, or a processor halted for good)\n");
   for (int k = 0; k < 256; ++k) {
     if (s.kind_records[k] == 0) continue;
     absl::StrAppendFormat(&out, "  %-16s %12d records %14d bytes\n",

@@ -83,7 +83,9 @@ void PrintFromResetSummary(const std::string& output, const systems::CaptureRepo
       "  device reads     %llu\n"
       "  perturbation     none: no kernel, no hooks\n",
       output.c_str(), static_cast<unsigned long long>(r.traced_instructions),
-      r.halted ? ", the program powered off" : ", cut short by --instructions",
+      r.halted            ? ", the program powered off"
+      : r.stopped.empty() ? ", cut short by --instructions"
+                          : absl::StrCat(", the processor ", r.stopped).c_str(),
       static_cast<unsigned long long>(r.bus_records), static_cast<unsigned long long>(r.bus_bytes),
       r.traced_instructions ? static_cast<double>(r.bus_bytes) / r.traced_instructions : 0.0,
       static_cast<unsigned long long>(r.interrupts),
@@ -162,7 +164,10 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
   if (!run.ok()) return run.status();
 
   const systems::CaptureReport& r = *run;
-  if (r.cut_short) {
+  if (!r.stopped.empty()) {
+    std::fprintf(stderr, "citcat capture: the processor %s: the trace ends there\n",
+                 r.stopped.c_str());
+  } else if (r.cut_short) {
     std::fprintf(stderr,
                  "citcat capture: the run was cut short at --instructions %llu: the guest had not "
                  "finished\n",

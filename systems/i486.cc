@@ -276,7 +276,8 @@ absl::StatusOr<CaptureReport> CaptureFromReset(const CaptureRequest& request,
   report.from_reset = true;
   report.hooks = "none: a trace from reset";
   report.halted = run->powered_off;
-  report.cut_short = !run->powered_off;
+  report.stopped = run->stuck ? run->stuck_why : "";
+  report.cut_short = !run->powered_off && !run->stuck;
   return report;
 }
 
@@ -372,7 +373,8 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
   report.hooks = absl::StrCat(monitor.reports(), " interrupt reports");
   report.driver_instructions = monitor.driver_instructions();
   report.halted = run.powered_off;
-  report.cut_short = !run.powered_off;
+  report.stopped = run.stuck ? run.stuck_why : "";
+  report.cut_short = !run.powered_off && !run.stuck;
   return report;
 }
 

@@ -59,6 +59,8 @@ struct CaptureReport {
   bool from_reset = false;           // a bare-metal program traced from power-on: no hooks
   bool halted = false;               // the guest powered the machine off
   bool cut_short = false;            // max_traced ended the run before the guest halted
+  // Neither: the processor stopped for good ("halted with interrupts off at EIP 0x...").
+  std::string stopped;
 };
 
 struct Workload {

@@ -55,9 +55,15 @@ absl::StatusOr<I486RunSummary> I486Machine::Run(BusMonitor* monitor, uint64_t ma
         halted_at = cpu_.retired();
         halt_began = bus_.Now();
       }
-      if (!(cpu_.eflags() & x86::flag::kIF) || wake == PcBus::kNever ||
-          wake - halt_began > kMaxHalt) {
+      const bool interrupts_off = !(cpu_.eflags() & x86::flag::kIF);
+      if (interrupts_off || wake == PcBus::kNever || wake - halt_began > kMaxHalt) {
         summary.stuck = true;
+        summary.stuck_why =
+            absl::StrCat("halted with ",
+                         interrupts_off          ? "interrupts off"
+                         : wake == PcBus::kNever ? "no device event to come"
+                                                 : "no interrupt in a minute of device events",
+                         " at EIP 0x", absl::Hex(cpu_.eip()));
         break;
       }
       bus_.IdleUntil(wake);

@@ -33,8 +33,10 @@ struct I486RunSummary {
   uint64_t bus_records = 0;    // records the monitor saw
   bool powered_off = false;    // the guest switched the machine off
   // Halted with nothing left that could wake it: interrupts disabled, no device event to come,
-  // or a minute (of a 33 MHz machine) of events none of which interrupted it.
+  // or a minute (of a 33 MHz machine) of events none of which interrupted it; `stuck_why` says
+  // which and where ("halted with interrupts off at EIP 0x...").
   bool stuck = false;
+  std::string stuck_why;
 };
 
 class I486Machine {

@@ -12,10 +12,12 @@ void Pic8259::Write(int a0, uint8_t value) {
     case 2:
       icw2_ = value;
       init_step_ = !single_ ? 3 : icw4_needed_ ? 4 : 0;
+      initialized_ = init_step_ == 0;
       return;
     case 3:
       icw3_ = value;
       init_step_ = icw4_needed_ ? 4 : 0;
+      initialized_ = init_step_ == 0;
       return;
     case 4:
       // uPM (bit 0) is taken as set: the MCS-80/85 CALL sequence is not modelled. BUF and M/S
@@ -23,6 +25,7 @@ void Pic8259::Write(int a0, uint8_t value) {
       aeoi_ = value & 0x02;
       sfnm_ = value & 0x10;
       init_step_ = 0;
+      initialized_ = true;
       return;
   }
   imr_ = value;  // OCW1

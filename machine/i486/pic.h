@@ -20,8 +20,11 @@ class Pic8259 {
   uint8_t Read(int a0);
   void SetLine(int level, bool high);
 
-  // The INT output: an unmasked request of higher priority than every level in service.
-  bool Int() const { return Pending() >= 0; }
+  // The INT output: an unmasked request of higher priority than every level in service. From
+  // power-on until its first initialisation sequence ends the chip asserts nothing: its state is
+  // undefined until ICW1 (8259A data sheet, "Initialization Command Words"), and the PC's BIOS
+  // initialises it before it enables interrupts. Bochs models the same.
+  bool Int() const { return initialized_ && Pending() >= 0; }
   // The first INTA pulse: the level acknowledged (its ISR bit set, its request cleared), or -1
   // when no request is left (a spurious interrupt: IR7's vector, no ISR bit).
   int BeginAck();
@@ -56,7 +59,8 @@ class Pic8259 {
   bool ltim_ = false, single_ = false, icw4_needed_ = false;
   bool aeoi_ = false, sfnm_ = false, rotate_in_aeoi_ = false;
   bool special_mask_ = false, read_isr_ = false, poll_ = false;
-  int init_step_ = 0;  // 0: ready; 2, 3, 4: the ICW expected next
+  int init_step_ = 0;         // 0: ready; 2, 3, 4: the ICW expected next
+  bool initialized_ = false;  // an initialisation sequence has ended since power-on
 };
 
 // The cascaded pair at ports 20h-21h (master, IRQ 0-7) and A0h-A1h (slave, IRQ 8-15).

@@ -299,7 +299,7 @@ TEST_F(Cli, CaptureSaysWhenACapCutTheRunShort) {
   EXPECT_THAT(r.err, HasSubstr("cut short at --instructions 200000"));
   Result stats = Run(absl::StrCat("stats ", Path("s")));
   ASSERT_EQ(stats.exit_code, 0) << stats.err;
-  EXPECT_THAT(stats.out, HasSubstr("the run was cut short"));
+  EXPECT_THAT(stats.out, HasSubstr("the trace ends before the guest powered the machine off"));
 }
 
 TEST_F(Cli, CaptureRefusesWhatItCannotRun) {

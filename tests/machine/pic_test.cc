@@ -41,6 +41,33 @@ TEST(PicTest, InitialisationLeavesAllUnmaskedAndVectorsFromIcw2) {
   EXPECT_FALSE(p.Intr());
 }
 
+// From power-on until its first initialisation sequence ends, a PIC asserts nothing, whatever
+// its lines, its mask or a half-done sequence (docs/machines/i486-system.md, "Power-on state").
+TEST(PicTest, NothingIsAssertedBeforeTheFirstInitialisation) {
+  PicPair p;
+  p.SetIrq(0, true);
+  p.SetIrq(9, true);
+  EXPECT_FALSE(p.Intr());
+  p.Write(0x21, 0x00);  // OCW1 alone
+  EXPECT_FALSE(p.Intr());
+  p.Write(0x20, 0x11);  // ICW1, ICW2: the sequence not done
+  p.Write(0x21, 0x20);
+  EXPECT_FALSE(p.Intr());
+  p.Write(0x21, 0x04);
+  p.Write(0x21, 0x01);  // ICW4: done, and a line high since before needs a new edge
+  EXPECT_FALSE(p.Intr());
+  p.SetIrq(1, true);
+  EXPECT_TRUE(p.Intr());
+  EXPECT_EQ(p.Acknowledge(), 0x21);
+  // A single PIC without ICW4 is done at ICW2.
+  PicPair single;
+  single.Write(0x20, 0x1A);  // level triggered, single, no ICW4
+  single.SetIrq(5, true);
+  EXPECT_FALSE(single.Intr());
+  single.Write(0x21, 0x40);
+  EXPECT_TRUE(single.Intr());
+}
+
 TEST(PicTest, FixedPriorityNestingAndNonSpecificEoi) {
   PicPair p;
   InitPc(p);
