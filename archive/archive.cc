@@ -642,8 +642,6 @@ absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
   return Pack(state, aes::BytesInMemory(schedule.SerializeAsString(), "the AES"));
 }
 
-namespace {
-
 // A manifest that names a segment's place must be a segment's (docs/archive-format.md,
 // "Segments"): every segment after the first starts at a cut (no state dump ahead of its
 // records), and every one before the last ends at one (at a branch count).
@@ -665,8 +663,6 @@ absl::Status CheckSegmentPlace(const Manifest& m, const ims::StartPoint& start,
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::Status Unpack(const Archive& a, ims::InitialMachineState& state,
                     aes::EventSchedule& schedule) {

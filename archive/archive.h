@@ -141,6 +141,10 @@ absl::StatusOr<Archive> ReadForReplay(const std::string& path);
 absl::StatusOr<aes::Schedule> ScheduleOf(const Archive& archive);
 // Unpack's checks and the IMS alone.
 absl::Status UnpackIms(const Archive& archive, ims::InitialMachineState& state);
+// Refuses, in one line, a manifest that names a segment's place (docs/archive-format.md,
+// "Segments") for an IMS and AES that are not that segment's: Unpack and OpenForReplay check it.
+absl::Status CheckSegmentPlace(const Manifest& manifest, const ims::StartPoint& start,
+                               const aes::EndPoint& end);
 
 // What a replay of the archive at `path` needs (ReadForReplay, UnpackIms and ScheduleOf): the
 // schedule stays in the file and is read as replay goes.

@@ -24,7 +24,12 @@ absl::Status RunUnpack(const std::vector<std::string>& args) {
   if (!a.ok()) return a.status();
   ims::InitialMachineState ims;
   if (absl::Status s = archive::UnpackIms(*a, ims); !s.ok()) return s;
-  if (absl::Status s = archive::ScheduleOf(*a).status(); !s.ok()) return s;
+  absl::StatusOr<aes::Schedule> schedule = archive::ScheduleOf(*a);
+  if (!schedule.ok()) return schedule.status();
+  if (absl::Status s = archive::CheckSegmentPlace(a->manifest, ims.start(), schedule->end());
+      !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(args[0], ": ", s.message()));
+  }
   absl::StatusOr<std::unique_ptr<io::OutputDirectory>> out_dir = io::OutputDirectory::Create(dir);
   if (!out_dir.ok()) return out_dir.status();
   io::OutputDirectory& d = **out_dir;
