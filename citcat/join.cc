@@ -295,24 +295,27 @@ std::string Head(const std::string& path) {
   return head;
 }
 
-// The trace pieces' bytes one after the other into `out_path` (compressed pieces as they are: one
-// stream or frame each, each decompressed whole first to check it; plain text trace pieces
-// checked against their segments' manifests as they are copied).
+// The trace pieces' bytes one after the other into `out_path`: compressed pieces as they are (one
+// stream or frame each, each decompressed whole first to check it), or decompressed into a plain
+// output (checked by the same decompression); plain text trace pieces checked against their
+// segments' manifests as they are copied.
 absl::Status JoinTraces(const std::vector<std::string>& pieces, const std::string& out_path,
                         const std::vector<SegmentPiece>& segments, uint64_t& bytes) {
   const std::string suffix = CompressionSuffix(out_path);
+  const std::string piece_suffix = CompressionSuffix(pieces[0]);
+  const bool decompress = suffix.empty() && !piece_suffix.empty();
   for (const std::string& piece : pieces) {
-    if (CompressionSuffix(piece) != suffix) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(piece, ": a piece of ", out_path, " must be ",
-                       suffix.empty() ? "uncompressed (no .xz, .zst or .gz)"
-                                      : absl::StrCat("compressed (", suffix, ")"),
-                       " like it"));
+    if (CompressionSuffix(piece) != piece_suffix || (!suffix.empty() && piece_suffix != suffix)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          piece, ": a piece of ", out_path, " must be ",
+          suffix.empty() ? absl::StrCat("compressed like the first piece (",
+                                        piece_suffix.empty() ? "not at all" : piece_suffix, ")")
+                         : absl::StrCat("compressed (", suffix, ") like it")));
     }
   }
   // A plain piece has no checksum of its own; only the plain text trace says which instructions
   // it holds.
-  if (suffix.empty() && !TextPieceCheck::Starts(Head(pieces[0]))) {
+  if (piece_suffix.empty() && !TextPieceCheck::Starts(Head(pieces[0]))) {
     return absl::InvalidArgumentError(absl::StrCat(
         pieces[0],
         ": join cannot check an uncompressed piece of this format (no checksum, and nothing in "
@@ -325,6 +328,19 @@ absl::Status JoinTraces(const std::vector<std::string>& pieces, const std::strin
   std::vector<uint8_t> buffer(1 << 20);
   for (size_t k = 0; k < pieces.size(); ++k) {
     const std::string& piece = pieces[k];
+    if (decompress) {
+      // Written as it is checked: a damaged piece stops the join, and the output never appears.
+      absl::Status written;
+      absl::StatusOr<uint64_t> n = traces::Decompress(piece, [&](absl::string_view part) {
+        if (written.ok()) {
+          written = (*out)->Write(
+              std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(part.data()), part.size()));
+        }
+      });
+      if (!n.ok()) return n.status();
+      if (!written.ok()) return written;
+      continue;
+    }
     std::optional<TextPieceCheck> text;
     if (suffix.empty()) {
       text.emplace(piece, segments[k], k + 1);

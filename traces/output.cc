@@ -504,8 +504,10 @@ class GzipDecoder final : public Decoder {
   Bytef buffer_[kChunk];
 };
 
-// Decompresses `path` by its suffix, piece by piece; returns how many bytes it gave.
-absl::StatusOr<uint64_t> Decompress(const std::string& path, const Decoder::Consume& consume) {
+}  // namespace
+
+absl::StatusOr<uint64_t> Decompress(const std::string& path,
+                                    const std::function<void(absl::string_view)>& consume) {
   absl::StatusOr<std::unique_ptr<io::InputFile>> in = io::InputFile::Open(path);
   if (!in.ok()) return in.status();
   std::unique_ptr<Decoder> decoder;
@@ -540,8 +542,6 @@ absl::StatusOr<uint64_t> Decompress(const std::string& path, const Decoder::Cons
     if (*n == 0) return total;
   }
 }
-
-}  // namespace
 
 absl::StatusOr<std::string> ReadDecompressed(const std::string& path) {
   std::string out;

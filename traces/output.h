@@ -3,6 +3,7 @@
 #ifndef CITCAT_TRACES_OUTPUT_H_
 #define CITCAT_TRACES_OUTPUT_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -66,6 +67,13 @@ class StringOutput final : public ByteOutput {
  private:
   std::string* out_;
 };
+
+// Decompresses a file written by OpenOutput (by the same suffix rule; a plain file as it is) in
+// pieces of at most 64 KiB handed to `consume`; returns how many bytes it gave. Concatenated xz
+// streams, zstd frames and gzip members read as one; data cut short or damaged is a DataLoss
+// naming the file.
+absl::StatusOr<uint64_t> Decompress(const std::string& path,
+                                    const std::function<void(absl::string_view)>& consume);
 
 // Decompresses a whole file written by OpenOutput (by the same suffix rule), for tests and tools
 // reading back small traces; concatenated xz streams, zstd frames and gzip members read as one.

@@ -115,6 +115,11 @@ TEST_F(Join, PiecesJoinToTheWhole) {
   auto bytes = traces::ReadDecompressed(Path("j.din.zst"));
   ASSERT_TRUE(bytes.ok()) << bytes.status();
   EXPECT_TRUE(*bytes == ReadFile(Path("whole.din")));
+  // Compressed pieces into a plain output: each decompressed, and so checked, on the way.
+  r = Run(absl::StrCat("join --quiet --segment-dir ", Path("segs"), " ",
+                       Pieces({1, 2, 3}, ".din.zst"), " -o ", Path("j.din")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(ReadFile(Path("j.din")) == ReadFile(Path("whole.din")));
 }
 
 TEST_F(Join, MissingOrOutOfOrderPiecesAreRefused) {
@@ -128,7 +133,8 @@ TEST_F(Join, MissingOrOutOfOrderPiecesAreRefused) {
   Refused(segs + Pieces({1, 2}, ".txt"), "holds 3 segments, but 2 pieces were given");
   Refused(segs + Path("whole.txt"), "no segment number in the file name");
   Refused(segs + Pieces({1, 2}, ".txt") + " " + Path("p/piece-0003.cat"), "is a CAT");
-  Refused(segs + Pieces({1, 2, 3}, ".din.zst"), "must be uncompressed");
+  Refused(segs + Pieces({1, 2}, ".din.zst") + " " + Path("p/piece-0003.din"),
+          "must be compressed like the first piece (.zst)");
   // Without the split's directory nothing tells a missing last piece: join refuses to guess.
   Refused(Pieces({1, 2}, ".txt"), "needs --segment-dir DIR", "out", 2);
   Refused(Pieces({1, 2, 3}, ".din.zst"), "needs --segment-dir DIR", "out.zst", 2);
