@@ -25,6 +25,7 @@
 #include "citcat/command.h"
 #include "citcat/join.h"
 #include "citcat/progress.h"
+#include "ims/bounds.h"
 #include "machine/elf_loader.h"
 #include "systems/system.h"
 #include "traces/joined_output.h"
@@ -50,17 +51,6 @@ ABSL_FLAG(std::string, idle_range, "",
           "kernel idle loop between citcat_idle_begin and citcat_idle_end");
 
 namespace citcat::cli {
-
-absl::Status ReadMessage(const std::string& path, google::protobuf::Message& message) {
-  // The IMS holds at most the memory image; 4 GiB bounds both files.
-  absl::StatusOr<std::string> bytes = io::ReadWholeFile(path, uint64_t{4} << 30);
-  if (!bytes.ok()) return bytes.status();
-  if (!message.ParseFromString(*bytes)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not a ", message.GetDescriptor()->full_name(), " message"));
-  }
-  return absl::OkStatus();
-}
 
 void PrintReplaySummary(const char* command, const replay::ReplaySummary& s) {
   std::fprintf(
@@ -507,7 +497,7 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
     schedule = std::move(packed->schedule);
     manifest = std::move(packed->manifest);
   } else {
-    if (absl::Status s = ReadMessage(ims_path, ims); !s.ok()) return s;
+    if (absl::Status s = ims::ReadFile(ims_path, ims); !s.ok()) return s;
     schedule = aes::Schedule::Parse(aes::BytesInFile(aes_path));
   }
   if (!schedule.ok()) return schedule.status();
