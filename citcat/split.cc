@@ -1,6 +1,5 @@
 // citcat split: one archive into segment archives that each replay alone
 // (docs/archive-format.md, "Segments").
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -69,17 +68,11 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
       options.cut_at_instructions.push_back(first + at);
     }
   }
-  // Written into a directory of its own, renamed to DIR once every segment is there. A signal
-  // removes it with what is in it, on whichever thread it arrives.
-  const std::string partial = absl::StrCat(dir, ".partial-", getpid());
-  std::error_code error;
-  io::SignalCleanup cleanup;
-  {
-    io::BlockSignals hold;  // the directory exists only once it is registered
-    std::filesystem::create_directories(partial, error);
-    if (error) return absl::InternalError(absl::StrCat(partial, ": ", error.message()));
-    cleanup = io::SignalCleanup::Tree(partial);
-  }
+  // Written into a directory of its own (DIR.partial-PID), renamed to DIR once every segment is
+  // there; an error or a signal removes it with what is in it.
+  absl::StatusOr<std::unique_ptr<io::OutputDirectory>> out_dir = io::OutputDirectory::Create(dir);
+  if (!out_dir.ok()) return out_dir.status();
+  const std::string partial = (*out_dir)->working_path();
   // Each segment names its place of how many (docs/archive-format.md, "Segments"). Two cuts
   // closer than a flow break make one segment, so the count is known for sure only at the end:
   // the segments written with the planned one are written again in that rare case.
@@ -117,15 +110,8 @@ absl::Status RunSplit(const std::vector<std::string>& args) {
   for (uint64_t k = 1; status.ok() && written != planned && k <= written; ++k) {
     status = Renumber(SegmentArchivePath(partial, k), written);
   }
-  if (status.ok()) {
-    std::filesystem::rename(partial, dir, error);
-    if (error) status = absl::InternalError(absl::StrCat(dir, ": ", error.message()));
-  }
-  if (!status.ok()) {
-    std::filesystem::remove_all(partial, error);
-    return status;
-  }
-  cleanup.Release();
+  if (status.ok()) status = (*out_dir)->Commit();
+  if (!status.ok()) return status;
   if (!absl::GetFlag(FLAGS_quiet)) {
     std::fprintf(stderr, "citcat split: %llu segments of %s in %s\n",
                  static_cast<unsigned long long>(written), args[0].c_str(), dir.c_str());

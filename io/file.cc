@@ -230,7 +230,7 @@ OutputDirectory::~OutputDirectory() {
 }
 
 std::string OutputDirectory::Path(absl::string_view name) const {
-  return absl::StrCat(temp_path_.empty() ? path_ : temp_path_, "/", name);
+  return absl::StrCat(working_path(), "/", name);
 }
 
 absl::Status OutputDirectory::Commit() {

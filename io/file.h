@@ -104,6 +104,8 @@ class OutputDirectory {
 
   // Where the file `name` of the directory is written (in the temporary directory until Commit).
   std::string Path(absl::string_view name) const;
+  // The directory written now: the temporary one until Commit, or the one that existed.
+  const std::string& working_path() const { return temp_path_.empty() ? path_ : temp_path_; }
   absl::Status Commit();
 
   const std::string& path() const { return path_; }
