@@ -139,13 +139,11 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
   request.workloads = absl::GetFlag(FLAGS_workload);
   if (!request.workloads.empty() &&
       absl::c_linear_search(absl::StrSplit(request.workloads, ','), "")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--workload '", request.workloads,
-                     "' has an empty name (names are separated by one comma)"));
+    return BadUsage(absl::StrCat("--workload '", request.workloads,
+                                 "' has an empty name (names are separated by one comma)"));
   }
   if (absl::GetFlag(FLAGS_elf).empty() && !absl::GetFlag(FLAGS_cflags).empty()) {
-    return absl::InvalidArgumentError(
-        "--cflags is for the C files of --elf, and there is no --elf");
+    return BadUsage("--cflags is for the C files of --elf, and there is no --elf");
   }
   if (std::string elf = absl::GetFlag(FLAGS_elf); !elf.empty()) {
     request.program.push_back(elf);

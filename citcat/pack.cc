@@ -20,7 +20,7 @@ absl::Status RunPack(const std::vector<std::string>& args) {
     return s;
   }
   const int level = absl::GetFlag(FLAGS_level);
-  if (level < 1 || level > 22) return absl::InvalidArgumentError("--level must be 1 to 22");
+  if (level < 1 || level > 22) return BadUsage("--level must be 1 to 22");
   ims::InitialMachineState ims;
   // Its sizes checked before it is read (ims/bounds.h).
   if (absl::Status s = ims::ReadFile(args[0] + "/ims.pb", ims); !s.ok()) return s;

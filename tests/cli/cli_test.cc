@@ -281,11 +281,11 @@ TEST_F(Cli, CaptureCflagsReachTheCompilerWithoutAShell) {
 // Options that would be ignored are refused instead.
 TEST_F(Cli, CaptureRefusesOptionsItWouldIgnore) {
   Result cflags = Run(absl::StrCat("capture --cflags -O1 -o ", Path("o")));
-  EXPECT_EQ(cflags.exit_code, 1);
+  EXPECT_EQ(cflags.exit_code, 2);
   EXPECT_THAT(cflags.err, HasSubstr("--cflags is for the C files of --elf"));
   for (const char* list : {"sort,,hash", ",sort", "sort,"}) {
     Result r = Run(absl::StrCat("capture --workload ", list, " -o ", Path("o")));
-    EXPECT_EQ(r.exit_code, 1) << list;
+    EXPECT_EQ(r.exit_code, 2) << list;
     EXPECT_THAT(r.err, HasSubstr("has an empty name")) << list;
   }
   EXPECT_TRUE(Files().empty());
