@@ -287,8 +287,7 @@ TEST_F(Rom486Cli, ARawImageAtRomAddressIsEnteredByANearJump) {
 }
 
 // A program that ends with CLI; HLT stops for good: the summary says so (not "cut short"), and
-// the trace to that point replays. One that programs the timer and enables interrupts, but never
-// the PICs, takes no interrupt: an 8259 asserts nothing before its first initialisation.
+// the trace to that point replays.
 TEST_F(Rom486Cli, AHaltWithInterruptsOffEndsTheTraceAndSaysWhere) {
   const std::string image(0xFFF0, '\x90');
   const std::string rom =
@@ -302,18 +301,6 @@ TEST_F(Rom486Cli, AHaltWithInterruptsOffEndsTheTraceAndSaysWhere) {
             "citcat capture: the processor halted with interrupts off at EIP 0xfff2: the trace "
             "ends there\n");
   EXPECT_EQ(Run(absl::StrCat("verify ", Path("clihlt.cat"))).exit_code, 0);
-
-  // mov al, 34h; out 43h, al; mov al, 0; out 40h, al; out 40h, al (the PIT's channel 0 running);
-  // sti; a loop of 4 M instructions; power off.
-  const std::string timer = Write(
-      "timer.bin", std::string("\xB0\x34\xE6\x43\xB0\x00\xE6\x40\xE6\x40\xFB\xBB\x40\x00\xB9\xFF"
-                               "\xFF\xE2\xFE\x4B\x75\xF8\xBA\xC8\x05\xEE\xF4",
-                               27));
-  r = Run(absl::StrCat("capture --machine i486 --rom ", timer, " --rom-address 0xffff8000 -o ",
-                       Path("timer.cat")));
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("the program powered off"));
-  EXPECT_THAT(r.out, HasSubstr("  interrupts       0\n"));
 }
 
 // One line on standard error and no output left behind.
