@@ -125,6 +125,18 @@ absl::Status CheckOrder(const std::vector<std::string>& pieces) {
   return absl::OkStatus();
 }
 
+}  // namespace
+
+absl::Status CheckSegmentCount(const std::string& path, const archive::Manifest& m) {
+  if (m.segment == 0 || m.segments != 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      path,
+      ": written by an older citcat split, which did not record how many segments it cut, so a "
+      "missing last segment could not be told: split the archive again"));
+}
+
+namespace {
+
 // The segment archives `paths` of `dir`, in order; there must be one for each of `count` pieces,
 // and each must name its place among them.
 absl::StatusOr<std::vector<SegmentPiece>> ReadSegments(const std::string& dir,
@@ -140,12 +152,7 @@ absl::StatusOr<std::vector<SegmentPiece>> ReadSegments(const std::string& dir,
     absl::StatusOr<archive::Archive> a = archive::Read(path);
     if (!a.ok()) return a.status();
     const archive::Manifest& m = a->manifest;
-    if (m.segment != 0 && m.segments == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          path,
-          ": written by an older citcat split, which did not record how many segments it "
-          "cut, so a missing last piece could not be told: split the archive again"));
-    }
+    if (absl::Status s = CheckSegmentCount(path, m); !s.ok()) return s;
     if (m.segment != k || m.segments != count) {
       return absl::InvalidArgumentError(absl::StrCat(
           path, ": its manifest names segment ", m.segment, " of ", m.segments, ", not ", k, " of ",

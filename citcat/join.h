@@ -20,6 +20,10 @@ std::string SegmentArchivePath(const std::string& dir, size_t k);
 // when it holds none).
 absl::StatusOr<std::vector<std::string>> SegmentArchives(const std::string& dir);
 
+// A segment archive of an older split (`segment K` without `of N`) is refused by name: nothing in
+// its directory tells whether the last segment is missing.
+absl::Status CheckSegmentCount(const std::string& path, const archive::Manifest& manifest);
+
 // What a segment archive says its CAT piece holds.
 struct SegmentPiece {
   archive::Manifest manifest;

@@ -180,12 +180,7 @@ absl::Status CheckPlace(const std::string& path, const archive::Manifest& m, uin
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": not a segment archive (its manifest names no segment)"));
   }
-  if (m.segments == 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path,
-        ": written by an older citcat split, which did not record how many segments it "
-        "cut, so a missing last segment could not be told: split the archive again"));
-  }
+  if (absl::Status s = CheckSegmentCount(path, m); !s.ok()) return s;
   if (m.segment != index || m.segments != count) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": segment ", m.segment, " of ", m.segments, " by its manifest, but segment archive ",
