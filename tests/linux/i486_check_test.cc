@@ -28,32 +28,33 @@ TEST(I486Check, CmovIsRefused) {
   ASSERT_EQ(r.findings.size(), 1u);
   EXPECT_EQ(r.findings[0].name, "cmov");
   EXPECT_EQ(r.findings[0].address, 0x1000u);
-  EXPECT_EQ(Describe(r.findings[0]), "code: 0x00001000: cmove eax, ecx (an i486 has no CMOVcc (P6))");
+  EXPECT_EQ(Describe(r.findings[0]),
+            "code: 0x00001000: cmove eax, ecx (an i486 has no CMOVcc (P6))");
 }
 
 TEST(I486Check, I486CodePasses) {
   const Result r = Check({
-      0x55,              // push ebp
-      0x89, 0xE5,        // mov ebp, esp
-      0x0F, 0xC8,        // bswap eax (i486)
-      0x0F, 0xB1, 0x11,  // cmpxchg [ecx], edx (i486)
-      0x0F, 0xC1, 0xD0,  // xadd eax, edx (i486)
-      0x0F, 0x08,        // invd
-      0x0F, 0x01, 0x38,  // invlpg [eax]
-      0xD9, 0xE8,        // fld1
-      0xD9, 0xFA,        // fsqrt
-      0xDD, 0xD9,        // fstp st(1)
-      0xDF, 0xE0,        // fnstsw ax
-      0x9E,              // sahf
-      0xF3, 0x90,        // pause: REP NOP, a NOP on an i486
-      0xF3, 0xA5,        // rep movsd
-      0x0F, 0xBC, 0xC1,  // bsf eax, ecx
-      0x66, 0x90,        // xchg ax, ax
+      0x55,                    // push ebp
+      0x89, 0xE5,              // mov ebp, esp
+      0x0F, 0xC8,              // bswap eax (i486)
+      0x0F, 0xB1, 0x11,        // cmpxchg [ecx], edx (i486)
+      0x0F, 0xC1, 0xD0,        // xadd eax, edx (i486)
+      0x0F, 0x08,              // invd
+      0x0F, 0x01, 0x38,        // invlpg [eax]
+      0xD9, 0xE8,              // fld1
+      0xD9, 0xFA,              // fsqrt
+      0xDD, 0xD9,              // fstp st(1)
+      0xDF, 0xE0,              // fnstsw ax
+      0x9E,                    // sahf
+      0xF3, 0x90,              // pause: REP NOP, a NOP on an i486
+      0xF3, 0xA5,              // rep movsd
+      0x0F, 0xBC, 0xC1,        // bsf eax, ecx
+      0x66, 0x90,              // xchg ax, ax
       0x8D, 0x74, 0x26, 0x00,  // lea esi, [esi]: the i486's padding
-      0xCD, 0x80,        // int 0x80
-      0xC9,              // leave
-      0x0F, 0x0B,        // ud2: a trap on purpose
-      0xC3,              // ret
+      0xCD, 0x80,              // int 0x80
+      0xC9,                    // leave
+      0x0F, 0x0B,              // ud2: a trap on purpose
+      0xC3,                    // ret
   });
   EXPECT_TRUE(r.findings.empty()) << Describe(r.findings[0]);
   EXPECT_EQ(r.instructions, 21u);
@@ -66,41 +67,41 @@ struct Missing {
 
 TEST(I486Check, EveryLaterInstructionIsRefused) {
   const Missing cases[] = {
-      {{0x0F, 0x4D, 0xC1}, "cmov"},              // cmovge
-      {{0xDA, 0xC1}, "fcmov"},                   // fcmovb st(1)
-      {{0xDB, 0xF1}, "fcomi"},                   // fcomi st(1)
-      {{0xDF, 0xE9}, "fcomi"},                   // fucomip st(1)
-      {{0x0F, 0x31}, "rdtsc"},                   // rdtsc
-      {{0x0F, 0x33}, "rdpmc"},                   // rdpmc
-      {{0x0F, 0xA2}, "cpuid"},                   // cpuid
-      {{0x0F, 0x32}, "rdmsr"},                   // rdmsr
-      {{0x0F, 0x30}, "wrmsr"},                   // wrmsr
-      {{0x0F, 0xC7, 0x08}, "cmpxchg8b"},         // cmpxchg8b [eax]
-      {{0x0F, 0x34}, "sysenter"},                // sysenter
-      {{0x0F, 0x05}, "syscall"},                 // syscall
-      {{0x0F, 0x1F, 0x00}, "nopl"},              // nop dword ptr [eax]
+      {{0x0F, 0x4D, 0xC1}, "cmov"},       // cmovge
+      {{0xDA, 0xC1}, "fcmov"},            // fcmovb st(1)
+      {{0xDB, 0xF1}, "fcomi"},            // fcomi st(1)
+      {{0xDF, 0xE9}, "fcomi"},            // fucomip st(1)
+      {{0x0F, 0x31}, "rdtsc"},            // rdtsc
+      {{0x0F, 0x33}, "rdpmc"},            // rdpmc
+      {{0x0F, 0xA2}, "cpuid"},            // cpuid
+      {{0x0F, 0x32}, "rdmsr"},            // rdmsr
+      {{0x0F, 0x30}, "wrmsr"},            // wrmsr
+      {{0x0F, 0xC7, 0x08}, "cmpxchg8b"},  // cmpxchg8b [eax]
+      {{0x0F, 0x34}, "sysenter"},         // sysenter
+      {{0x0F, 0x05}, "syscall"},          // syscall
+      {{0x0F, 0x1F, 0x00}, "nopl"},       // nop dword ptr [eax]
       {{0x66, 0x0F, 0x1F, 0x44, 0x00, 0x00}, "nopl"},
-      {{0xF3, 0x0F, 0x1E, 0xFB}, "nopl"},        // endbr32 (0F 1E)
-      {{0x0F, 0x18, 0x00}, "nopl"},              // prefetchnta [eax]
-      {{0x0F, 0x0D, 0x08}, "prefetch"},          // prefetchw [eax] (3DNow!)
-      {{0x0F, 0xAE, 0x00}, "fxsave"},            // fxsave [eax]
-      {{0x0F, 0xAE, 0x08}, "fxrstor"},           // fxrstor [eax]
-      {{0x0F, 0xAE, 0xE8}, "fence"},             // lfence
-      {{0x0F, 0xAE, 0xF0}, "fence"},             // mfence
-      {{0x0F, 0xAE, 0x38}, "clflush"},           // clflush [eax]
-      {{0x0F, 0xAE, 0x10}, "sse"},               // ldmxcsr [eax]
-      {{0x0F, 0x6E, 0xC0}, "mmx"},               // movd mm0, eax
-      {{0x0F, 0x77}, "mmx"},                     // emms
-      {{0x0F, 0x57, 0xC0}, "sse"},               // xorps xmm0, xmm0
-      {{0xF2, 0x0F, 0x10, 0x00}, "sse"},         // movsd xmm0, [eax]
-      {{0xC5, 0xF8, 0x77}, "avx"},               // vzeroupper
-      {{0xF3, 0x0F, 0xB8, 0xC1}, "popcnt"},      // popcnt eax, ecx
-      {{0xF3, 0x0F, 0xBD, 0xC1}, "lzcnt"},       // lzcnt eax, ecx
-      {{0xF3, 0x0F, 0xBC, 0xC1}, "tzcnt"},       // tzcnt eax, ecx
-      {{0x0F, 0x38, 0xF0, 0x00}, "movbe"},       // movbe eax, [eax]
-      {{0xDF, 0x08}, "fisttp"},                  // fisttp word ptr [eax]
-      {{0x0F, 0x01, 0xD0}, "xgetbv"},            // xgetbv
-      {{0x0F, 0xC7, 0xF0}, "rdrand"},            // rdrand eax
+      {{0xF3, 0x0F, 0x1E, 0xFB}, "nopl"},    // endbr32 (0F 1E)
+      {{0x0F, 0x18, 0x00}, "nopl"},          // prefetchnta [eax]
+      {{0x0F, 0x0D, 0x08}, "prefetch"},      // prefetchw [eax] (3DNow!)
+      {{0x0F, 0xAE, 0x00}, "fxsave"},        // fxsave [eax]
+      {{0x0F, 0xAE, 0x08}, "fxrstor"},       // fxrstor [eax]
+      {{0x0F, 0xAE, 0xE8}, "fence"},         // lfence
+      {{0x0F, 0xAE, 0xF0}, "fence"},         // mfence
+      {{0x0F, 0xAE, 0x38}, "clflush"},       // clflush [eax]
+      {{0x0F, 0xAE, 0x10}, "sse"},           // ldmxcsr [eax]
+      {{0x0F, 0x6E, 0xC0}, "mmx"},           // movd mm0, eax
+      {{0x0F, 0x77}, "mmx"},                 // emms
+      {{0x0F, 0x57, 0xC0}, "sse"},           // xorps xmm0, xmm0
+      {{0xF2, 0x0F, 0x10, 0x00}, "sse"},     // movsd xmm0, [eax]
+      {{0xC5, 0xF8, 0x77}, "avx"},           // vzeroupper
+      {{0xF3, 0x0F, 0xB8, 0xC1}, "popcnt"},  // popcnt eax, ecx
+      {{0xF3, 0x0F, 0xBD, 0xC1}, "lzcnt"},   // lzcnt eax, ecx
+      {{0xF3, 0x0F, 0xBC, 0xC1}, "tzcnt"},   // tzcnt eax, ecx
+      {{0x0F, 0x38, 0xF0, 0x00}, "movbe"},   // movbe eax, [eax]
+      {{0xDF, 0x08}, "fisttp"},              // fisttp word ptr [eax]
+      {{0x0F, 0x01, 0xD0}, "xgetbv"},        // xgetbv
+      {{0x0F, 0xC7, 0xF0}, "rdrand"},        // rdrand eax
   };
   for (const Missing& m : cases) {
     const Result r = Check(m.bytes);
@@ -140,7 +141,8 @@ std::string TinyElf(const std::vector<uint8_t>& text, const std::vector<uint8_t>
     s[at] = static_cast<char>(v);
     s[at + 1] = static_cast<char>(v >> 8);
   };
-  elf.replace(0, 4, "\x7F" "ELF");
+  elf[0] = '\x7F';
+  elf.replace(1, 3, "ELF");
   elf[4] = 1;  // ELFCLASS32
   elf[5] = 1;  // little-endian
   elf[6] = 1;
@@ -155,8 +157,8 @@ std::string TinyElf(const std::vector<uint8_t>& text, const std::vector<uint8_t>
   while (elf.size() % 4) elf.push_back('\0');
   const size_t shoff = elf.size();
   elf.append(4 * 40, '\0');
-  auto section = [&](int i, uint32_t name, uint32_t type, uint32_t flags, uint32_t addr,
-                     size_t off, size_t size) {
+  auto section = [&](int i, uint32_t name, uint32_t type, uint32_t flags, uint32_t addr, size_t off,
+                     size_t size) {
     const size_t sh = shoff + 40 * i;
     put32(elf, sh, name);
     put32(elf, sh + 4, type);
@@ -198,9 +200,8 @@ TEST(I486Check, ElfExecutableSectionsOnly) {
 
 TEST(I486Check, RefusesWhatIsNotElf32I386) {
   Result result;
-  EXPECT_FALSE(CheckElf("not an elf at all, but long enough to have a header.....", "x", {},
-                        &result)
-                   .ok());
+  EXPECT_FALSE(
+      CheckElf("not an elf at all, but long enough to have a header.....", "x", {}, &result).ok());
   EXPECT_FALSE(CheckElf(TinyElf({0x90}, {}, /*machine=*/62), "x86-64", {}, &result).ok());
   EXPECT_FALSE(CheckFile("/nonexistent/file", {}).ok());
 }

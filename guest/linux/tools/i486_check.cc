@@ -151,8 +151,8 @@ constexpr GroupRule kGroupRules[] = {
     {X86_GRP_MODE64, {"mode64", "64-bit-mode only"}},
 };
 
-constexpr Rule kHintRule = {"nopl",
-                            "an i486 has no opcode 0F 18-1F (multi-byte NOP, PREFETCHh, ENDBR; P6)"};
+constexpr Rule kHintRule = {
+    "nopl", "an i486 has no opcode 0F 18-1F (multi-byte NOP, PREFETCHh, ENDBR; P6)"};
 constexpr Rule kVectorRegisterRule = {"sse", "an i486 has no MMX, XMM, YMM, ZMM or mask registers"};
 constexpr Rule kUndecodableRule = {"undecodable", "not an instruction: an i486 raises #UD"};
 
@@ -175,10 +175,10 @@ bool IsVectorRegister(csh handle, unsigned reg) {
 // The opcode byte after the legacy prefixes, and the one after it (0 past the end).
 std::pair<uint8_t, uint8_t> OpcodeBytes(const uint8_t* bytes, size_t size) {
   size_t i = 0;
-  while (i < size && (bytes[i] == 0x66 || bytes[i] == 0x67 || bytes[i] == 0xF0 ||
-                      bytes[i] == 0xF2 || bytes[i] == 0xF3 || bytes[i] == 0x2E ||
-                      bytes[i] == 0x36 || bytes[i] == 0x3E || bytes[i] == 0x26 ||
-                      bytes[i] == 0x64 || bytes[i] == 0x65)) {
+  while (i < size &&
+         (bytes[i] == 0x66 || bytes[i] == 0x67 || bytes[i] == 0xF0 || bytes[i] == 0xF2 ||
+          bytes[i] == 0xF3 || bytes[i] == 0x2E || bytes[i] == 0x36 || bytes[i] == 0x3E ||
+          bytes[i] == 0x26 || bytes[i] == 0x64 || bytes[i] == 0x65)) {
     ++i;
   }
   return {i < size ? bytes[i] : 0, i + 1 < size ? bytes[i + 1] : 0};
@@ -285,7 +285,7 @@ void CheckCode(const uint8_t* code, size_t size, uint64_t address, const std::st
 
 absl::Status CheckElf(const std::string& elf, const std::string& where, const Options& options,
                       Result* result) {
-  if (elf.size() < 52 || elf.compare(0, 4, "\x7F" "ELF") != 0) {
+  if (elf.size() < 52 || elf[0] != '\x7F' || elf.compare(1, 3, "ELF") != 0) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": not an ELF file"));
   }
   if (elf[4] != 1 || elf[5] != 1 || Le16(elf, 18) != 3) {
@@ -308,9 +308,8 @@ absl::Status CheckElf(const std::string& elf, const std::string& where, const Op
     }
     for (uint16_t i = 0; i < shnum; ++i) {
       const size_t sh = shoff + size_t{i} * shentsize;
-      const uint32_t name = Le32(elf, sh), sh_type = Le32(elf, sh + 4),
-                     flags = Le32(elf, sh + 8), addr = Le32(elf, sh + 12),
-                     off = Le32(elf, sh + 16), size = Le32(elf, sh + 20);
+      const uint32_t name = Le32(elf, sh), sh_type = Le32(elf, sh + 4), flags = Le32(elf, sh + 8),
+                     addr = Le32(elf, sh + 12), off = Le32(elf, sh + 16), size = Le32(elf, sh + 20);
       if (sh_type != kShtProgbits || !(flags & kShfExecinstr) || size == 0) continue;
       const std::string section =
           name < names.size() ? std::string(names.c_str() + name) : absl::StrCat("#", i);
@@ -382,7 +381,7 @@ absl::StatusOr<Result> CheckFile(const std::string& path, const Options& options
         }
       }
       if (!name.empty() && name.back() == '/') name.pop_back();
-      if (body.compare(0, 4, "\x7F" "ELF") == 0) {
+      if (body.size() > 4 && body[0] == '\x7F' && body.compare(1, 3, "ELF") == 0) {
         if (absl::Status s = CheckElf(body, absl::StrCat(path, "(", name, ")"), options, &result);
             !s.ok()) {
           return s;
