@@ -11,6 +11,8 @@
 #include "cat_parser/record.h"
 #include "replay/replay.h"
 #include "systems/system.h"
+#include "traces/record.h"
+#include "traces/sink.h"
 
 namespace citcat::archive {
 uint64_t ZstdSize(const std::string& bytes) {
@@ -54,11 +56,30 @@ std::string XmlEscape(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+// Counts the replayed instructions by the privilege they ran at.
+class ModeCounter final : public traces::TraceSink {
+ public:
+  explicit ModeCounter(uint64_t (&counts)[3]) : counts_(counts) {}
+  absl::Status Consume(const traces::Record& r) override {
+    ++counts_[static_cast<int>(r.mode)];
+    return absl::OkStatus();
+  }
+
+ private:
+  uint64_t (&counts_)[3];
+};
+
+}  // namespace
+
 absl::StatusOr<Stats> ComputeStats(const ims::InitialMachineState& ims,
                                    const aes::EventSchedule& aes, size_t max_points) {
   Stats s;
-  max_points = std::max<size_t>(max_points, 2);
+  ModeCounter modes(s.mode_instructions);
   replay::ReplayOptions options;
+  options.sink = &modes;
+  max_points = std::max<size_t>(max_points, 2);
   uint64_t stride = 1;  // keep every stride-th record as a point: memory stays flat
   CurvePoint last;
   cat::BusRecord last_record;  // did the guest power off at the end?
@@ -148,6 +169,14 @@ std::string FormatStats(const Stats& s, const std::string& source) {
     absl::StrAppendFormat(&out, "  %-16s %12d records %14d bytes\n",
                           cat::KindName(static_cast<cat::RecordKind>(k)), s.kind_records[k],
                           s.kind_bytes[k]);
+  }
+  absl::StrAppend(&out, "\ninstructions by privilege:");
+  for (traces::Mode m : {traces::Mode::kKernel, traces::Mode::kSupervisor, traces::Mode::kUser}) {
+    const uint64_t n = s.mode_instructions[static_cast<int>(m)];
+    if (n == 0 && m == traces::Mode::kSupervisor) continue;
+    absl::StrAppendFormat(&out, " %s %d (%.1f%%)", traces::ModeName(m), n,
+                          s.instructions ? 100.0 * n / s.instructions : 0.0);
+    if (m != traces::Mode::kUser) absl::StrAppend(&out, ",");
   }
   absl::StrAppendFormat(&out, "\nevents: %d interrupts, %d DMA transfers, %d device accesses",
                         s.interrupts, s.dma, s.device_io);

@@ -35,6 +35,8 @@ struct Stats {
   uint64_t kind_records[256] = {};  // regenerated records by kind
   uint64_t kind_bytes[256] = {};
   uint64_t interrupts = 0, dma = 0, device_io = 0;
+  // Replayed instructions by the privilege they ran at (traces::Mode: kernel, supervisor, user).
+  uint64_t mode_instructions[3] = {};
   // Register reads the schedule answers, by register ("Count", "Cause"), in schema order.
   std::vector<std::pair<std::string, uint64_t>> register_reads;
   std::vector<PartSize> sizes;     // register echoes, DMA, interrupts, device I/O, AES, IMS, total

@@ -40,6 +40,14 @@ ABSL_FLAG(std::string, rom_address, "",
 ABSL_FLAG(
     std::string, disk, "",
     "the disk image holding the workloads (default: the one this build made for the machine)");
+ABSL_FLAG(bool, linux, false,
+          "run Linux and its userland instead of our own guest kernel (i486 only; "
+          "docs/machines/i486-linux.md); --kernel is then a vmlinux");
+ABSL_FLAG(bool, from_boot, false,
+          "with --linux: begin the trace at the kernel's first instruction, not when the "
+          "workloads start");
+ABSL_FLAG(std::string, initramfs, "",
+          "with --linux: the userland, a cpio archive (default: the one this build made)");
 
 namespace citcat::cli {
 namespace {
@@ -111,12 +119,16 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
   if (!system.ok()) return system.status();
   const systems::System& machine = **system;
   if (absl::GetFlag(FLAGS_list_workloads)) {
-    std::printf("%s workloads:\n", machine.name);
-    for (const systems::Workload& w : machine.workloads) {
+    const bool on_linux = absl::GetFlag(FLAGS_linux);
+    if (on_linux && machine.linux_workloads.empty()) {
+      return BadUsage(absl::StrCat("--linux runs on the i486, not on the ", machine.name));
+    }
+    std::printf("%s workloads%s:\n", machine.name, on_linux ? " under Linux" : "");
+    for (const systems::Workload& w : on_linux ? machine.linux_workloads : machine.workloads) {
       std::printf("  %-10.*s %.*s\n", static_cast<int>(w.name.size()), w.name.data(),
                   static_cast<int>(w.description.size()), w.description.data());
     }
-    std::printf("default mix: %s\n", machine.default_mix);
+    std::printf("default mix: %s\n", on_linux ? machine.linux_default_mix : machine.default_mix);
     return absl::OkStatus();
   }
   std::string output;
@@ -150,6 +162,18 @@ absl::Status RunCapture(const std::vector<std::string>& args) {
     request.program.insert(request.program.end(), args.begin(), args.end());
   }
   request.cflags = absl::GetFlag(FLAGS_cflags);
+  request.linux_guest = absl::GetFlag(FLAGS_linux);
+  request.from_boot = absl::GetFlag(FLAGS_from_boot);
+  request.initramfs = absl::GetFlag(FLAGS_initramfs);
+  if (request.linux_guest && machine.cat_machine != cat::Machine::kI486) {
+    return BadUsage(absl::StrCat("--linux runs on the i486, not on the ", machine.name));
+  }
+  if (!request.linux_guest && (request.from_boot || !request.initramfs.empty())) {
+    return BadUsage("--from-boot and --initramfs go with --linux");
+  }
+  if (request.linux_guest && !request.program.empty()) {
+    return BadUsage("--elf builds a program for our own guest kernel, not for --linux");
+  }
   request.kernel = absl::GetFlag(FLAGS_kernel);
   request.disk = absl::GetFlag(FLAGS_disk);
   request.seed = absl::GetFlag(FLAGS_seed);

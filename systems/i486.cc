@@ -4,12 +4,14 @@
 #include "systems/i486.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cat_parser/writer.h"
@@ -17,6 +19,8 @@
 #include "guest/i486/guest_paths.h"
 #include "guest/i486/tools/boot.h"
 #include "guest/i486/tools/guest_info.h"
+#include "guest/linux/linux_guest_paths.h"
+#include "guest/linux/linux_kernel_paths.h"
 #include "io/file.h"
 #include "machine/elf_loader.h"
 #include "machine/i486/contract.h"
@@ -281,8 +285,149 @@ absl::StatusOr<CaptureReport> CaptureFromReset(const CaptureRequest& request,
   return report;
 }
 
+// Runs a guest that carries the CITCAT hooks (ours or Linux's) to the begin of its trace, then
+// writes the CAT until it powers off or `request.max_traced` instructions are traced.
+absl::StatusOr<CaptureReport> RunHookedGuest(machine::I486Machine& machine,
+                                             const CaptureRequest& request,
+                                             const std::string& output,
+                                             const std::string& kernel_path,
+                                             uint64_t boot_allowance) {
+  const cat::CatHeader header = machine.Header();
+  absl::StatusOr<std::unique_ptr<cat::CatWriter>> writer = cat::CatWriter::Create(output, header);
+  if (!writer.ok()) return writer.status();
+  CatMonitor monitor(**writer, machine.cpu(), header);
+  const uint64_t max_traced =
+      request.max_traced ? request.max_traced : std::numeric_limits<uint64_t>::max() / 2;
+  machine::I486RunSummary run;
+  const auto limit = [&] {
+    const uint64_t now = machine.cpu().retired();
+    if (!monitor.began()) return std::min(now + kSlice, boot_allowance);
+    return std::min(now + kSlice, monitor.begin_retired() + max_traced);
+  };
+  while (true) {
+    const uint64_t target = limit();
+    const bool began = monitor.began();
+    absl::StatusOr<machine::I486RunSummary> slice = machine.Run(&monitor, target, request.progress);
+    if (!slice.ok()) return slice.status();
+    run = *slice;
+    if (!began && monitor.began() && !run.powered_off && !run.stuck) continue;
+    if (run.powered_off || run.stuck || machine.cpu().retired() < target) break;
+    if (!monitor.began() && machine.cpu().retired() >= boot_allowance) break;
+    if (monitor.began() && machine.cpu().retired() >= monitor.begin_retired() + max_traced) {
+      // Not between an interrupt acknowledge and its report.
+      for (int i = 0; i < 1000 && monitor.ack_waiting() && !run.powered_off; ++i) {
+        slice = machine.Run(&monitor, machine.cpu().retired() + 1);
+        if (!slice.ok()) return slice.status();
+        run = *slice;
+      }
+      break;
+    }
+  }
+  if (!monitor.began()) {
+    std::vector<absl::string_view> lines =
+        absl::StrSplit(machine.console(), absl::ByAnyChar("\r\n"), absl::SkipWhitespace());
+    return absl::FailedPreconditionError(
+        absl::StrCat(kernel_path, ": the guest never began the trace (", run.instructions,
+                     " instructions run); the last line on its console: ",
+                     lines.empty() ? "(nothing)" : absl::StrCat("'", lines.back(), "'")));
+  }
+  if (absl::Status s = (*writer)->Finish(); !s.ok()) return s;
+
+  CaptureReport report;
+  report.console = machine.console();
+  report.instructions = run.instructions;
+  report.traced_instructions = run.instructions - monitor.begin_retired();
+  report.bus_records = monitor.records();
+  report.bus_bytes = monitor.bytes();
+  report.interrupts = monitor.reports();
+  report.dma_transfers = run.dma_transfers;
+  report.device_reads = run.device_reads;
+  report.hook_instructions = guest::i486::HookInstructions(monitor.reports());
+  report.hooks = absl::StrCat(monitor.reports(), " interrupt reports");
+  report.driver_instructions = monitor.driver_instructions();
+  report.halted = run.powered_off;
+  report.stopped = run.stuck ? run.stuck_why : "";
+  report.cut_short = !run.powered_off && !run.stuck;
+  return report;
+}
+
+// The Linux guest's workloads (guest/linux/userland/workloads.txt).
+constexpr Workload kLinuxWorkloads[] = {CITCAT_LINUX_WORKLOAD_TABLE};
+
+// Linux boots in hundreds of millions of instructions before its init starts the workloads.
+constexpr uint64_t kLinuxBootAllowance = 4'000'000'000;
+
+// Linux with the CITCAT patches and its userland (docs/machines/i486-linux.md).
+absl::StatusOr<CaptureReport> CaptureLinux(const CaptureRequest& request,
+                                           const std::string& output) {
+  const std::string kernel_path = !request.kernel.empty()
+                                      ? request.kernel
+                                      : GuestFile(CITCAT_LINUX_VMLINUX, "linux", "vmlinux");
+  const std::string initramfs_path =
+      !request.initramfs.empty() ? request.initramfs
+                                 : GuestFile(CITCAT_LINUX_INITRAMFS, "linux", "initramfs.cpio");
+  for (const std::string* built : {&kernel_path, &initramfs_path}) {
+    if (!std::filesystem::exists(*built)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(*built,
+                       ": not built (the Linux guest's kernel and userland are the build targets "
+                       "linux_kernel and linux_userland: `scripts/build release linux_kernel "
+                       "linux_userland`)"));
+    }
+  }
+  if (request.initramfs.empty()) {  // our userland: its workloads are known
+    for (absl::string_view w : absl::StrSplit(request.workloads, ',', absl::SkipEmpty())) {
+      if (absl::c_none_of(kLinuxWorkloads, [&](const Workload& l) {
+            return l.name == std::string_view(w.data(), w.size());
+          })) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("no Linux workload '", w, "' (--linux --list-workloads names them)"));
+      }
+    }
+  }
+  absl::StatusOr<machine::ElfImage> vmlinux = machine::LoadElfFile(kernel_path);
+  if (!vmlinux.ok()) return vmlinux.status();
+  absl::StatusOr<std::string> initramfs = io::ReadWholeFile(initramfs_path, 1ull << 30);
+  if (!initramfs.ok()) return initramfs.status();
+  absl::StatusOr<std::string> rom =
+      io::ReadWholeFile(GuestFile(CITCAT_I486_BOOT_ROM, "i486", "boot.bin"), 1 << 20);
+  if (!rom.ok()) return rom.status();
+
+  std::string command_line = "console=ttyS0";
+  if (!request.workloads.empty())
+    absl::StrAppend(&command_line, " citcat.workloads=", request.workloads);
+  if (request.from_boot) absl::StrAppend(&command_line, " citcat.from_boot");
+
+  machine::I486Options options;
+  options.pc.memory_bytes = request.memory_bytes;
+  options.pc.seed = request.seed;
+  options.pc.rom.assign(rom->begin(), rom->end());
+  if (!request.disk.empty()) {
+    absl::StatusOr<std::string> disk = io::ReadWholeFile(request.disk, 1ull << 30);
+    if (!disk.ok()) return disk.status();
+    options.pc.disk.assign(disk->begin(), disk->end());
+  }
+  options.pc.reserved = guest::i486::ReservedWindows();
+  options.producer =
+      absl::StrCat("citcat capture --machine i486 --linux --workload ",
+                   request.workloads.empty() ? "default" : request.workloads,
+                   request.from_boot ? " --from-boot" : "", " --seed ", request.seed);
+  absl::StatusOr<std::unique_ptr<machine::I486Machine>> machine =
+      machine::I486Machine::Create(options);
+  if (!machine.ok()) return machine.status();
+  const std::span<const uint8_t> cpio(reinterpret_cast<const uint8_t*>(initramfs->data()),
+                                      initramfs->size());
+  if (absl::Status s = guest::i486::LoadLinux(**machine, request.memory_bytes, *vmlinux,
+                                              {.initramfs = cpio, .command_line = command_line});
+      !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(kernel_path, ": ", s.message()));
+  }
+  return RunHookedGuest(**machine, request, output, kernel_path, kLinuxBootAllowance);
+}
+
 absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::string& output) {
   if (!request.rom.empty()) return CaptureFromReset(request, output);
+  if (request.linux_guest) return CaptureLinux(request, output);
   const std::string kernel_path = request.kernel.empty() ? KernelElf() : request.kernel;
   absl::StatusOr<machine::ElfImage> kernel = machine::LoadElfFile(kernel_path);
   if (!kernel.ok()) return kernel.status();
@@ -318,64 +463,7 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
     return absl::InvalidArgumentError(absl::StrCat(kernel_path, ": ", s.message()));
   }
 
-  const cat::CatHeader header = (*machine)->Header();
-  absl::StatusOr<std::unique_ptr<cat::CatWriter>> writer = cat::CatWriter::Create(output, header);
-  if (!writer.ok()) return writer.status();
-  CatMonitor monitor(**writer, (*machine)->cpu(), header);
-  const uint64_t max_traced =
-      request.max_traced ? request.max_traced : std::numeric_limits<uint64_t>::max() / 2;
-  machine::I486RunSummary run;
-  const auto limit = [&] {
-    const uint64_t now = (*machine)->cpu().retired();
-    if (!monitor.began()) return std::min(now + kSlice, kBootAllowance);
-    return std::min(now + kSlice, monitor.begin_retired() + max_traced);
-  };
-  while (true) {
-    const uint64_t target = limit();
-    const bool began = monitor.began();
-    absl::StatusOr<machine::I486RunSummary> slice =
-        (*machine)->Run(&monitor, target, request.progress);
-    if (!slice.ok()) return slice.status();
-    run = *slice;
-    if (!began && monitor.began() && !run.powered_off && !run.stuck) continue;
-    if (run.powered_off || run.stuck || (*machine)->cpu().retired() < target) break;
-    if (!monitor.began() && (*machine)->cpu().retired() >= kBootAllowance) break;
-    if (monitor.began() && (*machine)->cpu().retired() >= monitor.begin_retired() + max_traced) {
-      // Not between an interrupt acknowledge and its report.
-      for (int i = 0; i < 1000 && monitor.ack_waiting() && !run.powered_off; ++i) {
-        slice = (*machine)->Run(&monitor, (*machine)->cpu().retired() + 1);
-        if (!slice.ok()) return slice.status();
-        run = *slice;
-      }
-      break;
-    }
-  }
-  if (!monitor.began()) {
-    std::vector<absl::string_view> lines =
-        absl::StrSplit((*machine)->console(), absl::ByAnyChar("\r\n"), absl::SkipWhitespace());
-    return absl::FailedPreconditionError(
-        absl::StrCat(kernel_path, ": the guest never began the trace (", run.instructions,
-                     " instructions run); the last line on its console: ",
-                     lines.empty() ? "(nothing)" : absl::StrCat("'", lines.back(), "'")));
-  }
-  if (absl::Status s = (*writer)->Finish(); !s.ok()) return s;
-
-  CaptureReport report;
-  report.console = (*machine)->console();
-  report.instructions = run.instructions;
-  report.traced_instructions = run.instructions - monitor.begin_retired();
-  report.bus_records = monitor.records();
-  report.bus_bytes = monitor.bytes();
-  report.interrupts = monitor.reports();
-  report.dma_transfers = run.dma_transfers;
-  report.device_reads = run.device_reads;
-  report.hook_instructions = guest::i486::HookInstructions(monitor.reports());
-  report.hooks = absl::StrCat(monitor.reports(), " interrupt reports");
-  report.driver_instructions = monitor.driver_instructions();
-  report.halted = run.powered_off;
-  report.stopped = run.stuck ? run.stuck_why : "";
-  report.cut_short = !run.powered_off && !run.stuck;
-  return report;
+  return RunHookedGuest(**machine, request, output, kernel_path, kBootAllowance);
 }
 
 std::span<const Workload> Workloads() {
@@ -414,6 +502,8 @@ System I486() {
       .capture = Capture,
       .workloads = Workloads(),
       .default_mix = CITCAT_I486_DEFAULT_MIX,
+      .linux_workloads = kLinuxWorkloads,
+      .linux_default_mix = CITCAT_LINUX_DEFAULT_MIX,
       .guest_kernel = KernelElf().c_str(),
       .kernel_address = [](uint64_t value, bool) { return value; },
       .powers_off = PowersOff,

@@ -38,6 +38,12 @@ struct CaptureRequest {
   // ELF (docs/adding-a-machine.md, "Traces from reset"); where in the ROM a raw image goes.
   std::string rom;
   std::optional<uint64_t> rom_address;
+  // Linux instead of our own kernel (docs/machines/i486-linux.md): `kernel` is then its vmlinux,
+  // `initramfs` its userland (empty: the ones this build made); from_boot begins the trace at the
+  // kernel's first instruction instead of when the workloads start.
+  bool linux_guest = false;
+  bool from_boot = false;
+  std::string initramfs;
   uint64_t seed = 1;        // of the outside world
   uint64_t max_traced = 0;  // instructions after the begin of the trace; 0: until the guest halts
   uint64_t memory_bytes = 32ull << 20;
@@ -84,6 +90,9 @@ struct System {
       capture;
   std::span<const Workload> workloads;
   const char* default_mix;
+  // Linux's userland, on a machine that runs Linux (capture --linux; empty elsewhere).
+  std::span<const Workload> linux_workloads = {};
+  const char* linux_default_mix = "";
   const char* guest_kernel;  // the guest kernel ELF this build made ("" if none)
   // The trace address of a symbol of a guest kernel ELF (the R4400 sign-extends 32-bit ones).
   std::function<uint64_t(uint64_t elf_value, bool elf64)> kernel_address;

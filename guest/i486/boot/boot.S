@@ -33,6 +33,8 @@ pm32:
         movl    $I486_ROM_STACK, %esp
 
         /* the boot block: the magic, and an entry point inside the kernel's range */
+        cmpl    $I486_LINUX_MAGIC, I486_BOOT_BLOCK + I486_BOOT_MAGIC_OFFSET
+        je      boot_linux
         movl    $msg_no_kernel, %esi
         cmpl    $I486_BOOT_MAGIC, I486_BOOT_BLOCK + I486_BOOT_MAGIC_OFFSET
         jne     fail
@@ -72,6 +74,16 @@ pm32:
         movl    %eax, %cr0
         jmp     3f
 3:      jmp     *%ebx
+
+/* Linux's 32-bit boot protocol: CS and DS flat 4 GB (ours: 08h and 10h; startup_32 loads its
+   own GDT at once), paging off, interrupts off, ESI = boot_params; the cache on. */
+boot_linux:
+        movl    I486_BOOT_BLOCK + I486_BOOT_ENTRY_OFFSET, %ebx
+        movl    I486_BOOT_BLOCK + I486_LINUX_BOOT_PARAMS_OFFSET, %esi
+        movl    %cr0, %eax
+        andl    $0x9FFFFFFF, %eax       /* CD = NW = 0 */
+        movl    %eax, %cr0
+        jmp     *%ebx
 
 /* ESI = a message: out on the console (the UART as the reset leaves it), then power off. */
 fail:

@@ -15,6 +15,13 @@
 #define I486_BOOT_ARGS_SIZE 0x100   /* at most 255 characters and the NUL */
 #define I486_BOOT_MAGIC 0x4B544943  /* the bytes "CITK" in memory order */
 
+/* A Linux kernel (docs/machines/i486-linux.md, "Booting"): the block holds this magic instead,
+   the entry point (startup_32) and where the loader put boot_params. The ROM starts the kernel
+   as the 32-bit boot protocol says: flat protected mode, paging off, interrupts off, the cache
+   on, ESI = boot_params. */
+#define I486_LINUX_MAGIC 0x4C544943        /* the bytes "CITL" in memory order */
+#define I486_LINUX_BOOT_PARAMS_OFFSET 0x8 /* dword: boot_params' physical address */
+
 /* The kernel image must lie in [I486_KERNEL_MIN, I486_KERNEL_MAX): the ROM maps the first 4 MiB
    only, and keeps its own tables and stack below the kernel. */
 #define I486_KERNEL_MIN 0x00100000

@@ -5,6 +5,9 @@
 #ifndef CITCAT_GUEST_I486_TOOLS_BOOT_H_
 #define CITCAT_GUEST_I486_TOOLS_BOOT_H_
 
+#include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +28,22 @@ std::vector<cat::AddressWindow> ReservedWindows();
 // outside [1 MiB, 4 MiB), or a boot string of more than 255 characters.
 absl::Status LoadKernel(machine::I486Machine& machine, const machine::ElfImage& kernel,
                         std::string_view boot_string);
+
+// What a Linux boot needs from the loader (docs/machines/i486-linux.md, "Booting").
+struct LinuxBoot {
+  std::span<const uint8_t> initramfs;  // a cpio archive, or empty for none
+  std::string_view command_line;       // at most kLinuxCommandLineMax characters
+};
+inline constexpr size_t kLinuxCommandLineMax = 2047;
+
+// Boots Linux by its 32-bit boot protocol, as a boot loader would: the kernel's PT_LOAD segments
+// (vmlinux) into RAM at their physical addresses, the initramfs at the top of RAM, the command
+// line and boot_params (an e820 map of the machine's memory, the initramfs, the command line),
+// then the boot block with the Linux magic for the ROM. No bus transaction. Fails for an ELF
+// that is not an i386 kernel loaded at and above 1 MiB, or that does not fit in RAM with the
+// initramfs, or for a command line that is too long.
+absl::Status LoadLinux(machine::I486Machine& machine, uint64_t memory_bytes,
+                       const machine::ElfImage& vmlinux, const LinuxBoot& boot);
 
 }  // namespace citcat::guest::i486
 
