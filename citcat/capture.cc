@@ -40,9 +40,6 @@ ABSL_FLAG(std::string, rom_address, "",
 ABSL_FLAG(
     std::string, disk, "",
     "the disk image holding the workloads (default: the one this build made for the machine)");
-ABSL_FLAG(bool, linux, false,
-          "run Linux and its userland instead of our own guest kernel (i486 only; "
-          "docs/machines/i486-linux.md); --kernel is then a vmlinux");
 ABSL_FLAG(bool, from_boot, false,
           "with --linux: begin the trace at the kernel's first instruction, not when the "
           "workloads start");

@@ -15,6 +15,7 @@ ABSL_DECLARE_FLAG(std::string, o);
 ABSL_DECLARE_FLAG(bool, quiet);
 // The guest kernel ELF, for the commands that name citcat/kernel_flag.cc (capture, replay).
 ABSL_DECLARE_FLAG(std::string, kernel);
+ABSL_DECLARE_FLAG(bool, linux);
 
 namespace citcat::cli {
 

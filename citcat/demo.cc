@@ -1,12 +1,13 @@
-// The main job on its built-in default: on every traced machine of the registry, capture the
-// default workload mix, extract the IMS and AES from the CAT alone, replay them, and check that
-// the regenerated bus traffic is the captured CAT, record for record.
+// The main job on its built-in default: on every traced machine of the registry (with --linux:
+// Linux on the i486), capture the default workload mix, extract the IMS and AES from the CAT alone,
+// replay them, and check that the regenerated bus traffic is the captured CAT, record for record.
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 
+#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "archive/stats.h"
 #include "cat_parser/reader.h"
@@ -29,7 +30,7 @@ double Seconds(std::chrono::steady_clock::time_point since) {
 
 namespace {
 
-absl::Status DemoOne(const systems::System& machine) {
+absl::Status DemoOne(const systems::System& machine, bool linux_guest) {
   std::filesystem::path dir =
       std::filesystem::temp_directory_path() / absl::StrCat("citcat-demo-", getpid());
   std::filesystem::create_directories(dir);
@@ -46,9 +47,12 @@ absl::Status DemoOne(const systems::System& machine) {
 
   systems::CaptureRequest request;
   request.seed = kSeed;
+  request.linux_guest = linux_guest;
   std::printf(
-      "citcat demo: capturing the default workload mix (%s) on the traced %s, seed %llu\n\n",
-      machine.default_mix, machine.title, static_cast<unsigned long long>(kSeed));
+      "citcat demo: capturing %sthe default workload mix (%s) on the traced %s, seed %llu\n\n",
+      linux_guest ? "Linux and " : "",
+      linux_guest ? machine.linux_default_mix : machine.default_mix, machine.title,
+      static_cast<unsigned long long>(kSeed));
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<systems::CaptureReport> capture = machine.capture(request, cat_path);
   if (!capture.ok()) return capture.status();
@@ -108,10 +112,15 @@ absl::Status DemoOne(const systems::System& machine) {
 }  // namespace
 
 absl::Status RunDemo(const std::vector<std::string>& args) {
-  if (!args.empty()) return UsageError("demo", "");
+  if (!args.empty()) return UsageError("demo", "[--linux]");
+  if (!absl::GetFlag(FLAGS_kernel).empty()) {
+    return BadUsage("demo boots the kernels this build made: --kernel is for capture and replay");
+  }
+  const bool linux_guest = absl::GetFlag(FLAGS_linux);
   for (const systems::System& machine : systems::All()) {
+    if (linux_guest && machine.linux_workloads.empty()) continue;
     if (&machine != &systems::All().front()) std::printf("\n");
-    if (absl::Status s = DemoOne(machine); !s.ok()) {
+    if (absl::Status s = DemoOne(machine, linux_guest); !s.ok()) {
       return absl::Status(s.code(), absl::StrCat(machine.title, ": ", s.message()));
     }
   }

@@ -28,11 +28,13 @@ namespace {
 
 constexpr Command kCommands[] = {
     {"demo", "run the main job on a built-in default and print a summary",
-     "citcat demo\n\n"
+     "citcat demo [--linux]\n\n"
      "Captures the default workload mix on the first traced machine of `citcat capture\n"
      "--list-machines`, extracts the IMS and AES from the CAT alone, replays them, checks\n"
-     "that the regenerated CAT is identical to the captured one, and prints a summary.",
-     "citcat/demo.cc", RunDemo, nullptr, /*takes_output=*/false, /*reads_back_outputs=*/true},
+     "that the regenerated CAT is identical to the captured one, and prints a summary.\n"
+     "With --linux, the same with Linux and its userland on the i486.",
+     "citcat/demo.cc", RunDemo, "citcat/kernel_flag.cc", /*takes_output=*/false,
+     /*reads_back_outputs=*/true},
     {"dump", "print a CAT as text",
      "citcat dump CAPTURE.cat [-o OUT.txt] [--limit N]\n\n"
      "Prints the header and records of a CAT in the text form of docs/cat-format.md.\n"

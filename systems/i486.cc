@@ -46,6 +46,12 @@ const std::string& KernelElf() {
   return *path;
 }
 
+const std::string& LinuxKernel() {
+  static const std::string* const path =
+      new std::string(GuestFile(CITCAT_LINUX_VMLINUX, "linux", "vmlinux"));
+  return *path;
+}
+
 absl::Status CheckI386Elf(const machine::ElfImage& elf) {
   if (elf.is64 || elf.big_endian || elf.machine != machine::kElfMachine386) {
     return absl::InvalidArgumentError(absl::StrCat("not a program for the i486 guest: built for ",
@@ -393,7 +399,8 @@ absl::StatusOr<CaptureReport> CaptureLinux(const CaptureRequest& request,
       io::ReadWholeFile(GuestFile(CITCAT_I486_BOOT_ROM, "i486", "boot.bin"), 1 << 20);
   if (!rom.ok()) return rom.status();
 
-  std::string command_line = "console=ttyS0";
+  // pata_legacy probes six ISA channels unless told that the PC has one.
+  std::string command_line = "console=ttyS0 pata_legacy.probe_mask=1";
   if (!request.workloads.empty())
     absl::StrAppend(&command_line, " citcat.workloads=", request.workloads);
   if (request.from_boot) absl::StrAppend(&command_line, " citcat.from_boot");
@@ -504,6 +511,7 @@ System I486() {
       .default_mix = CITCAT_I486_DEFAULT_MIX,
       .linux_workloads = kLinuxWorkloads,
       .linux_default_mix = CITCAT_LINUX_DEFAULT_MIX,
+      .linux_kernel = LinuxKernel().c_str(),
       .guest_kernel = KernelElf().c_str(),
       .kernel_address = [](uint64_t value, bool) { return value; },
       .powers_off = PowersOff,

@@ -93,7 +93,8 @@ struct System {
   // Linux's userland, on a machine that runs Linux (capture --linux; empty elsewhere).
   std::span<const Workload> linux_workloads = {};
   const char* linux_default_mix = "";
-  const char* guest_kernel;  // the guest kernel ELF this build made ("" if none)
+  const char* linux_kernel = "";  // its vmlinux as this build made it
+  const char* guest_kernel;       // the guest kernel ELF this build made ("" if none)
   // The trace address of a symbol of a guest kernel ELF (the R4400 sign-extends 32-bit ones).
   std::function<uint64_t(uint64_t elf_value, bool elf64)> kernel_address;
   // Whether `last`, the last record of a run, is the guest powering the machine off: a trace

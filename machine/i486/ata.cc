@@ -13,6 +13,7 @@ enum Command : uint8_t {
   kInitializeParameters = 0x91,
   kReadDma = 0xC8,
   kReadDmaNoRetry = 0xC9,
+  kStandbyImmediate = 0xE0,
   kFlushCache = 0xE7,
   kIdentifyDevice = 0xEC,
   kSetFeatures = 0xEF,
@@ -124,6 +125,7 @@ void AtaChannel::Command(uint8_t command, uint64_t now) {
       return;
     case kRecalibrate:
     case kInitializeParameters:
+    case kStandbyImmediate:  // Linux's sd at power-off: the drive spins on, which no one sees
     case kFlushCache:
     case kSetFeatures:
       Schedule(Step::kNoData, now + world_.DiskDelay(false));

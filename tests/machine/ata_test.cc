@@ -249,6 +249,10 @@ TEST_F(AtaTest, ErrorsAreReportedWithAnInterrupt) {
   Issue(0xEF, 0, 0);  // SET FEATURES: accepted, no data
   Step();
   EXPECT_EQ(ata.ReadRegister(7), 0x50);
+  Issue(0xE0, 0, 0);  // STANDBY IMMEDIATE (Linux at power-off): accepted, no data
+  Step();
+  EXPECT_TRUE(ata.Irq());
+  EXPECT_EQ(ata.ReadRegister(7), 0x50);
 }
 
 TEST_F(AtaTest, InterruptEnableAndSoftwareReset) {
