@@ -86,7 +86,7 @@ wl_files() {
   n=$(ls -lR $d | wc -l)
   set -- $(cat $d/a/b/link $d/copy/b/c/moved | wc -c)
   rm -r $d
-  citcat_check files "$1" "$((32768 + $(wc -c < $CITCAT_TEXT)))" "bytes ($n lines of ls -lR)"
+  citcat_check files "$1" "$((32768 + $(wc -c < $CITCAT_TEXT)))" "ls -lR $n lines, bytes read back"
 }
 
 # find: every regular file but /proc's and /sys's, and the workload programs by name.
