@@ -18,6 +18,10 @@ fail() {
   exit 1
 }
 dpkg-source -x "$dsc" "$work/src" > "$log" 2>&1 || fail "dpkg-source -x $dsc"
+# BusyBox's banner carries the build's date: the package's own date instead (Debian's way to a
+# reproducible build), so that the same sources give the same binary and the same initramfs.
+SOURCE_DATE_EPOCH=$(dpkg-parsechangelog -l "$work/src/debian/changelog" -STimestamp)
+export SOURCE_DATE_EPOCH
 # HOSTCC builds kconfig and the build's helpers for the host; CC is the guest's.
 make -C "$work/src" O="$work/build" allnoconfig >> "$log" 2>&1 || fail "make allnoconfig"
 config=$work/build/.config
