@@ -5,7 +5,9 @@
 // IMS and AES sizes raw and zstd-compressed, the AES by part (the echoed register reads only on
 // a machine whose outside world sets registers: the R4400's Count and Cause), the hooks'
 // perturbation, and the speed of capture (boot included, CAT written) and of replay.
-//   build/bench/machine_figures [--machine=r4400|i486] [--seed=N]
+// With --linux (the i486): Linux's workloads under Linux (each a capture of its own, from the
+// start of its init's workloads), its default mix, and the boot with one workload (--from-boot).
+//   build/bench/machine_figures [--machine=r4400|i486] [--linux] [--seed=N]
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -33,15 +35,22 @@ struct Run {
 };
 
 // The whole run, until the guest powers the machine off.
-Run Capture(const systems::System& system, const std::string& workloads, uint64_t seed,
+struct Row {
+  std::string name, workloads;
+  bool linux_guest = false, from_boot = false;
+};
+
+Run Capture(const systems::System& system, const Row& row, uint64_t seed,
             const std::string& path) {
   systems::CaptureRequest request;
-  request.workloads = workloads;
+  request.workloads = row.workloads;
+  request.linux_guest = row.linux_guest;
+  request.from_boot = row.from_boot;
   request.seed = seed;
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<systems::CaptureReport> c = system.capture(request, path);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!c.ok()) Fail(workloads, c.status());
+  if (!c.ok()) Fail(row.name, c.status());
   return {*c, std::filesystem::file_size(path), seconds};
 }
 
@@ -68,14 +77,18 @@ double AfterWarmUp(const extract::Extraction& x, const systems::CaptureReport& r
 int main(int argc, char** argv) {
   uint64_t seed = 1;
   std::string machine = "r4400";
+  bool linux_guest = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--seed=", 0) == 0) {
       seed = std::stoull(a.substr(7));
     } else if (a.rfind("--machine=", 0) == 0) {
       machine = a.substr(10);
+    } else if (a == "--linux") {
+      linux_guest = true;
+      machine = "i486";
     } else {
-      std::fprintf(stderr, "usage: machine_figures [--machine=%s] [--seed=N]\n",
+      std::fprintf(stderr, "usage: machine_figures [--machine=%s] [--linux] [--seed=N]\n",
                    systems::Names().c_str());
       return 2;
     }
@@ -85,14 +98,19 @@ int main(int argc, char** argv) {
   const systems::System& system = **found;
   std::string dir = std::filesystem::temp_directory_path() / "citcat-figures";
   std::filesystem::create_directories(dir);
-  std::vector<std::string> names;
-  for (const systems::Workload& w : system.workloads) names.emplace_back(w.name);
-  names.emplace_back(system.default_mix);
+  std::vector<Row> rows;
+  for (const systems::Workload& w : linux_guest ? system.linux_workloads : system.workloads) {
+    rows.push_back({std::string(w.name), std::string(w.name), linux_guest});
+  }
+  const std::string mix = linux_guest ? system.linux_default_mix : system.default_mix;
+  rows.push_back({mix, mix, linux_guest});
+  if (linux_guest) rows.push_back({"boot, then ostest (--from-boot)", "ostest", true, true});
 
   bool header_printed = false;
-  for (const std::string& name : names) {
+  for (const Row& row : rows) {
+    const std::string& name = row.name;
     std::string path = dir + "/capture.cat";
-    Run full = Capture(system, name, seed, path);
+    Run full = Capture(system, row, seed, path);
     const systems::CaptureReport& r = full.report;
     auto reader = cat::CatReader::Open(path);
     if (!reader.ok()) Fail(name, reader.status());
