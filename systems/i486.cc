@@ -366,14 +366,19 @@ constexpr uint64_t kLinuxBootAllowance = 4'000'000'000;
 // Linux with the CITCAT patches and its userland (docs/machines/i486-linux.md).
 absl::StatusOr<CaptureReport> CaptureLinux(const CaptureRequest& request,
                                            const std::string& output) {
-  const std::string kernel_path = !request.kernel.empty()
-                                      ? request.kernel
-                                      : GuestFile(CITCAT_LINUX_VMLINUX, "linux", "vmlinux");
+  const std::string kernel_path = !request.kernel.empty() ? request.kernel : LinuxKernel();
+  // Our userland comes with its disk (an ext2 file system for the disk workload); another
+  // initramfs runs with the disk it is given, or none.
+  const bool our_userland = request.initramfs.empty();
   const std::string initramfs_path =
-      !request.initramfs.empty() ? request.initramfs
-                                 : GuestFile(CITCAT_LINUX_INITRAMFS, "linux", "initramfs.cpio");
-  for (const std::string* built : {&kernel_path, &initramfs_path}) {
-    if (!std::filesystem::exists(*built)) {
+      our_userland ? GuestFile(CITCAT_LINUX_INITRAMFS, "linux", "initramfs.cpio")
+                   : request.initramfs;
+  const std::string disk_path = !request.disk.empty() ? request.disk
+                                : our_userland
+                                    ? GuestFile(CITCAT_LINUX_DISK_IMAGE, "linux", "disk.img")
+                                    : "";
+  for (const std::string* built : {&kernel_path, &initramfs_path, &disk_path}) {
+    if (!built->empty() && !std::filesystem::exists(*built)) {
       return absl::FailedPreconditionError(
           absl::StrCat(*built,
                        ": not built (the Linux guest's kernel and userland are the build targets "
@@ -381,7 +386,7 @@ absl::StatusOr<CaptureReport> CaptureLinux(const CaptureRequest& request,
                        "linux_userland`)"));
     }
   }
-  if (request.initramfs.empty()) {  // our userland: its workloads are known
+  if (our_userland) {  // its workloads are known
     for (absl::string_view w : absl::StrSplit(request.workloads, ',', absl::SkipEmpty())) {
       if (absl::c_none_of(kLinuxWorkloads, [&](const Workload& l) {
             return l.name == std::string_view(w.data(), w.size());
@@ -409,8 +414,8 @@ absl::StatusOr<CaptureReport> CaptureLinux(const CaptureRequest& request,
   options.pc.memory_bytes = request.memory_bytes;
   options.pc.seed = request.seed;
   options.pc.rom.assign(rom->begin(), rom->end());
-  if (!request.disk.empty()) {
-    absl::StatusOr<std::string> disk = io::ReadWholeFile(request.disk, 1ull << 30);
+  if (!disk_path.empty()) {
+    absl::StatusOr<std::string> disk = io::ReadWholeFile(disk_path, 1ull << 30);
     if (!disk.ok()) return disk.status();
     options.pc.disk.assign(disk->begin(), disk->end());
   }

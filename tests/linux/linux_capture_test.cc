@@ -29,11 +29,12 @@ class LinuxCaptureTest : public ::testing::Test {
 TEST_F(LinuxCaptureTest, WorkloadsUnderLinuxReplayExactly) {
   const std::string cat = Path("linux.cat");
   CommandResult capture = Run(absl::StrCat(
-      "capture --machine i486 --linux --memory-mb 64 --workload ostest,gzip -o ", cat));
+      "capture --machine i486 --linux --memory-mb 64 --workload ostest,disk -o ", cat));
   ASSERT_EQ(capture.exit_code, 0) << capture.err;
   // The kernel's banner, the userland's lines, and the trace's end at power-off.
   EXPECT_THAT(capture.out, HasSubstr("Linux version 6.1"));
-  EXPECT_THAT(capture.out, HasSubstr("citcat: running ostest,gzip"));
+  EXPECT_THAT(capture.out, HasSubstr("citcat: running ostest,disk"));
+  EXPECT_THAT(capture.out, HasSubstr("disk: md5sum -c ok"));  // the ext2 disk, by PIO
   EXPECT_THAT(capture.out, HasSubstr("citcat: 2 workloads done, 0 failed"));
   EXPECT_THAT(capture.out, HasSubstr("reboot: Power down"));
   EXPECT_THAT(capture.out, HasSubstr("the guest halted"));

@@ -52,6 +52,19 @@ wl_textsort() {
   [ "$words" -gt 100 ]
 }
 
+# disk: the ext2 file system on the ATA disk (read by PIO): md5sum -c of its text, a walk of
+# its tree, and a program run from it.
+wl_disk() {
+  [ -f /mnt/text.md5 ] || { echo "disk: no file system on /mnt (capture without --disk?) BAD"; return 1; }
+  md5sum -c /mnt/text.md5 > /dev/null || { echo "disk: md5sum -c BAD"; return 1; }
+  files=$(find /mnt -type f | wc -l)
+  out=$(/mnt/bin/sort) || { echo "disk: /mnt/bin/sort BAD"; return 1; }
+  case $out in
+    *" ok") echo "disk: md5sum -c ok, $files files, /mnt/bin/sort ok" ;;
+    *) echo "disk: /mnt/bin/sort printed '$out' BAD"; return 1 ;;
+  esac
+}
+
 # pipes: six processes in one pipeline.
 wl_pipes() {
   set -- $(seq 1 3000 | sed 's/\(.\)$/& \1/' | grep ' [37]$' | tr ' ' ':' | sort -u | wc -l)
