@@ -826,9 +826,11 @@ bool Cpu::Execute(const Instruction& in) {
       WriteReg(kEax, 1, a);
       return true;
     case Op::kPusha: {
-      const uint32_t sp = Sp();
+      // Temp := SP (PUSHA) or ESP (PUSHAD), whatever SS.B: a PUSHAD on a 16-bit stack pushes
+      // all of ESP, not the 16-bit stack pointer it moves.
+      const uint32_t sp = Sp(), temp = ReadReg(kEsp, size);
       for (int r = kEax; r <= kEdi; ++r) {
-        if (!Push(size, r == kEsp ? sp : ReadReg(r, size))) {
+        if (!Push(size, r == kEsp ? temp : ReadReg(r, size))) {
           SetSp(sp);
           return false;
         }
