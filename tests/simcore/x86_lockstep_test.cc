@@ -653,6 +653,27 @@ TEST(X86Lockstep, AFaultBothRaiseEndsTheRun) {
   }
 }
 
+// PUSHAD on a 16-bit stack (real mode) with ESP's upper half set pushes the whole original ESP
+// (Intel486 manual, PUSHA/PUSHAD: Temp := (ESP)), not SP; POPAD throws that image away and
+// SP wraps without a carry into ESP's upper half. x86_stack_tests has the whole matrix; here
+// Unicorn runs the same corner in lock step.
+TEST(X86Lockstep, PushadOnA16BitStackPushesTheWholeEsp) {
+  using testing::UnicornLockstep;
+  // PUSHAD; POPAD; PUSHA; POPA; HLT, with SP = 0010h: each wraps below 0 and back.
+  const std::vector<uint8_t> code = {0x66, 0x60, 0x66, 0x61, 0x60, 0x61, 0xF4};
+  UnicornLockstep lockstep(UnicornLockstep::Mode::kReal16, kRam);
+  lockstep.SetRealSegments(0, kRealDs, kRealSs);
+  lockstep.Load(kCode, code);
+  for (int r = 0; r < 8; ++r) lockstep.SetReg(r, 0x01010101u * static_cast<uint32_t>(r + 1));
+  lockstep.SetReg(kEsp, 0x00020010);
+  const UnicornLockstep::Result r = lockstep.Run(kCode, kCode + 0x100, 100);
+  EXPECT_EQ(r.mismatch, "");
+  EXPECT_TRUE(r.halted);
+  EXPECT_EQ(lockstep.cpu().reg(kEsp), 0x00020010u);
+  // The PUSHAD's ESP image, at SS:FFFCh (pushed fifth from SP = 0010h).
+  EXPECT_EQ(lockstep.core_ram()[(kRealSs << 4) + 0xFFFC + 2], 0x02);
+}
+
 // The lock step itself: a register, a flag or a memory byte that differs is reported.
 TEST(X86Lockstep, ReportsEachKindOfDifference) {
   using testing::UnicornLockstep;
