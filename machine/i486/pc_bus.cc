@@ -128,6 +128,15 @@ absl::Status PcBus::LoadRam(uint64_t address, std::span<const uint8_t> bytes) {
   return absl::OkStatus();
 }
 
+absl::Status PcBus::ReadRam(uint64_t address, std::span<uint8_t> bytes) const {
+  if (!IsRam(address, bytes.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("0x", absl::Hex(address), " + ", bytes.size(), " bytes is not all RAM"));
+  }
+  std::memcpy(bytes.data(), &ram_[address], bytes.size());
+  return absl::OkStatus();
+}
+
 uint8_t* PcBus::Reserved(WindowKind kind, uint64_t address) {
   for (size_t i = 0; i < config_.reserved.size(); ++i) {
     const cat::AddressWindow& w = config_.reserved[i];

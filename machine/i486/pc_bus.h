@@ -92,6 +92,8 @@ class PcBus final : public simcore::Bus, private DmaMemory {
   cat::CatHeader Header(std::string producer) const;
   // Copies bytes into RAM without a bus transaction (loading a program).
   absl::Status LoadRam(uint64_t address, std::span<const uint8_t> bytes);
+  // Copies bytes out of RAM without a bus transaction (what a loader left there, for its tests).
+  absl::Status ReadRam(uint64_t address, std::span<uint8_t> bytes) const;
   bool powered_off() const { return powered_off_; }
   const std::string& console() const { return uart_.output(); }
   uint64_t interrupt_acks() const { return interrupt_acks_; }

@@ -462,6 +462,42 @@ TEST(I486Guest, TheLoaderRefusesWhatTheRomCannotRun) {
   EXPECT_FALSE(LoadKernel(*m, Kernel(), std::string(256, 'x')).ok());
 }
 
+// Linux's loader (docs/machines/i486-linux.md, "Booting") refuses what Linux could not boot from,
+// and hands the ROM and the kernel what the 32-bit boot protocol says.
+TEST(I486Guest, TheLinuxLoaderFollowsTheBootProtocol) {
+  machine::I486Options o;
+  o.pc.memory_bytes = 32 << 20;
+  auto m = machine::I486Machine::Create(o);
+  ASSERT_TRUE(m.ok()) << m.status();
+  machine::ElfImage vmlinux = Kernel();  // any i386 ELF at 1 MiB serves the loader
+  const std::vector<uint8_t> cpio(5000, 0x30);
+  machine::ElfImage mips = vmlinux;
+  mips.machine = machine::kElfMachineMips;
+  EXPECT_FALSE(LoadLinux(**m, o.pc.memory_bytes, mips, {cpio, "console=ttyS0"}).ok());
+  const std::string long_line(kLinuxCommandLineMax + 1, 'x');
+  EXPECT_FALSE(LoadLinux(**m, o.pc.memory_bytes, vmlinux, {cpio, long_line}).ok());
+  EXPECT_FALSE(LoadLinux(**m, 8 << 20, vmlinux, {cpio, "console=ttyS0"}).ok());
+
+  ASSERT_TRUE(LoadLinux(**m, o.pc.memory_bytes, vmlinux, {cpio, "console=ttyS0"}).ok());
+  const auto dword = [&](uint32_t address) {
+    std::array<uint8_t, 4> b{};
+    EXPECT_TRUE((*m)->bus().ReadRam(address, b).ok());
+    return static_cast<uint32_t>(b[0] | b[1] << 8 | b[2] << 16 | uint32_t{b[3]} << 24);
+  };
+  EXPECT_EQ(dword(0x1000), 0x4C544943u);  // "CITL"
+  EXPECT_EQ(dword(0x1004), vmlinux.entry);
+  const uint32_t params = dword(0x1008);
+  EXPECT_EQ(dword(params + 0x202), 0x53726448u);  // "HdrS"
+  const uint32_t initrd = dword(params + 0x218);
+  EXPECT_EQ(initrd % 4096, 0u);
+  EXPECT_LE(initrd + cpio.size(), o.pc.memory_bytes);
+  EXPECT_EQ(dword(params + 0x21C), cpio.size());
+  EXPECT_EQ(dword(initrd), 0x30303030u);
+  EXPECT_EQ(dword(dword(params + 0x228)), 0x736E6F63u);  // "cons"
+  EXPECT_EQ(dword(params + 0x1E8) & 0xFF, 3u);           // e820: low RAM, the ROM alias, RAM
+  EXPECT_EQ(dword(params + 0x2D0 + 2 * 20 + 8), o.pc.memory_bytes - 0x100000);
+}
+
 // The machine run to the exact resume point: the registers are the dump's, the TLB and the
 // cache are empty; the next instruction turns paging and the cache back on.
 TEST(I486Guest, AtTheResumePointTheTlbAndTheCacheAreEmpty) {

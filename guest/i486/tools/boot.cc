@@ -35,8 +35,7 @@ constexpr uint32_t kCommandLine = 0x11000;
 // boot_params ("the zero page", Linux's Documentation/arch/x86/zero-page.rst and boot.rst):
 // the offsets of the fields the loader fills in.
 constexpr size_t kE820Entries = 0x1E8;   // u8
-constexpr size_t kSetupSects = 0x1F1;    // u8, setup_header starts here
-constexpr size_t kBootFlag = 0x1FE;      // u16: AA55h
+constexpr size_t kBootFlag = 0x1FE;      // u16: AA55h (setup_header starts at 1F1h)
 constexpr size_t kHeader = 0x202;        // u32: "HdrS"
 constexpr size_t kVersion = 0x206;       // u16: the boot protocol's version
 constexpr size_t kTypeOfLoader = 0x210;  // u8: FFh, a loader with no assigned id
@@ -102,7 +101,8 @@ absl::Status LoadLinux(machine::I486Machine& machine, uint64_t memory_bytes,
     }
     kernel_end = std::max(kernel_end, s.paddr + s.memsz);
   }
-  // The initramfs at the top of RAM, page-aligned, where Linux leaves it alone until it unpacks.
+  // The initramfs at the top of RAM, page-aligned, where Linux leaves it alone until it unpacks,
+  // with room between it and the kernel for Linux to run in (the userland's needs are small).
   const uint64_t initrd = (memory_bytes - boot.initramfs.size()) & ~uint64_t{0xFFF};
   if (kernel_end > memory_bytes || boot.initramfs.size() > memory_bytes ||
       initrd < kernel_end + (uint64_t{16} << 20)) {
