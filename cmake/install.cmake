@@ -33,6 +33,13 @@ if(TARGET i486_sdk)
   install(DIRECTORY ${_guest}/sdk DESTINATION ${CMAKE_INSTALL_DATADIR}/citcat/i486)
   install(FILES guest/i486/sdk/README.md DESTINATION ${CMAKE_INSTALL_DATADIR}/citcat/i486/sdk)
 endif()
+# Linux for the i486 (capture --linux): its kernel, initramfs and disk.
+set(_linux ${PROJECT_BINARY_DIR}/guest/linux)
+if(TARGET linux_kernel AND TARGET linux_userland)
+  install(FILES ${_linux}/vmlinux ${_linux}/initramfs.cpio ${_linux}/disk.img
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/citcat/linux)
+endif()
+install(FILES examples/linux-i486.citcat DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 
 # ---- the CMake package ----
 # The consumer API and everything it links, found by walking the link interface: every library

@@ -47,3 +47,10 @@ cmake --build "$scratch/user/build" >/dev/null
 "$scratch/prefix/bin/citcat" capture --machine i486 --elf "$scratch/prog.c" -o "$scratch/i486.cat" |
   sed 's/^installed sdk/i486 sdk/'
 "$scratch/prefix/bin/citcat" verify "$scratch/i486.cat" 2>&1 | sed 's/^citcat verify/i486 verify/'
+
+# Linux, from the installed kernel, initramfs and disk (where the tree built them).
+if [ -f "$scratch/prefix/share/citcat/linux/vmlinux" ]; then
+  "$scratch/prefix/bin/citcat" capture --quiet --machine i486 --linux --workload ostest,disk \
+    -o "$scratch/linux.cat"
+  "$scratch/prefix/bin/citcat" verify "$scratch/linux.cat" 2>&1 | sed 's/^citcat verify/linux verify/'
+fi
