@@ -129,26 +129,142 @@ absl::Status I486Contract::ResetStateFor(const cat::CatHeader&, ims::InitialMach
   return absl::OkStatus();
 }
 
-absl::Status I486Contract::ResetTraceRecord(uint64_t index, const cat::BusRecord& r,
-                                            aes::EventSchedule& aes) {
-  if (!ack_ ||
-      (r.kind != cat::RecordKind::kWriteThrough && r.kind != cat::RecordKind::kUncachedWrite)) {
-    return absl::OkStatus();
+namespace {
+
+// What an external interrupt's pushed EFLAGS always holds: IF (the interrupt was taken) and bit 1
+// (always one); and never: bits 3, 5 and 15 (always zero) and 19-31 (no flag there on the
+// i486DX, whose EFLAGS ends with AC).
+constexpr uint32_t kFlagsOnes = 0x202;
+constexpr uint32_t kFlagsZeros = 0xFFF88028;
+constexpr uint32_t kFlagsVm = 1u << 17;
+
+// What each push of a frame is, as far as its value tells: a selector (zero-extended in a dword
+// push), (E)FLAGS, or anything (ESP, EIP).
+enum class Role { kSelector, kFlags, kAny };
+constexpr Role kSameLevelRoles[] = {Role::kFlags, Role::kSelector, Role::kAny};
+constexpr Role kOuterRingRoles[] = {Role::kSelector, Role::kAny, Role::kFlags, Role::kSelector,
+                                    Role::kAny};
+constexpr Role kV86Roles[] = {Role::kSelector, Role::kSelector, Role::kSelector,
+                              Role::kSelector, Role::kSelector, Role::kAny,
+                              Role::kFlags,    Role::kSelector, Role::kAny};
+
+enum class Fit { kNo, kYes, kOpen };
+
+Fit FitOf(I486Contract::Frame f, std::span<const I486Contract::FrameStore> stores, bool complete) {
+  using Frame = I486Contract::Frame;
+  const size_t n = I486Contract::FrameStores(f);
+  if (stores.empty()) return complete ? Fit::kNo : Fit::kOpen;
+  const int w = stores[0].size;
+  // A word frame from V86 mode (a 16-bit gate) would hide VM, its only mark: not keyed.
+  if ((w != 2 && w != 4) || (f == Frame::kV86 && w != 4)) return Fit::kNo;
+  const Role* roles = f == Frame::kSameLevel   ? kSameLevelRoles
+                      : f == Frame::kOuterRing ? kOuterRingRoles
+                                               : kV86Roles;
+  for (size_t i = 0; i < std::min(n, stores.size()); ++i) {
+    const I486Contract::FrameStore& s = stores[i];
+    if (s.size != w || (i > 0 && s.address + w != stores[i - 1].address)) return Fit::kNo;
+    if (roles[i] == Role::kSelector && s.value > 0xFFFF) return Fit::kNo;
+    if (roles[i] == Role::kFlags &&
+        ((s.value & kFlagsOnes) != kFlagsOnes || (s.value & kFlagsZeros) != 0 ||
+         (w == 4 && ((s.value & kFlagsVm) != 0) != (f == Frame::kV86)))) {
+      return Fit::kNo;
+    }
   }
-  if (++ack_->stores < kFrameEipStore) return absl::OkStatus();
-  if (r.data.size() != 2 && r.data.size() != 4) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the interrupt acknowledged at record ", ack_->index,
-                     " pushes its return EIP in a store of ", r.data.size(), " bytes (record ",
-                     index, "), not of 2 or 4"));
+  if (f == Frame::kOuterRing) {
+    // The outer ring's SS and CS: neither null, both with its CPL (1 to 3) as RPL.
+    const uint32_t ss = stores[0].value;
+    if ((ss & ~3u) == 0 || (ss & 3) == 0) return Fit::kNo;
+    if (stores.size() >= 4) {
+      const uint32_t cs = stores[3].value;
+      if ((cs & ~3u) == 0 || (cs & 3) != (ss & 3)) return Fit::kNo;
+    }
   }
+  if (stores.size() < n) return complete ? Fit::kNo : Fit::kOpen;
+  return Fit::kYes;
+}
+
+std::string Values(std::span<const I486Contract::FrameStore> stores) {
+  std::string out;
+  for (const I486Contract::FrameStore& s : stores) {
+    absl::StrAppend(&out, out.empty() ? "" : " ", "0x", absl::Hex(s.value), "@0x",
+                    absl::Hex(s.address));
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* I486Contract::FrameName(Frame f) {
+  switch (f) {
+    case Frame::kSameLevel:
+      return "taken at the handler's privilege level or in real mode ((E)FLAGS, CS, EIP)";
+    case Frame::kOuterRing:
+      return "taken from an outer ring (SS, ESP, EFLAGS, CS, EIP)";
+    case Frame::kV86:
+      return "taken from virtual-8086 mode (GS, FS, DS, ES, SS, ESP, EFLAGS, CS, EIP)";
+  }
+  return "";
+}
+
+absl::StatusOr<std::optional<I486Contract::Frame>> I486Contract::FindFrame(
+    std::span<const FrameStore> stores, bool complete) {
+  std::vector<Frame> fits;
+  for (Frame f : {Frame::kSameLevel, Frame::kOuterRing, Frame::kV86}) {
+    switch (FitOf(f, stores, complete)) {
+      case Fit::kOpen:
+        return std::nullopt;
+      case Fit::kYes:
+        fits.push_back(f);
+        break;
+      case Fit::kNo:
+        break;
+    }
+  }
+  const auto eip = [&](Frame f) { return stores[FrameStores(f) - 1].value; };
+  if (fits.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the CPU stores after it (", Values(stores.first(std::min<size_t>(stores.size(), 9))),
+        ") are no interrupt frame's pushes: neither (E)FLAGS, CS, EIP nor SS, ESP, EFLAGS, CS, EIP "
+        "nor the nine dwords from virtual-8086 mode, of one size, to descending addresses"));
+  }
+  // Frames that agree on the return EIP give the same key: the CAT decides it.
+  for (Frame f : fits) {
+    if (eip(f) != eip(fits[0])) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the CPU stores after it fit both the frame of an interrupt ", FrameName(fits[0]),
+          ", returning to 0x", absl::Hex(eip(fits[0])), ", and the frame of one ", FrameName(f),
+          ", returning to 0x", absl::Hex(eip(f)), ": the CAT alone cannot tell which"));
+    }
+  }
+  return fits[0];
+}
+
+absl::Status I486Contract::PlaceFrame(bool complete, aes::EventSchedule& aes) {
+  absl::StatusOr<std::optional<Frame>> frame = FindFrame(ack_->stores, complete);
+  if (!frame.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat("the interrupt acknowledged at record ",
+                                                      ack_->index, ": ", frame.status().message()));
+  }
+  if (!frame->has_value()) return absl::OkStatus();
   aes::Interrupt* irq = aes.add_interrupts();
   irq->set_branch_count(ack_->branch_count);
-  irq->set_pc(LoadLE(r.data));
+  irq->set_pc(ack_->stores[FrameStores(**frame) - 1].value);
   irq->set_vector(ack_->vector);
   irq->set_cat_record(ack_->index);  // part of the key in a trace from reset
   ack_.reset();
   return absl::OkStatus();
+}
+
+absl::Status I486Contract::ResetTraceRecord(uint64_t, const cat::BusRecord& r,
+                                            aes::EventSchedule& aes) {
+  if (!ack_ || (r.flags & cat::kFlagLocked) ||
+      (r.kind != cat::RecordKind::kWriteThrough && r.kind != cat::RecordKind::kUncachedWrite)) {
+    return absl::OkStatus();
+  }
+  ack_->stores.push_back(
+      {r.address, static_cast<uint32_t>(LoadLE(r.data.first(std::min<size_t>(r.data.size(), 4)))),
+       static_cast<int>(r.data.size())});
+  return PlaceFrame(false, aes);
 }
 
 absl::Status I486Contract::Start(const cat::CatHeader& header) {
@@ -204,9 +320,13 @@ absl::StatusOr<bool> I486Contract::DumpStore(const ReservedStore& store, const R
 }
 
 absl::Status I486Contract::InterruptAck(uint64_t index, const cat::BusRecord& r,
-                                        aes::EventSchedule&) {
+                                        aes::EventSchedule& aes) {
   if (r.data.size() != 1)
     return absl::FailedPreconditionError("an interrupt acknowledge of more than one byte");
+  if (ack_ && from_reset_ && ack_->stores.size() >= FrameStores(Frame::kSameLevel)) {
+    // Whatever frame it pushed, it pushed before this acknowledge.
+    if (absl::Status s = PlaceFrame(true, aes); !s.ok()) return s;
+  }
   if (ack_) {
     return absl::FailedPreconditionError(absl::StrCat(
         "an interrupt acknowledge while the one at record ", ack_->index, " still waits for ",
@@ -249,7 +369,10 @@ absl::Status I486Contract::HookStore(const ReservedStore& store, aes::EventSched
   return absl::OkStatus();
 }
 
-absl::Status I486Contract::Finish(aes::EventSchedule&) {
+absl::Status I486Contract::Finish(aes::EventSchedule& aes) {
+  if (ack_ && from_reset_ && ack_->stores.size() >= FrameStores(Frame::kSameLevel)) {
+    if (absl::Status s = PlaceFrame(true, aes); !s.ok()) return s;
+  }
   if (ack_) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the trace ends between an interrupt acknowledge (record ", ack_->index, ") and ",

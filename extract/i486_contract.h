@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "extract/contract.h"
@@ -35,10 +36,30 @@ class I486Contract : public SystemContract {
   // The i486's state at power-on (ReplayMachine::reset_state): a new core's, which is the
   // Intel486 manuals' state after RESET without self-test.
   static absl::Status ResetStateFor(const cat::CatHeader& header, ims::InitialMachineState& ims);
-  // In a trace from reset, an interrupt's return EIP is the data of this CPU store after its
-  // interrupt acknowledge, the last of the three an interrupt frame pushes at the same privilege
-  // level (FLAGS, CS, IP in real mode; EFLAGS, CS, EIP through a gate).
-  static constexpr int kFrameEipStore = 3;
+  // The frames an external interrupt pushes, in the order of their stores (to descending
+  // addresses on one stack, all of the gate's size: words in real mode and through a 16-bit gate):
+  // at the handler's privilege level (or in real mode) FLAGS, CS, EIP; from an outer ring SS, ESP,
+  // EFLAGS, CS, EIP; from virtual-8086 mode GS, FS, DS, ES, SS, ESP, EFLAGS, CS, EIP (dwords).
+  enum class Frame { kSameLevel, kOuterRing, kV86 };
+  static constexpr int FrameStores(Frame f) {
+    return f == Frame::kSameLevel ? 3 : f == Frame::kOuterRing ? 5 : 9;
+  }
+  static const char* FrameName(Frame f);
+  // A CPU store after an interrupt acknowledge (locked ones, a page table's accessed and dirty
+  // bits, are no pushes and are left out).
+  struct FrameStore {
+    uint64_t address;
+    uint32_t value;
+    int size;
+  };
+  static constexpr int kMaxFrameStores = 9;
+  // In a trace from reset, the frame that the first CPU stores after an interrupt acknowledge
+  // are, from their values alone (docs/machines/i486-system.md, "Traces from reset"): the only
+  // frame they fit; nullopt while more stores may still rule one out; an error if none or
+  // several fit. `complete`: no store after these belongs to the frame (the next acknowledge,
+  // the end of the trace), so frames longer than `stores` do not fit.
+  static absl::StatusOr<std::optional<Frame>> FindFrame(std::span<const FrameStore> stores,
+                                                        bool complete);
 
   // Whether `record` ends the state dump in a CAT with `header`: the CPU's store to
   // `state-done` (where replay starts, for verify).
@@ -53,8 +74,11 @@ class I486Contract : public SystemContract {
   struct Acknowledge {
     uint64_t index, branch_count;
     uint8_t vector;
-    int stores = 0;  // from reset: the CPU stores seen since
+    std::vector<FrameStore> stores = {};  // from reset: the first CPU stores since
   };
+  // From reset: keys the waiting acknowledge once its stores fit one frame (or, `complete`, once
+  // no more can come); an error if they fit none or several.
+  absl::Status PlaceFrame(bool complete, aes::EventSchedule& aes);
   bool from_reset_ = false;
 
   const cat::AddressWindow *begin_ = nullptr, *state_ = nullptr, *done_ = nullptr,

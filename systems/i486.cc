@@ -124,9 +124,9 @@ constexpr uint64_t kSlice = 1'000'000;
 // Writes the CAT of a trace from reset from the first record on, and stops the capture, through
 // the machine's monitor error, when an interrupt is taken where the CAT alone cannot key it
 // exactly: extraction keys it by the acknowledge's branch count and record index and the return
-// EIP of the frame's third store (I486Contract::kFrameEipStore), and replay enters it at the
+// EIP of the frame the stores after it fit (I486Contract::FindFrame), and replay enters it at the
 // first instruction boundary with that key. So the monitor runs the contract on its own records
-// and compares its keys with what the processor did.
+// and compares each key, once the contract has placed the frame, with what the processor did.
 class ResetMonitor final : public machine::BusMonitor, public x86::Cpu::InstructionObserver {
  public:
   ResetMonitor(cat::CatWriter& writer, const x86::Cpu& cpu, const cat::CatHeader& header)
@@ -135,59 +135,78 @@ class ResetMonitor final : public machine::BusMonitor, public x86::Cpu::Instruct
   }
 
   // The boundary before each instruction (each REP iteration): where it was, in the key's terms.
+  // An interrupt's frame is whole by then.
   void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction&,
                      std::span<const uint8_t>) override {
     last_ = {eip, cpu.branch_count(), records_, true};
+    delivering_ = false;
   }
 
   absl::Status OnRecord(const cat::BusRecord& r) override {
     const uint64_t index = records_;
     if (r.master == cat::kMasterCpu) {
       if (r.kind == cat::RecordKind::kInterruptAck) {
-        return_eip_ = cpu_.eip();
-        if (last_.valid && last_.eip == return_eip_ && last_.branch_count == r.branch_count &&
+        const uint32_t return_eip = cpu_.eip();
+        if (last_.valid && last_.eip == return_eip && last_.branch_count == r.branch_count &&
             last_.records == index) {
           return Refuse(absl::StrCat(
               "took an interrupt (vector ", r.data.empty() ? 0 : r.data[0],
               ", acknowledged at CAT record ", index,
               ") between two iterations of the REP "
               "string instruction at EIP 0x",
-              absl::Hex(return_eip_),
+              absl::Hex(return_eip),
               " with no bus transaction in between: a trace from reset cannot tell the "
               "iterations apart without ECX"));
         }
+        expected_.push_back({index, return_eip});
       }
       if (absl::Status s = contract_.ResetTraceRecord(index, r, aes_); !s.ok()) return Refuse(s);
       if (r.kind == cat::RecordKind::kInterruptAck) {
         if (absl::Status s = contract_.InterruptAck(index, r, aes_); !s.ok()) return Refuse(s);
-        ack_waiting_ = true;
+        delivering_ = true;
       }
-      if (aes_.interrupts_size() > 0) {
-        const aes::Interrupt& irq = aes_.interrupts(0);
-        ack_waiting_ = false;
-        if (irq.pc() != return_eip_) {
-          return Refuse(absl::StrCat(
-              "took an interrupt (vector ", irq.vector(), ", acknowledged at CAT record ",
-              irq.cat_record(), ") returning to EIP 0x", absl::Hex(return_eip_),
-              ", but the third store after the acknowledge holds 0x", absl::Hex(irq.pc()),
-              ": a trace from reset takes the return EIP from there, which only an interrupt "
-              "taken in real mode or at the handler's privilege level pushes last"));
-        }
-        ++interrupts_;
-        aes_.clear_interrupts();
-      }
+      if (absl::Status s = Compare(); !s.ok()) return s;
     }
     ++records_;
     bytes_ += r.data.size();
     return writer_.Write(r);
   }
 
-  bool ack_waiting() const { return ack_waiting_; }
+  // The end of the trace: the last acknowledge's frame is placed with the stores there are.
+  absl::Status Finish() {
+    if (absl::Status s = contract_.Finish(aes_); !s.ok()) return Refuse(s);
+    return Compare();
+  }
+
+  bool ack_waiting() const { return delivering_; }
   uint64_t records() const { return records_; }
   uint64_t bytes() const { return bytes_; }
   uint64_t interrupts() const { return interrupts_; }
 
  private:
+  // The keys the contract has placed, against the processor's return EIPs, in order.
+  absl::Status Compare() {
+    for (const aes::Interrupt& irq : aes_.interrupts()) {
+      if (expected_.empty() || expected_.front().index != irq.cat_record()) {
+        return Refuse(absl::StrCat("keyed an interrupt at CAT record ", irq.cat_record(),
+                                   " that the processor did not acknowledge there"));
+      }
+      const Expected e = expected_.front();
+      expected_.erase(expected_.begin());
+      if (irq.pc() != e.return_eip) {
+        return Refuse(absl::StrCat(
+            "took an interrupt (vector ", irq.vector(), ", acknowledged at CAT record ",
+            irq.cat_record(), ") returning to EIP 0x", absl::Hex(e.return_eip),
+            ", but the frame the stores after the acknowledge fit returns to 0x",
+            absl::Hex(irq.pc()),
+            ": a trace from reset takes the return EIP from the frame's pushes, and these look "
+            "like another frame's"));
+      }
+      ++interrupts_;
+    }
+    aes_.clear_interrupts();
+    return absl::OkStatus();
+  }
   absl::Status Refuse(const absl::Status& s) { return Refuse(std::string(s.message())); }
   absl::Status Refuse(const std::string& what) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -199,13 +218,17 @@ class ResetMonitor final : public machine::BusMonitor, public x86::Cpu::Instruct
     uint64_t branch_count = 0, records = 0;
     bool valid = false;
   };
+  struct Expected {
+    uint64_t index;
+    uint32_t return_eip;
+  };
   cat::CatWriter& writer_;
   const x86::Cpu& cpu_;
   extract::I486Contract contract_;
   aes::EventSchedule aes_;
   Boundary last_;
-  uint32_t return_eip_ = 0;
-  bool ack_waiting_ = false;
+  std::vector<Expected> expected_;  // acknowledged, not yet keyed
+  bool delivering_ = false;
   uint64_t records_ = 0, bytes_ = 0, interrupts_ = 0;
 };
 
@@ -263,11 +286,14 @@ absl::StatusOr<CaptureReport> CaptureFromReset(const CaptureRequest& request,
   const uint64_t max =
       request.max_traced ? request.max_traced : std::numeric_limits<uint64_t>::max() / 2;
   absl::StatusOr<machine::I486RunSummary> run = (*machine)->Run(&monitor, max, request.progress);
-  // Not between an interrupt acknowledge and the store extraction takes its key from.
+  // Not inside an interrupt's entry: its frame is whole at the next instruction boundary.
   for (int i = 0; i < 1000 && run.ok() && monitor.ack_waiting() && !run->powered_off; ++i) {
     run = (*machine)->Run(&monitor, cpu.retired() + 1);
   }
   cpu.set_instruction_observer(nullptr);
+  if (run.ok()) {
+    if (absl::Status s = monitor.Finish(); !s.ok()) run = s;
+  }
   if (absl::IsFailedPrecondition(run.status())) {  // what the trace cannot show, or a shutdown
     return absl::FailedPreconditionError(absl::StrCat(name, ": ", run.status().message()));
   }

@@ -202,5 +202,172 @@ TEST(I486Extract, StatesNoDumpCanHoldAreRefused) {
   EXPECT_FALSE(I486Contract::StateDump(Header(), ims).ok());
 }
 
+// ---- Traces from reset: the interrupt frame found from the stores after the acknowledge ----
+
+using Frame = I486Contract::Frame;
+using FrameStore = I486Contract::FrameStore;
+
+// The pushes of a frame, in order, to descending addresses from `top`.
+std::vector<FrameStore> Pushes(uint64_t top, int size, std::vector<uint32_t> values) {
+  std::vector<FrameStore> out;
+  for (uint32_t v : values) out.push_back({top -= size, v, size});
+  return out;
+}
+
+std::vector<FrameStore> operator+(std::vector<FrameStore> a, const std::vector<FrameStore>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// The frame FindFrame decides on, or a message.
+std::string Found(const std::vector<FrameStore>& stores, bool complete) {
+  absl::StatusOr<std::optional<Frame>> f = I486Contract::FindFrame(stores, complete);
+  if (!f.ok()) return std::string(f.status().message());
+  if (!f->has_value()) return "open";
+  switch (**f) {
+    case Frame::kSameLevel:
+      return "same level";
+    case Frame::kOuterRing:
+      return "outer ring";
+    case Frame::kV86:
+      return "v86";
+  }
+  return "?";
+}
+
+TEST(I486FrameRule, EachFrameIsFoundFromItsValues) {
+  // Ring 0 to ring 0: EFLAGS, CS, EIP; the handler's stores follow.
+  const std::vector<FrameStore> same = Pushes(0x90000, 4, {0x202, 0x08, 0xFFFF00CA});
+  // Its third store is neither an outer ring's EFLAGS nor a V86 frame's DS: decided there.
+  EXPECT_EQ(Found(same, false), "same level");
+  // The handler's own pushes after the frame: EAX, then a value like an EFLAGS.
+  EXPECT_EQ(Found(same + Pushes(0x8FFF4, 4, {0x1234, 0x202}), false), "same level");
+  // A return EIP that could be a V86 frame's DS: open until the V86 frame is ruled out, by a
+  // later store or by the next acknowledge.
+  const std::vector<FrameStore> low = Pushes(0x90000, 4, {0x202, 0x08, 0x1000});
+  EXPECT_EQ(Found(low, false), "open");
+  EXPECT_EQ(Found(low, true), "same level");
+  EXPECT_EQ(Found(low + Pushes(0x8FFF4, 4, {0x12345}), false), "same level");  // no ES
+  // EFLAGS with bit 16 up and a CS of 10000h and more: no V86 frame's selectors.
+  EXPECT_EQ(Found(Pushes(0x90000, 4, {0x10202, 0x08, 0xFFFF00CA}), false), "same level");
+  // Ring 3 to ring 0: SS, ESP, EFLAGS, CS, EIP.
+  const std::vector<FrameStore> ring3 = Pushes(0x90000, 4, {0x23, 0x80000, 0x3202, 0x1B, 0x4242});
+  EXPECT_EQ(Found(std::vector(ring3.begin(), ring3.begin() + 3), false), "open");
+  EXPECT_EQ(Found(ring3, false), "outer ring");
+  EXPECT_EQ(Found(ring3 + Pushes(0x8FFEC, 4, {0x202, 0x1B}), false), "outer ring");
+  // V86 to ring 0: GS, FS, DS, ES, SS, ESP, EFLAGS (VM), CS, EIP.
+  const std::vector<FrameStore> v86 =
+      Pushes(0x90000, 4, {0, 0, 0, 0, 0x7000, 0xFFF0, 0x23202, 0xF000, 0x1234});
+  EXPECT_EQ(Found(std::vector(v86.begin(), v86.begin() + 8), false), "open");
+  EXPECT_EQ(Found(v86, false), "v86");
+  // Words: real mode (FLAGS, CS, IP) and a 16-bit gate from ring 3 (SS, SP, FLAGS, CS, IP).
+  EXPECT_EQ(Found(Pushes(0x7C00, 2, {0x202, 0xF000, 0x1234}), true), "same level");
+  EXPECT_EQ(Found(Pushes(0x7C00, 2, {0x202, 0xF000, 0x1234, 0x55}), false), "same level");
+  EXPECT_EQ(Found(Pushes(0x9000, 2, {0x23, 0x8000, 0x3202, 0x1B, 0x4242}), false), "outer ring");
+}
+
+TEST(I486FrameRule, WhatFitsNoFrameOrSeveralIsRefused) {
+  // No frame: a first store that is no EFLAGS and no selector; stores of mixed sizes; stores not
+  // to descending addresses (a task switch saving the old task in its TSS).
+  EXPECT_THAT(Found(Pushes(0x90000, 4, {0xFFFF00FD, 0x202, 0x8}), true),
+              HasSubstr("are no interrupt frame's pushes"));
+  EXPECT_THAT(Found(Pushes(0x90000, 4, {0x202}) + Pushes(0x8FFFC, 2, {0x8, 0x1234}), true),
+              HasSubstr("are no interrupt frame's pushes"));
+  EXPECT_THAT(Found({{0x6020, 0xFFFF00FD, 4}, {0x6024, 0x202, 4}, {0x6028, 0, 4}}, false),
+              HasSubstr("are no interrupt frame's pushes"));
+  // The trace ends (or the next acknowledge comes) before the frame is whole.
+  EXPECT_THAT(Found(Pushes(0x90000, 4, {0x23, 0x80000}), true),
+              HasSubstr("are no interrupt frame's pushes"));
+  // A same-level frame whose EIP looks like an EFLAGS, followed by two pushes that look like the
+  // rest of an outer ring's frame (CS 0Bh with the RPL of "SS" 203h): both fit, with different
+  // return EIPs (the next acknowledge comes after them). The CAT alone cannot tell them apart:
+  // refused, not guessed.
+  const std::vector<FrameStore> both = Pushes(0x90000, 4, {0x203, 0x08, 0x4202, 0x0B, 0x5555});
+  EXPECT_THAT(Found(both, true),
+              HasSubstr("fit both the frame of an interrupt taken at the handler's privilege "
+                        "level or in real mode ((E)FLAGS, CS, EIP), returning to 0x4202, and the "
+                        "frame of one taken from an outer ring (SS, ESP, EFLAGS, CS, EIP), "
+                        "returning to 0x5555: the CAT alone cannot tell which"));
+  // The same, where both frames return to the same EIP: one key, so it is placed.
+  EXPECT_EQ(Found(Pushes(0x90000, 4, {0x203, 0x08, 0x4202, 0x0B, 0x4202}), true), "same level");
+  // An outer ring's CS with another RPL than its SS, or RPL 0: no outer ring's frame.
+  EXPECT_EQ(Found(Pushes(0x90000, 4, {0x203, 0x08, 0x4202, 0x08, 0x5555}), true), "same level");
+  EXPECT_EQ(Found(Pushes(0x90000, 4, {0x203, 0x08, 0x4202, 0x0A, 0x5555}), true), "same level");
+  // A V86 frame whose EFLAGS lacks VM, a word frame from V86 (it hides VM): not V86.
+  EXPECT_THAT(
+      Found(Pushes(0x90000, 4, {0, 0, 0, 0, 0x7000, 0xFFF0, 0x3202, 0xF000, 0x1234}), false),
+      HasSubstr("are no interrupt frame's pushes"));
+  EXPECT_THAT(Found(Pushes(0x9000, 2, {0, 0, 0, 0, 0x7000, 0xFFF0, 0x3202, 0xF000, 0x1234}), false),
+              HasSubstr("are no interrupt frame's pushes"));
+}
+
+// The contract over a stream of records: each acknowledge is keyed once its stores decide, at the
+// next acknowledge, or at the end; locked stores (page tables' bits) are no pushes.
+TEST(I486FrameRule, TheContractKeysEachAcknowledgeByItsFrame) {
+  cat::CatHeader h = Header();
+  h.from_reset = true;
+  I486Contract c;
+  ASSERT_TRUE(c.Start(h).ok());
+  aes::EventSchedule aes;
+  uint64_t index = 0;
+  const auto feed = [&](const OwnedRecord& r) {
+    const cat::BusRecord b = r.view();
+    absl::Status s = c.ResetTraceRecord(index, b, aes);
+    if (s.ok() && r.kind == RecordKind::kInterruptAck) s = c.InterruptAck(index, b, aes);
+    ++index;
+    return s;
+  };
+  const auto pushes = [&](uint64_t top, std::vector<uint32_t> values) {
+    for (const FrameStore& p : Pushes(top, 4, values)) {
+      ASSERT_TRUE(feed(Rec(RecordKind::kWriteThrough, p.address, 1, Dword(p.value))).ok());
+    }
+  };
+  // Ring 3, with a locked store (a page table's dirty bit) inside the frame.
+  ASSERT_TRUE(feed(Rec(RecordKind::kInterruptAck, 0, 10, {0x20})).ok());
+  pushes(0x90000, {0x23, 0x80000});
+  OwnedRecord locked = Rec(RecordKind::kWriteThrough, 0x3000, 10, Dword(0x90067));
+  locked.flags = cat::kFlagLocked;
+  ASSERT_TRUE(feed(locked).ok());
+  pushes(0x8FFF8, {0x3202, 0x1B});
+  EXPECT_EQ(aes.interrupts_size(), 0);
+  pushes(0x8FFF0, {0x4242});
+  ASSERT_EQ(aes.interrupts_size(), 1);
+  EXPECT_EQ(aes.interrupts(0).pc(), 0x4242u);
+  EXPECT_EQ(aes.interrupts(0).branch_count(), 10u);
+  EXPECT_EQ(aes.interrupts(0).cat_record(), 0u);
+  // Same level, then no store until the next acknowledge: keyed there.
+  ASSERT_TRUE(feed(Rec(RecordKind::kInterruptAck, 0, 20, {0x20})).ok());
+  pushes(0x90000, {0x202, 0x08, 0x1000});
+  EXPECT_EQ(aes.interrupts_size(), 1);
+  ASSERT_TRUE(feed(Rec(RecordKind::kInterruptAck, 0, 30, {0x21})).ok());
+  ASSERT_EQ(aes.interrupts_size(), 2);
+  EXPECT_EQ(aes.interrupts(1).pc(), 0x1000u);
+  // V86, keyed at its ninth store; a same-level frame keyed at the end of the trace.
+  pushes(0x90000, {0, 0, 0, 0, 0x7000, 0xFFF0, 0x23202, 0xF000, 0x1234});
+  ASSERT_EQ(aes.interrupts_size(), 3);
+  EXPECT_EQ(aes.interrupts(2).pc(), 0x1234u);
+  EXPECT_EQ(aes.interrupts(2).vector(), 0x21u);
+  ASSERT_TRUE(feed(Rec(RecordKind::kInterruptAck, 0, 40, {0x20})).ok());
+  pushes(0x90000, {0x202, 0x08, 0x2000});
+  ASSERT_TRUE(c.Finish(aes).ok());
+  ASSERT_EQ(aes.interrupts_size(), 4);
+  EXPECT_EQ(aes.interrupts(3).pc(), 0x2000u);
+  // An acknowledge before its frame's third store, and a frame that fits none: one line each.
+  ASSERT_TRUE(feed(Rec(RecordKind::kInterruptAck, 0, 50, {0x20})).ok());
+  pushes(0x90000, {0x202});
+  absl::Status s = feed(Rec(RecordKind::kInterruptAck, 0, 60, {0x20}));
+  EXPECT_THAT(s.message(), HasSubstr("still waits for the store of its return EIP"));
+  I486Contract d;
+  ASSERT_TRUE(d.Start(h).ok());
+  c = std::move(d);
+  index = 100;
+  ASSERT_TRUE(feed(Rec(RecordKind::kInterruptAck, 0, 70, {0x20})).ok());
+  pushes(0x90000, {0x202, 0x08});
+  s = feed(Rec(RecordKind::kWriteThrough, 0x6020, 70, Dword(0x1234)));
+  EXPECT_THAT(s.message(), HasSubstr("the interrupt acknowledged at record 100: the CPU stores "
+                                     "after it (0x202@0x8fffc 0x8@0x8fff8 0x1234@0x6020) are no "
+                                     "interrupt frame's pushes"));
+}
+
 }  // namespace
 }  // namespace citcat::extract

@@ -1,7 +1,8 @@
 /* i486 ROMs that take an interrupt where a trace from reset cannot key it from the CAT alone, so
    that `citcat capture --rom` must stop with a one-line error (i486_rom_test.cc). Built once per
-   -DREFUSE_...: REFUSE_RING3 spins in ring 3 while the timer interrupts (the frame pushes SS:ESP
-   first, so the third store after the acknowledge is EFLAGS); REFUSE_REP_LODS runs REP LODSD over
+   -DREFUSE_...: REFUSE_TASK_GATE takes the timer through a task gate (a task switch: the stores
+   after the acknowledge save the old task in its TSS, no frame's pushes); REFUSE_REP_LODS runs REP
+   LODSD over
    a cached buffer while the timer interrupts (iterations without a bus transaction between
    them). Linked like examples/i486-bare-metal/selftest.S (rom.ld). */
 #define PIC_MASTER 0x20
@@ -9,6 +10,7 @@
 #define PIT 0x40
 #define IDT 0x1000
 #define TSS 0x6000
+#define TSS2 0x6100
 #define BUFFER 0x20000
 
         .code16
@@ -69,18 +71,24 @@ pm32:
         outb    %al, $PIT
         movb    $0x07, %al
         outb    %al, $PIT
-#if defined(REFUSE_RING3)
-        movl    $0x90000, TSS + 4       /* ESP0 */
-        movl    $0x10, TSS + 8          /* SS0 */
+#if defined(REFUSE_TASK_GATE)
         movw    $0x28, %ax
         ltr     %ax
-        pushl   $0x23                   /* SS */
-        pushl   $0x80000                /* ESP */
-        pushl   $0x202                  /* EFLAGS: IF */
-        pushl   $0x1B                   /* CS */
-        pushl   $user
+        movl    $0x00300000, IDT + 0x20 * 8     /* a task gate to the TSS at 30h */
+        movl    $0x00008500, IDT + 0x20 * 8 + 4
+        movl    $task, TSS2 + 0x20      /* EIP */
+        movl    $2, TSS2 + 0x24         /* EFLAGS */
+        movl    $0x88000, TSS2 + 0x38   /* ESP */
+        movl    $0x10, TSS2 + 0x48      /* ES */
+        movl    $0x08, TSS2 + 0x4C      /* CS */
+        movl    $0x10, TSS2 + 0x50      /* SS */
+        movl    $0x10, TSS2 + 0x54      /* DS */
+        sti
+1:      jmp     1b
+task:   movb    $0x20, %al
+        outb    %al, $PIC_MASTER
         iret
-user:   jmp     user
+        jmp     task
 #elif defined(REFUSE_REP_LODS)
         movl    %cr0, %eax
         andl    $0x9FFFFFFF, %eax       /* the cache on */
@@ -91,7 +99,7 @@ user:   jmp     user
         rep lodsl
         jmp     1b
 #else
-#error "define REFUSE_RING3 or REFUSE_REP_LODS"
+#error "define REFUSE_TASK_GATE or REFUSE_REP_LODS"
 #endif
 
 timer:
@@ -108,6 +116,7 @@ gdt:    .quad   0
         .quad   0x00CFFB000000FFFF      /* 18h: ring 3 code */
         .quad   0x00CFF3000000FFFF      /* 20h: ring 3 data */
         .quad   0x0000890060000067      /* 28h: the TSS at 6000h */
+        .quad   0x0000890061000067      /* 30h: the task gate's TSS at 6100h */
 gdt_end:
 gdt_ptr:
         .word   gdt_end - gdt - 1
