@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -386,6 +387,22 @@ absl::StatusOr<CaptureReport> RunHookedGuest(machine::I486Machine& machine,
 // The Linux guest's workloads (guest/linux/userland/workloads.txt).
 constexpr Workload kLinuxWorkloads[] = {CITCAT_LINUX_WORKLOAD_TABLE};
 
+// The PC that boots a hooked guest (ours or Linux) from our boot ROM, with `disk` on its drive.
+absl::StatusOr<std::unique_ptr<machine::I486Machine>> HookedGuestMachine(
+    const CaptureRequest& request, std::string_view disk, std::string producer) {
+  absl::StatusOr<std::string> rom =
+      io::ReadWholeFile(GuestFile(CITCAT_I486_BOOT_ROM, "i486", "boot.bin"), 1 << 20);
+  if (!rom.ok()) return rom.status();
+  machine::I486Options options;
+  options.pc.memory_bytes = request.memory_bytes;
+  options.pc.seed = request.seed;
+  options.pc.rom.assign(rom->begin(), rom->end());
+  options.pc.disk.assign(disk.begin(), disk.end());
+  options.pc.reserved = guest::i486::ReservedWindows();
+  options.producer = std::move(producer);
+  return machine::I486Machine::Create(options);
+}
+
 // Linux's interrupt report costs its call and citcat_report_interrupt's 16 instructions, as GCC 12
 // compiles guest/linux/kernel/src/arch/x86/kernel/citcat.c (docs/machines/i486-linux.md).
 constexpr uint64_t kLinuxReportInstructions = 17;
@@ -430,9 +447,9 @@ absl::StatusOr<CaptureReport> CaptureLinux(const CaptureRequest& request,
   if (!vmlinux.ok()) return vmlinux.status();
   absl::StatusOr<std::string> initramfs = io::ReadWholeFile(initramfs_path, 1ull << 30);
   if (!initramfs.ok()) return initramfs.status();
-  absl::StatusOr<std::string> rom =
-      io::ReadWholeFile(GuestFile(CITCAT_I486_BOOT_ROM, "i486", "boot.bin"), 1 << 20);
-  if (!rom.ok()) return rom.status();
+  absl::StatusOr<std::string> disk =
+      disk_path.empty() ? std::string() : io::ReadWholeFile(disk_path, 1ull << 30);
+  if (!disk.ok()) return disk.status();
 
   // pata_legacy probes six ISA channels unless told that the PC has one.
   std::string command_line = "console=ttyS0 pata_legacy.probe_mask=1";
@@ -440,22 +457,11 @@ absl::StatusOr<CaptureReport> CaptureLinux(const CaptureRequest& request,
     absl::StrAppend(&command_line, " citcat.workloads=", request.workloads);
   if (request.from_boot) absl::StrAppend(&command_line, " citcat.from_boot");
 
-  machine::I486Options options;
-  options.pc.memory_bytes = request.memory_bytes;
-  options.pc.seed = request.seed;
-  options.pc.rom.assign(rom->begin(), rom->end());
-  if (!disk_path.empty()) {
-    absl::StatusOr<std::string> disk = io::ReadWholeFile(disk_path, 1ull << 30);
-    if (!disk.ok()) return disk.status();
-    options.pc.disk.assign(disk->begin(), disk->end());
-  }
-  options.pc.reserved = guest::i486::ReservedWindows();
-  options.producer =
+  absl::StatusOr<std::unique_ptr<machine::I486Machine>> machine = HookedGuestMachine(
+      request, *disk,
       absl::StrCat("citcat capture --machine i486 --linux --workload ",
                    request.workloads.empty() ? "default" : request.workloads,
-                   request.from_boot ? " --from-boot" : "", " --seed ", request.seed);
-  absl::StatusOr<std::unique_ptr<machine::I486Machine>> machine =
-      machine::I486Machine::Create(options);
+                   request.from_boot ? " --from-boot" : "", " --seed ", request.seed));
   if (!machine.ok()) return machine.status();
   const std::span<const uint8_t> cpio(reinterpret_cast<const uint8_t*>(initramfs->data()),
                                       initramfs->size());
@@ -476,9 +482,6 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
   const std::string kernel_path = request.kernel.empty() ? KernelElf() : request.kernel;
   absl::StatusOr<machine::ElfImage> kernel = machine::LoadElfFile(kernel_path);
   if (!kernel.ok()) return kernel.status();
-  absl::StatusOr<std::string> rom =
-      io::ReadWholeFile(GuestFile(CITCAT_I486_BOOT_ROM, "i486", "boot.bin"), 1 << 20);
-  if (!rom.ok()) return rom.status();
   absl::StatusOr<std::string> disk = io::ReadWholeFile(
       request.disk.empty() ? GuestFile(CITCAT_I486_DISK_IMAGE, "i486", "disk.img") : request.disk,
       1ull << 30);
@@ -492,17 +495,10 @@ absl::StatusOr<CaptureReport> Capture(const CaptureRequest& request, const std::
   }
   if (absl::Status s = CheckWorkloads(*disk, workloads); !s.ok()) return s;
 
-  machine::I486Options options;
-  options.pc.memory_bytes = request.memory_bytes;
-  options.pc.seed = request.seed;
-  options.pc.rom.assign(rom->begin(), rom->end());
-  options.pc.disk.assign(disk->begin(), disk->end());
-  options.pc.reserved = guest::i486::ReservedWindows();
-  options.producer =
+  absl::StatusOr<std::unique_ptr<machine::I486Machine>> machine = HookedGuestMachine(
+      request, *disk,
       absl::StrCat("citcat capture --machine i486 --workload ",
-                   workloads.empty() ? "default" : workloads, " --seed ", request.seed);
-  absl::StatusOr<std::unique_ptr<machine::I486Machine>> machine =
-      machine::I486Machine::Create(options);
+                   workloads.empty() ? "default" : workloads, " --seed ", request.seed));
   if (!machine.ok()) return machine.status();
   if (absl::Status s = guest::i486::LoadKernel(**machine, *kernel, workloads); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(kernel_path, ": ", s.message()));

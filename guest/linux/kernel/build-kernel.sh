@@ -3,9 +3,9 @@
 # Linux for the traced i486 PC (docs/machines/i486-linux.md, "The kernel"): Debian's
 # linux-source tarball unpacked into WORK/src, the CITCAT patches (HERE/patches/*.patch) applied,
 # the new files of HERE/src copied in with the machine's contract (CONTRACT, as
-# arch/x86/kernel/citcat_contract.h), configured out of tree in WORK/build from tinyconfig and
-# the fragment HERE/citcat.config by the kernel's own merge_config.sh, then vmlinux built and
-# copied to OUT. CC is the C compiler (with ccache when there is one), CROSS the binutils prefix.
+# arch/x86/kernel/citcat_contract.h) and its state dump (state_dump.inc beside it, as
+# citcat_state_dump.inc), configured out of tree in WORK/build from tinyconfig and the fragment
+# HERE/citcat.config by the kernel's own merge_config.sh, then vmlinux built and copied to OUT. CC is the C compiler (with ccache when there is one), CROSS the binutils prefix.
 # Everything starts afresh; output goes to WORK/build.log, whose end is printed on a failure.
 # Run by the build (CMakeLists.txt), never at configure time.
 set -eu
@@ -25,6 +25,7 @@ for p in "$here"/patches/*.patch; do
 done
 cp -R "$here/src/." .
 cp "$contract" arch/x86/kernel/citcat_contract.h
+cp "$(dirname "$contract")/state_dump.inc" arch/x86/kernel/citcat_state_dump.inc
 kmake() { make -C "$work/src" O="$work/build" ARCH=i386 CROSS_COMPILE="$cross" CC="$cc" "$@"; }
 kmake tinyconfig >> "$log" 2>&1 || fail "make tinyconfig"
 scripts/kconfig/merge_config.sh -m -O "$work/build" "$work/build/.config" "$here/citcat.config" \

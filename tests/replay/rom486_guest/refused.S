@@ -5,9 +5,7 @@
    LODSD over
    a cached buffer while the timer interrupts (iterations without a bus transaction between
    them). Linked like examples/i486-bare-metal/selftest.S (rom.ld). */
-#define PIC_MASTER 0x20
-#define PIC_SLAVE 0xA0
-#define PIT 0x40
+#include "pc_timer.inc"
 #define IDT 0x1000
 #define TSS 0x6000
 #define TSS2 0x6100
@@ -47,30 +45,7 @@ pm32:
         movl    %edx, IDT + 0x20 * 8 + 4
         lidt    idt_ptr
         /* the PICs (master at 20h, only IRQ 0) and the timer (mode 2, count 2000) */
-        movb    $0x11, %al
-        outb    %al, $PIC_MASTER
-        outb    %al, $PIC_SLAVE
-        movb    $0x20, %al
-        outb    %al, $PIC_MASTER + 1
-        movb    $0x28, %al
-        outb    %al, $PIC_SLAVE + 1
-        movb    $0x04, %al
-        outb    %al, $PIC_MASTER + 1
-        movb    $0x02, %al
-        outb    %al, $PIC_SLAVE + 1
-        movb    $0x01, %al
-        outb    %al, $PIC_MASTER + 1
-        outb    %al, $PIC_SLAVE + 1
-        movb    $0xFE, %al
-        outb    %al, $PIC_MASTER + 1
-        movb    $0xFF, %al
-        outb    %al, $PIC_SLAVE + 1
-        movb    $0x34, %al
-        outb    %al, $PIT + 3
-        movb    $0xD0, %al
-        outb    %al, $PIT
-        movb    $0x07, %al
-        outb    %al, $PIT
+        pc_timer 2000
 #if defined(REFUSE_TASK_GATE)
         movw    $0x28, %ax
         ltr     %ax

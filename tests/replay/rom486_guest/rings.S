@@ -8,9 +8,7 @@
    count reaches TOTAL the loop makes INT 30h, whose handler writes the three counts to port 80h
    (all, from ring 3, from V86 mode) and powers off. Linked like
    examples/i486-bare-metal/selftest.S (rom.ld). */
-#define PIC_MASTER 0x20
-#define PIC_SLAVE 0xA0
-#define PIT 0x40
+#include "pc_timer.inc"
 #define IDT 0x1000
 #define TSS 0x6000
 #define COUNT 0x7000            /* every interrupt */
@@ -57,30 +55,7 @@ pm32:
         call    gate
         lidt    idt_ptr
         /* the PICs (master at 20h, only IRQ 0) and the timer (mode 2, count 200) */
-        movb    $0x11, %al
-        outb    %al, $PIC_MASTER
-        outb    %al, $PIC_SLAVE
-        movb    $0x20, %al
-        outb    %al, $PIC_MASTER + 1
-        movb    $0x28, %al
-        outb    %al, $PIC_SLAVE + 1
-        movb    $0x04, %al
-        outb    %al, $PIC_MASTER + 1
-        movb    $0x02, %al
-        outb    %al, $PIC_SLAVE + 1
-        movb    $0x01, %al
-        outb    %al, $PIC_MASTER + 1
-        outb    %al, $PIC_SLAVE + 1
-        movb    $0xFE, %al
-        outb    %al, $PIC_MASTER + 1
-        movb    $0xFF, %al
-        outb    %al, $PIC_SLAVE + 1
-        movb    $0x34, %al
-        outb    %al, $PIT + 3
-        movb    $0xC8, %al
-        outb    %al, $PIT
-        movb    $0x00, %al
-        outb    %al, $PIT
+        pc_timer 200
         /* some interrupts at the handler's privilege level first */
         sti
 1:      hlt

@@ -27,135 +27,17 @@
 
 #include "citcat_contract.h"
 
+#include "citcat_state_dump.inc"
+
 #define pa(x) ((x) - __PAGE_OFFSET)
-#define RESERVED(x) (CITCAT_I486_RESERVED_BASE + (x))
-#define ST(x) RESERVED(CITCAT_I486_CPU_STATE + (x))
-#define GPR(n) ST(CITCAT_I486_SLOT_GPR + 4 * (n))
-#define SEL(n) ST(CITCAT_I486_SLOT_SELECTOR + 4 * (n))
-#define DESC(n) ST(CITCAT_I486_SLOT_DESCRIPTOR + 8 * (n))
-
-/* The descriptor of the selector in ECX into descriptor slot n: two dword loads from the GDT
-   (EBX = its physical base) or the LDT (EBP = its physical base), two stores; zero for a null
-   selector. */
-	.macro	descriptor n
-	testl	$0xFFFC, %ecx
-	jz	8f
-	movl	%ebx, %edx
-	testl	$4, %ecx
-	jz	7f
-	movl	%ebp, %edx
-7:	andl	$0xFFF8, %ecx
-	movl	(%edx,%ecx), %eax
-	movl	%eax, DESC(\n)
-	movl	4(%edx,%ecx), %eax
-	movl	%eax, DESC(\n) + 4
-	jmp	9f
-8:	movl	$0, DESC(\n)
-	movl	$0, DESC(\n) + 4
-9:
-	.endm
-
-	.macro	selector sreg
-	xorl	%ecx, %ecx
-	movw	%\sreg, %cx
-	.endm
-
 
 /* The dump: paging off, the cache disabled and empty, EBX = the GDT's physical base, ESI = the
    CR0 to restore at the resume point; called physically, returns to its caller from the
    resume point with paging and the cache as ESI says. */
 	.text
+	.set	citcat_resume_physical, pa(citcat_resume)
 SYM_CODE_START_LOCAL(citcat_dump)
-	/* the begin marker */
-	movl	$CITCAT_I486_BEGIN_MARKER, RESERVED(CITCAT_I486_TRACE_BEGIN)
-
-	/* the state dump, every slot at an absolute address */
-	clts				/* the FPU below; TS comes back with EAX */
-	movl	%cr0, %eax		/* PG = 0, CD = 1, TS = 0: as at the resume point */
-	movl	%eax, ST(CITCAT_I486_SLOT_CR0)
-	movl	%cr2, %eax
-	movl	%eax, ST(CITCAT_I486_SLOT_CR2)
-	movl	%cr3, %eax
-	movl	%eax, ST(CITCAT_I486_SLOT_CR3)
-	movl	%dr0, %eax
-	movl	%eax, ST(CITCAT_I486_SLOT_DR + 0)
-	movl	%dr1, %eax
-	movl	%eax, ST(CITCAT_I486_SLOT_DR + 4)
-	movl	%dr2, %eax
-	movl	%eax, ST(CITCAT_I486_SLOT_DR + 8)
-	movl	%dr3, %eax
-	movl	%eax, ST(CITCAT_I486_SLOT_DR + 12)
-	movl	%dr6, %eax
-	movl	%eax, ST(CITCAT_I486_SLOT_DR6)
-	movl	%dr7, %eax
-	movl	%eax, ST(CITCAT_I486_SLOT_DR7)
-	sgdt	ST(CITCAT_I486_SLOT_GDTR)
-	sidt	ST(CITCAT_I486_SLOT_IDTR)
-	movw	%es, SEL(0)
-	movw	%cs, SEL(1)
-	movw	%ss, SEL(2)
-	movw	%ds, SEL(3)
-	movw	%fs, SEL(4)
-	movw	%gs, SEL(5)
-	sldt	SEL(6)
-	str	SEL(7)
-
-	/* the descriptors: EBX = the GDT's physical base, EBP = the LDT's (from its descriptor in
-	   the GDT: a kernel address; 0 when LDTR is null) */
-	xorl	%ebp, %ebp
-	xorl	%ecx, %ecx
-	sldt	%cx
-	testl	$0xFFFC, %ecx
-	jz	5f
-	andl	$0xFFF8, %ecx
-	movl	(%ebx,%ecx), %edx	/* low dword: base 15:0 in bits 31:16 */
-	movl	4(%ebx,%ecx), %eax	/* high dword: base 23:16 in 7:0, 31:24 in 31:24 */
-	shrl	$16, %edx
-	movl	%eax, %ebp
-	andl	$0xFF000000, %ebp
-	orl	%edx, %ebp
-	andl	$0xFF, %eax
-	shll	$16, %eax
-	orl	%eax, %ebp
-	subl	$__PAGE_OFFSET, %ebp
-5:	selector es
-	descriptor 0
-	selector cs
-	descriptor 1
-	selector ss
-	descriptor 2
-	selector ds
-	descriptor 3
-	selector fs
-	descriptor 4
-	selector gs
-	descriptor 5
-	xorl	%ecx, %ecx
-	sldt	%cx
-	descriptor 6
-	xorl	%ecx, %ecx
-	str	%cx
-	descriptor 7
-
-	/* the FPU, kept as it is */
-	fnsave	ST(CITCAT_I486_SLOT_FPU)
-	frstor	ST(CITCAT_I486_SLOT_FPU)
-
-	/* the registers as they are at the resume point: nothing below changes one */
-	movl	%esi, %eax		/* EAX = the kernel's CR0, for the resume point */
-	pushfl
-	popl	ST(CITCAT_I486_SLOT_EFLAGS)
-	movl	%eax, GPR(0)
-	movl	%ecx, GPR(1)
-	movl	%edx, GPR(2)
-	movl	%ebx, GPR(3)
-	movl	%esp, GPR(4)
-	movl	%ebp, GPR(5)
-	movl	%esi, GPR(6)
-	movl	%edi, GPR(7)
-	movl	$pa(citcat_resume), ST(CITCAT_I486_SLOT_EIP)
-	/* state-done: the last store before the resume point */
-	movl	$0, RESERVED(CITCAT_I486_STATE_DONE)
+	citcat_state_dump citcat_resume_physical, __PAGE_OFFSET, 1
 SYM_INNER_LABEL(citcat_resume, SYM_L_GLOBAL)
 	movl	%eax, %cr0		/* the caller's paging and cache; replay starts here */
 	jmp	1f
