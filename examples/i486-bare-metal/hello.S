@@ -19,14 +19,27 @@ _start:
         outl    %eax, $POST             /* 00008005h: CS = 0, IP of 1: */
         xorw    %ax, %ax
         movw    %ax, %ds
+        movw    $UART + 3, %dx          /* 8 data bits (LCR 03h): the reset leaves 5 */
+        movb    $0x03, %al
+        outb    %al, %dx
         movw    $message, %si
-        movw    $UART, %dx
 2:      lodsb
         testb   %al, %al
         jz      3f
+        movb    %al, %ah
+        movw    $UART + 5, %dx          /* until THR is empty (LSR bit 5) */
+5:      inb     %dx, %al
+        testb   $0x20, %al
+        jz      5b
+        movb    %ah, %al
+        movw    $UART, %dx
         outb    %al, %dx
         jmp     2b
-3:      movw    $POWER_OFF, %dx
+3:      movw    $UART + 5, %dx          /* until the last character has left (LSR bit 6) */
+6:      inb     %dx, %al
+        testb   $0x40, %al
+        jz      6b
+        movw    $POWER_OFF, %dx
         outb    %al, %dx
 4:      hlt
         jmp     4b

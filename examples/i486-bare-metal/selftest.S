@@ -55,6 +55,9 @@ _start:                                 /* FFFF0000h, F000:0000 */
         movw    %ax, %es
         movw    %ax, %ss
         movw    $RM_STACK, %sp
+        movw    $UART + 3, %dx          /* the console: 8 data bits (LCR 03h); the reset leaves 5 */
+        movb    $0x03, %al
+        outb    %al, %dx
         movl    $0, RM_INT30            /* both counters */
         /* the real-mode vector table: #DE and INT 30h to the ROM's copy at F000:xxxx */
         movw    $(rm_divide - _start), 0x00 * 4
@@ -262,8 +265,15 @@ report: movl    names(, %ebx, 4), %esi
         movl    $0xBAD0BAD0, %eax
 7:      outl    %eax, $POST
         call    puts
+        pushl   %eax
+        movw    $UART + 5, %dx          /* until the last character has left (LSR bit 6) */
+9:      inb     %dx, %al
+        testb   $0x40, %al
+        jz      9b
+        popl    %eax
         movw    $POWER_OFF, %dx
         outl    %eax, %dx
+        xchgw   %bx, %bx                /* no power-off port on Bochs: its magic breakpoint */
 8:      hlt
         jmp     8b
 
@@ -311,15 +321,27 @@ pm_timer:
         popl    %eax
         iret
 
+/* AL to the console, once the UART's transmit holding register is empty (LSR bit 5): a 16550
+   loses a character written while it still holds one. */
+putc:
+        pushl   %eax
+        movw    $UART + 5, %dx
+1:      inb     %dx, %al
+        testb   $0x20, %al
+        jz      1b
+        popl    %eax
+        movw    $UART, %dx
+        outb    %al, %dx
+        ret
+
 /* ESI: a string to the console. */
 puts:
         pushl   %eax
         pushl   %edx
-        movw    $UART, %dx
 1:      lodsb
         testb   %al, %al
         jz      2f
-        outb    %al, %dx
+        call    putc
         jmp     1b
 2:      popl    %edx
         popl    %eax
@@ -333,12 +355,11 @@ puthex:
         pushl   %edx
         movl    %eax, %ebx
         movl    $8, %ecx
-        movw    $UART, %dx
 1:      roll    $4, %ebx
         movl    %ebx, %eax
         andl    $0xF, %eax
         movb    hex(%eax), %al
-        outb    %al, %dx
+        call    putc
         loop    1b
         popl    %edx
         popl    %ecx

@@ -15,7 +15,9 @@ void Uart16550::Write(int offset, uint8_t value) {
       if (dlab) {
         divisor_ = static_cast<uint16_t>((divisor_ & 0xFF00) | value);
       } else {
-        // In loopback the character comes back to the receiver instead of the line.
+        // A character has the word length LCR sets (5 bits at power-on): the bits above it
+        // are not sent. In loopback it comes back to the receiver instead of the line.
+        value &= static_cast<uint8_t>((1u << (5 + (lcr_ & 3))) - 1);
         if (mcr_ & kMcrLoop) {
           rx_.push_back(value);
         } else {

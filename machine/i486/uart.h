@@ -1,7 +1,8 @@
 // The console: a National Semiconductor 16550A UART at ports 3F8h-3FFh (COM1) on IRQ 4
 // (docs/machines/i486-system.md, "Console UART"). A character written to THR leaves at once (LSR
-// always says the transmitter is empty) and goes to the console buffer; received characters come
-// from Receive().
+// always says the transmitter is empty) and goes to the console buffer with the word length LCR
+// sets (5 bits from power-on until a program sets another); received characters come from
+// Receive().
 #ifndef CITCAT_MACHINE_I486_UART_H_
 #define CITCAT_MACHINE_I486_UART_H_
 

@@ -101,6 +101,7 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
       observer_->OnEvent(*this, double_fault ? uint8_t{kVecDoubleFault} : vector,
                          EventKind::kFault);
     }
+    event_rf_ = flag::kRF;
     if (double_fault) {
       delivering_class_ = FaultClass::kDoubleFault;
       exception_.vector = kVecDoubleFault;
@@ -121,12 +122,26 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
 // trap. A fault while it is delivered is a double fault or a second exception (Raise).
 void Cpu::Deliver(uint8_t vector, bool has_error, uint32_t error_code, EventKind kind) {
   if (observer_ != nullptr) observer_->OnEvent(*this, vector, kind);
+  const bool fault = kind == EventKind::kFault && !breakpoint_fault_;
+  event_rf_ = fault || (kind != EventKind::kFault && between_iterations_) ? flag::kRF : 0;
+  breakpoint_fault_ = false;
+  between_iterations_ = false;
   delivering_ = true;
   delivering_class_ = ClassOf(vector, kind != EventKind::kInterrupt);
   faulted_ = false;
   exception_.vector = vector;
   Interrupt(vector, eip_, false, has_error, error_code);
   delivering_ = false;
+  event_rf_ = 0;
+}
+
+// Intel SDM vol. 3, "Instruction-Breakpoint Exception Condition", for every IA-32 processor: a
+// fault saves RF set (but an instruction breakpoint's #DB, so that the breakpoint still fires), as
+// does an interrupt or trap between two iterations of a REP string instruction, so that the
+// return resumes the instruction without a second instruction-breakpoint check; INT n clears RF
+// as it begins; any other event saves RF as it is.
+uint32_t Cpu::EflagsImage(bool software) const {
+  return software ? eflags_ & ~flag::kRF : eflags_ | event_rf_;
 }
 
 // ---- memory ----
@@ -143,6 +158,7 @@ bool Cpu::InstructionBreakpoint(uint32_t linear) {
   }
   if (hits == 0) return false;
   dr6_ = (dr6_ & ~0xFu) | hits;
+  breakpoint_fault_ = true;
   Raise(kVecDebug, 0);
   return true;
 }
@@ -472,6 +488,7 @@ void Cpu::Complete(const Predecoded& p) {
     return;
   }
   if (!repeat_) {
+    between_iterations_ = false;
     if (!jumped_) eip_ = next_eip_;
     ++retired_;
     // RF holds instruction breakpoints off for one instruction; IRET and POPF may set it again.
@@ -1230,7 +1247,7 @@ void Cpu::CountIteration(const Instruction& in) {
     const bool zf = eflags_ & flag::kZF;
     again = again && ((in.prefixes & prefix::kRep) ? zf : !zf);
   }
-  if (again) repeat_ = true;
+  if (again) repeat_ = between_iterations_ = true;
 }
 
 }  // namespace citcat::x86

@@ -291,6 +291,8 @@ class Cpu {
   bool Trap(uint8_t vector, bool software = true);
   bool TakeExternalInterrupt();
   void Deliver(uint8_t vector, bool has_error, uint32_t error_code, EventKind kind);
+  // The EFLAGS image an event pushes or saves in the old TSS, RF as the manual sets it.
+  uint32_t EflagsImage(bool software) const;
   enum class FaultClass : uint8_t { kBenign, kContributory, kPageFault, kDoubleFault };
   static FaultClass ClassOf(uint8_t vector, bool exception);
   void StepInstruction();
@@ -333,8 +335,8 @@ class Cpu {
   bool MarkAccessed(uint16_t selector, Descriptor* d);
   bool InnerStack(int dpl, uint16_t* ss, uint32_t* esp, Descriptor* ss_desc);
   bool PushFrame(int new_cpl, int size, std::span<const uint32_t> values, bool from_v86 = false);
-  static Segment SegmentOf(uint16_t selector, const Descriptor& d, uint8_t extra_access = 0) {
-    return {selector, d.base, d.limit, d.big, static_cast<uint8_t>(d.access | extra_access)};
+  static Segment SegmentOf(uint16_t selector, const Descriptor& d) {
+    return {selector, d.base, d.limit, d.big, d.access};
   }
   bool ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size, uint32_t sp);
   bool PopAt(uint32_t* sp, int size, uint32_t* value);
@@ -534,6 +536,11 @@ class Cpu {
   uint32_t next_eip_ = 0;  // after the instruction being executed
   bool jumped_ = false;    // it set eip_ itself
   bool repeat_ = false;    // a REP string instruction has iterations left
+  // The last step was such an iteration: an event taken now saves RF set (EflagsImage).
+  bool between_iterations_ = false;
+  // RF of the EFLAGS image the event being delivered saves (EflagsImage).
+  uint32_t event_rf_ = 0;
+  bool breakpoint_fault_ = false;  // the fault being raised is an instruction breakpoint's #DB
   bool intr_ = false, nmi_ = false, nmi_blocked_ = false;
   bool shadow_ = false;  // STI, MOV SS, POP SS: no interrupt before the next instruction
   bool deliver_ = false;

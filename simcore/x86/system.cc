@@ -160,7 +160,7 @@ bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has
         !ReadLinear(idtr_.base + vector * 4u + 2, 2, &cs)) {
       return false;
     }
-    const uint32_t frame[3] = {eflags_ & 0xFFFF, seg_[kCs].selector, return_eip};
+    const uint32_t frame[3] = {EflagsImage(software) & 0xFFFF, seg_[kCs].selector, return_eip};
     if (!PushFrame(cpl_, 2, frame)) return false;
     SetFlags(flag::kIF | flag::kTF | flag::kAC, 0);
     seg_[kCs].selector = static_cast<uint16_t>(cs);
@@ -221,7 +221,8 @@ bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has
     return false;
   }
   const int size = gate32 ? 4 : 2;
-  const uint32_t frame[4] = {eflags_ & SizeMask(size), seg_[kCs].selector, return_eip, error_code};
+  const uint32_t frame[4] = {EflagsImage(software) & SizeMask(size), seg_[kCs].selector, return_eip,
+                             error_code};
   const int new_cpl = d.conforming() ? cpl_ : d.dpl();
   if (!PushFrame(new_cpl, size, std::span<const uint32_t>(frame, has_error ? 4 : 3), from_v86)) {
     return false;
@@ -231,7 +232,8 @@ bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has
     // The handler finds the V86 data segments on its stack; the registers become null.
     for (int s : {kEs, kDs, kFs, kGs}) seg_[s] = {0, 0, 0, false, 0};
   }
-  seg_[kCs] = SegmentOf(static_cast<uint16_t>((selector & ~3u) | cpl_), d, 1);
+  if (!MarkAccessed(selector, &d)) return false;
+  seg_[kCs] = SegmentOf(static_cast<uint16_t>((selector & ~3u) | cpl_), d);
   eip_ = gate32 ? offset : offset & 0xFFFF;
   jumped_ = true;
   ++branch_count_;
@@ -322,7 +324,8 @@ bool Cpu::CallGate(const Instruction& in, uint16_t gate_selector, const Descript
     frame[n++] = next_eip_;
     if (!PushFrame(new_cpl, size, std::span<const uint32_t>(frame, n))) return false;
   }
-  seg_[kCs] = SegmentOf(static_cast<uint16_t>((selector & ~3u) | new_cpl), d, 1);
+  if (!MarkAccessed(selector, &d)) return false;
+  seg_[kCs] = SegmentOf(static_cast<uint16_t>((selector & ~3u) | new_cpl), d);
   eip_ = gate32 ? offset : offset & 0xFFFF;
   return true;
 }
@@ -347,6 +350,7 @@ bool Cpu::PushFrame(int new_cpl, int size, std::span<const uint32_t> values, boo
   uint32_t esp;
   Descriptor ss_desc;
   if (!InnerStack(new_cpl, &ss, &esp, &ss_desc)) return false;
+  if (!MarkAccessed(ss, &ss_desc)) return false;
   const Segment new_ss = SegmentOf(ss, ss_desc);
   uint32_t frame[4 + 2 + 6];
   size_t n = 0;
@@ -406,8 +410,10 @@ bool Cpu::ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size, ui
     Raise(kVecSegmentNotPresent, cs_selector & ~3u);
     return false;
   }
+  Descriptor code = cs;
+  if (!MarkAccessed(cs_selector, &code) || !MarkAccessed(ss_sel, &ssd)) return false;
   cpl_ = new_cpl;
-  seg_[kCs] = SegmentOf(cs_selector, cs, 1);
+  seg_[kCs] = SegmentOf(cs_selector, code);
   seg_[kSs] = SegmentOf(ss_sel, ssd);
   gpr_[kEsp] = ssd.big ? esp : (gpr_[kEsp] & 0xFFFF0000u) | (esp & 0xFFFF);
   for (int s : {kEs, kDs, kFs, kGs}) {
@@ -539,7 +545,8 @@ bool Cpu::FarTransfer(const Instruction& in) {
         (!PushAt(&sp, size, seg_[kCs].selector) || !PushAt(&sp, size, next_eip_))) {
       return false;
     }
-    seg_[kCs] = SegmentOf(static_cast<uint16_t>((sel & ~3u) | cpl_), d, 1);
+    if (!MarkAccessed(sel, &d)) return false;
+    seg_[kCs] = SegmentOf(static_cast<uint16_t>((sel & ~3u) | cpl_), d);
     SetSp(sp);
   }
   if (in.op == Op::kIret) {

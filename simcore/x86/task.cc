@@ -141,7 +141,9 @@ Cpu::Switch Cpu::SwitchTasks(uint16_t selector, const Descriptor& tss, TaskSourc
 
   // The old task: no longer busy after JMP and IRET; its state saved, with NT clear after IRET.
   if (source == TaskSource::kJmp || source == TaskSource::kIret) SetBusy(tr_.selector, false);
-  SaveTask(return_eip, source == TaskSource::kIret ? eflags_ & ~flag::kNT : eflags_);
+  SaveTask(return_eip, source == TaskSource::kIret        ? eflags_ & ~flag::kNT
+                       : source == TaskSource::kInterrupt ? EflagsImage(ext == 0)
+                                                          : eflags_);
 
   // The new task: linked back to the old one (CALL, interrupts), busy, and current.
   if (nest) {

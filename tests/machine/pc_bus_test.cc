@@ -105,6 +105,7 @@ TEST(PcBusTest, PortsSplitIntoByteCyclesAndOpenBus) {
   EXPECT_EQ(Read(bus, RecordKind::kPortRead, 0x20, 2), (std::vector<uint8_t>{0x00, 0xA5}));
   // The UART's registers, the RTC's.
   EXPECT_EQ(In(bus, 0x3FD), 0x60);
+  Out(bus, 0x3FB, 0x03);  // 8 data bits: the reset leaves 5
   Out(bus, 0x3F8, 'Z');
   EXPECT_EQ(bus.console(), "Z");
   Out(bus, 0x70, 0x0D);

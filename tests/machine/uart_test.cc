@@ -10,10 +10,23 @@ namespace {
 TEST(UartTest, TransmitGoesToTheConsoleAndTheLineStatusIsAlwaysReady) {
   Uart16550 u;
   EXPECT_EQ(u.Read(5), 0x60);  // THRE and TEMT, no data
+  u.Write(3, 0x03);            // 8N1
   for (char c : std::string("hi\n")) u.Write(0, static_cast<uint8_t>(c));
   EXPECT_EQ(u.output(), "hi\n");
   EXPECT_EQ(u.Read(5), 0x60);
   EXPECT_TRUE(u.WroteThr(0));
+}
+
+// At power-on LCR is 00h: 5-bit words, so the line carries the low five bits of a character.
+TEST(UartTest, AtPowerOnCharactersHaveFiveBits) {
+  Uart16550 u;
+  EXPECT_EQ(u.Read(3), 0x00);
+  u.Write(0, 'h');
+  u.Write(3, 0x02);  // 7 bits
+  u.Write(0, 0xE9);
+  u.Write(3, 0x03);  // 8 bits
+  u.Write(0, 0xE9);
+  EXPECT_EQ(u.output(), std::string("\x08\x69\xE9"));
 }
 
 TEST(UartTest, DivisorLatchSharesTheFirstTwoRegisters) {
@@ -74,6 +87,7 @@ TEST(UartTest, FifoControlScratchAndModemStatus) {
   u.Write(7, 0x5A);
   EXPECT_EQ(u.Read(7), 0x5A);
   EXPECT_EQ(u.Read(6), 0xB0);  // CTS, DSR, DCD
+  u.Write(3, 0x03);            // 8N1
   u.Write(4, 0x1B);            // loopback with DTR, RTS, OUT2
   EXPECT_EQ(u.Read(4), 0x1B);
   EXPECT_EQ(u.Read(6), 0xB0);

@@ -1,5 +1,6 @@
 // A PC's memory for tests of the i486 core: 16 MB of RAM at 0 (as `qemu-system-i386 -m 16`) and a
-// 64 KB ROM at the top of the 4 GB space, filled with HLT until a test loads one. Every bus
+// 64 KB ROM at the top of the 4 GB space, filled with HLT until a test loads one (writes to it are
+// lost unless `rom_writable`). Every bus
 // record is logged; port cycles touch no memory (reads give FFh), and an interrupt acknowledge
 // cycle gets `vector`, as an interrupt controller would put on the bus.
 #ifndef CITCAT_TESTS_SIMCORE_PC_BUS_H_
@@ -28,7 +29,9 @@ class PcBus final : public simcore::Bus {
   }
   void Write(const cat::BusRecord& r) override {
     if (!IsPort(r)) {
-      for (size_t i = 0; i < r.data.size(); ++i) *At(r.address + i) = r.data[i];
+      for (size_t i = 0; i < r.data.size(); ++i) {
+        if (rom_writable || r.address + i < kRomBase) *At(r.address + i) = r.data[i];
+      }
     }
     log_.emplace_back(r);
   }
@@ -41,13 +44,17 @@ class PcBus final : public simcore::Bus {
   const std::vector<cat::OwnedRecord>& log() const { return log_; }
 
   uint8_t vector = 0;  // supplied in interrupt acknowledge cycles
+  // Writes to the ROM are lost, as on a PC (and on Bochs), unless set (QEMU's isapc machine backs
+  // its firmware with RAM).
+  bool rom_writable = false;
 
  private:
   static bool IsPort(const cat::BusRecord& r) {
     return r.kind == cat::RecordKind::kPortRead || r.kind == cat::RecordKind::kPortWrite;
   }
+  static constexpr uint64_t kRomBase = 0xFFFF0000u;
   uint8_t* At(uint64_t a) {
-    if (a >= 0xFFFF0000u) return &rom_[a - 0xFFFF0000u];
+    if (a >= kRomBase) return &rom_[a - kRomBase];
     return &ram_[a % ram_.size()];
   }
   std::vector<uint8_t> ram_, rom_;

@@ -951,10 +951,56 @@ TEST(X86Faults, AFaultingStoreLeavesTheFlagsAsTheyWere) {
   s.Run({0x29, 0x05, 0x00, 0x01, 0x00, 0x00}, 1);  // SUB [100h], EAX
   ASSERT_EQ(s.cpu.eip(), System::kHandler);
   const uint32_t sp = s.cpu.reg(kEsp);
-  EXPECT_EQ(s.Long(sp), 0u);                  // error code
-  EXPECT_EQ(s.Long(sp + 4), System::kCode);   // the SUB
-  EXPECT_EQ(s.Long(sp + 12), flag::kIF | 2);  // EFLAGS before it, not its result's
-  EXPECT_EQ(s.cpu.eflags(), 2u);              // the gate cleared IF, nothing else
+  EXPECT_EQ(s.Long(sp), 0u);                 // error code
+  EXPECT_EQ(s.Long(sp + 4), System::kCode);  // the SUB
+  // EFLAGS before it, not its result's, with RF set as for every fault (Intel SDM vol. 3,
+  // 17.3.1.1), so that the return does not check an instruction breakpoint again.
+  EXPECT_EQ(s.Long(sp + 12), flag::kRF | flag::kIF | 2);
+  EXPECT_EQ(s.cpu.eflags(), 2u);  // the gate cleared IF, nothing else
+}
+
+// The RF of the EFLAGS image an event saves (Intel SDM vol. 3, 17.3.1.1): set between two
+// iterations of a REP string instruction, so that the return does not check an instruction
+// breakpoint on it again; as it is (clear) once the instruction is done.
+TEST(X86Faults, AnInterruptBetweenRepIterationsSavesRfSet) {
+  System s;
+  s.Idt(0x20, System::kCode0, System::kHandler);
+  s.bus.vector = 0x20;
+  s.cpu.set_eflags(flag::kIF | 2);
+  s.cpu.set_reg(kEcx, 2);
+  s.cpu.set_reg(kEdi, 0x40000);
+  s.Run({0xF3, 0xAA, 0x90}, 1);  // REP STOSB (one iteration); NOP
+  ASSERT_EQ(s.cpu.eip(), System::kCode);
+  ASSERT_EQ(s.cpu.reg(kEcx), 1u);
+  s.cpu.SetIntr(true);
+  s.cpu.Run(1);
+  s.cpu.SetIntr(false);
+  ASSERT_EQ(s.cpu.eip(), System::kHandler);
+  EXPECT_EQ(s.Long(s.cpu.reg(kEsp)), System::kCode);  // back to the REP STOSB
+  EXPECT_EQ(s.Long(s.cpu.reg(kEsp) + 8), flag::kRF | flag::kIF | 2);
+  EXPECT_EQ(s.cpu.eflags() & flag::kRF, 0u);
+
+  // The last iteration, then the interrupt: RF as it is.
+  s.cpu.set_eip(System::kCode);
+  s.cpu.set_eflags(flag::kIF | 2);
+  s.cpu.Run(1);
+  ASSERT_EQ(s.cpu.reg(kEcx), 0u);
+  ASSERT_EQ(s.cpu.eip(), System::kCode + 2);
+  s.cpu.SetIntr(true);
+  s.cpu.Run(1);
+  s.cpu.SetIntr(false);
+  ASSERT_EQ(s.cpu.eip(), System::kHandler);
+  EXPECT_EQ(s.Long(s.cpu.reg(kEsp) + 8), flag::kIF | 2);
+}
+
+// INT n clears RF as it begins: its image has RF clear even when RF was set (by an IRET).
+TEST(X86Faults, IntNSavesRfClear) {
+  System s;
+  s.Idt(0x30, System::kCode0, System::kHandler, 0xEE);
+  s.cpu.set_eflags(flag::kRF | 2);
+  s.Run({0xCD, 0x30}, 1);
+  ASSERT_EQ(s.cpu.eip(), System::kHandler);
+  EXPECT_EQ(s.Long(s.cpu.reg(kEsp) + 8), 2u);
 }
 
 // POP [100h] increments ESP before its store faults: the frame goes below the ESP the POP began

@@ -13,8 +13,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,21 +22,12 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
-#include "machine/elf_loader.h"
-#include "simcore/x86/cpu.h"
-#include "tests/simcore/pc_bus.h"
+#include "tests/simcore/x86_rom_lockstep.h"
 
 namespace citcat::x86 {
 namespace {
 
-// One record of QEMU's -d cpu log: the state before an instruction.
-struct QemuState {
-  uint32_t gpr[8] = {};
-  uint32_t eip = 0, eflags = 0, cr0 = 0, cr2 = 0, cr3 = 0, dr6 = 0, dr7 = 0;
-  int cpl = 0;
-  uint16_t selector[8] = {};  // ES, CS, SS, DS, FS, GS, LDTR, TR
-  uint32_t base[8] = {};
-};
+using testing::OracleState;
 
 uint32_t Hex(absl::string_view s) {
   uint32_t v = 0;
@@ -47,7 +36,7 @@ uint32_t Hex(absl::string_view s) {
 }
 
 // "NAME=value" fields of a line.
-void Fields(absl::string_view line, QemuState& s) {
+void Fields(absl::string_view line, OracleState& s) {
   static constexpr const char* kGpr[8] = {"EAX", "ECX", "EDX", "EBX", "ESP", "EBP", "ESI", "EDI"};
   static constexpr const char* kSeg[8] = {
       "ES =", "CS =", "SS =", "DS =", "FS =", "GS =", "LDT=", "TR ="};
@@ -81,7 +70,7 @@ void Fields(absl::string_view line, QemuState& s) {
 }
 
 // Runs the ROM under QEMU and returns the states of the instructions it ran, in order.
-std::vector<QemuState> RunQemu(const std::string& rom) {
+std::vector<OracleState> RunQemu(const std::string& rom) {
   const std::string dir = ::testing::TempDir() + "/x86-qemu-" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
   const std::string log = dir + "/log";
@@ -92,12 +81,12 @@ std::vector<QemuState> RunQemu(const std::string& rom) {
       " -d cpu,exec,nochain -D ", log, " >/dev/null 2>&1");
   std::system(command.c_str());  // exits through the debug port with a non-zero status
   std::ifstream in(log);
-  std::vector<QemuState> states;
+  std::vector<OracleState> states;
   std::vector<bool> dropped;
   std::string line;
   while (std::getline(in, line)) {
     if (absl::StartsWith(line, "Trace ")) {
-      states.emplace_back();
+      states.emplace_back().has_system = true;
       dropped.push_back(false);
     } else if (absl::StartsWith(line, "Stopped execution of TB chain before") && !states.empty()) {
       dropped.back() = true;  // that record's instruction did not run
@@ -106,110 +95,28 @@ std::vector<QemuState> RunQemu(const std::string& rom) {
     }
   }
   std::filesystem::remove_all(dir);
-  std::vector<QemuState> ran;
+  std::vector<OracleState> ran;
   for (size_t i = 0; i < states.size(); ++i) {
     if (!dropped[i]) ran.push_back(states[i]);
   }
   return ran;
 }
 
-using testing::PcBus;
-
-// The core against QEMU over the whole run of a ROM, up to the first difference.
-struct Lockstep {
-  std::string error;       // the run could not be compared: QEMU ran nothing, the core stopped
-  size_t compared = 0;     // instructions before which both agreed
-  std::string difference;  // "EIP is 0x..., QEMU 0x..." before the first one they do not; or ""
-  size_t index = 0;        // that instruction's place in QEMU's log
-  uint32_t eip = 0;        // and QEMU's CS:EIP before it
-  uint16_t cs = 0;
-  std::map<std::string, uint32_t> symbols;  // the ROM's labels
-};
+using testing::Lockstep;
 
 Lockstep RunLockstep(const std::string& name) {
-  Lockstep run;
   const std::string base = std::string(CITCAT_X86_ROMS) + "/" + name;
-  const std::vector<QemuState> qemu = RunQemu(base + ".bin");
-  if (qemu.size() < 10) {
-    run.error = absl::StrCat("QEMU ran ", qemu.size(), " instructions");
-    return run;
-  }
-  absl::StatusOr<machine::ElfImage> elf = machine::LoadElfFile(base + ".elf");
-  if (!elf.ok()) {
-    run.error = std::string(elf.status().message());
-    return run;
-  }
-  PcBus bus;
-  for (const machine::ElfSegment& s : elf->segments) {
-    bus.Poke(static_cast<uint32_t>(s.vaddr), s.data);
-  }
-  for (const machine::ElfSymbol& s : elf->symbols) {
-    run.symbols[s.name] = static_cast<uint32_t>(s.value);
-  }
-  Cpu cpu(bus);
-  cpu.set_deliver_interrupts(true);
-  // QEMU's 486 identifies itself as family 4 model 8 in EDX at RESET; the core's i486DX does not.
-  cpu.set_reg(kEdx, qemu[0].gpr[kEdx]);
-  // Flags an instruction left undefined stay out of the comparison until one defines them again.
-  uint32_t undefined = 0;
-  for (size_t i = 0; i < qemu.size(); ++i) {
-    const QemuState& q = qemu[i];
-    std::string diff;
-    const auto check = [&](const char* what, uint32_t ours, uint32_t theirs) {
-      if (diff.empty() && ours != theirs) {
-        diff = absl::StrFormat("%s is %#x, QEMU %#x", what, ours, theirs);
-      }
-    };
-    check("EIP", cpu.eip(), q.eip);
-    static constexpr const char* kGpr[8] = {"EAX", "ECX", "EDX", "EBX", "ESP", "EBP", "ESI", "EDI"};
-    for (int r = 0; r < 8; ++r) check(kGpr[r], cpu.reg(r), q.gpr[r]);
-    check("EFLAGS", cpu.eflags() & ~undefined, q.eflags & ~undefined);
-    check("CPL", cpu.cpl(), q.cpl);
-    static constexpr const char* kSeg[6] = {"ES", "CS", "SS", "DS", "FS", "GS"};
-    for (int s = 0; s < 6; ++s) {
-      check(absl::StrCat(kSeg[s], " selector").c_str(), cpu.segment(s).selector, q.selector[s]);
-      check(absl::StrCat(kSeg[s], " base").c_str(), cpu.segment(s).base, q.base[s]);
-    }
-    check("LDTR selector", cpu.ldtr().selector, q.selector[6]);
-    check("LDTR base", cpu.ldtr().base, q.base[6]);
-    check("TR selector", cpu.tr().selector, q.selector[7]);
-    check("TR base", cpu.tr().base, q.base[7]);
-    check("CR0", cpu.cr0(), q.cr0);
-    check("CR2", cpu.cr2(), q.cr2);
-    check("CR3", cpu.cr3(), q.cr3);
-    check("DR6", cpu.dr6(), q.dr6);
-    check("DR7", cpu.dr7(), q.dr7);
-    if (!diff.empty()) {
-      run.difference = diff;
-      run.index = i;
-      run.eip = q.eip;
-      run.cs = q.selector[kCs];
-      return run;
-    }
-    ++run.compared;
-    if (i + 1 == qemu.size()) break;
-    const uint32_t linear = cpu.segment(kCs).base + cpu.eip();
-    const Instruction in = Decode(bus.Bytes(linear), kMaxInstructionLength, cpu.segment(kCs).big);
-    undefined = (undefined & ~(FlagsWritten(in) & ~FlagsUndefined(in))) | FlagsUndefined(in);
-    cpu.Run(1);
-    if (cpu.exception().pending) {
-      run.error =
-          absl::StrFormat("instruction %d at %08x stopped the core (vector %d%s)", i, q.eip,
-                          cpu.exception().vector, cpu.exception().unmodelled ? ", unmodelled" : "");
-      return run;
-    }
-  }
-  return run;
+  testing::LockstepOptions options;
+  options.oracle = "QEMU";
+  options.rom_writable = true;  // isapc backs its firmware with RAM
+  return testing::RunLockstep(base + ".elf", RunQemu(base + ".bin"), options);
 }
 
 // The first difference between the core and QEMU over the whole run of `name`, or "".
 std::string Compare(const std::string& name, size_t* compared) {
   const Lockstep run = RunLockstep(name);
   *compared = run.compared;
-  if (!run.error.empty()) return absl::StrCat(name, ": ", run.error);
-  if (run.difference.empty()) return "";
-  return absl::StrFormat("%s: before instruction %d at %04x:%08x: %s", name, run.index, run.cs,
-                         run.eip, run.difference);
+  return testing::Describe(name, run);
 }
 
 // A quirk ROM shows one way QEMU is not an i486: the core and QEMU agree up to an instruction
@@ -217,16 +124,7 @@ std::string Compare(const std::string& name, size_t* compared) {
 // first difference. The values are labels of the ROM or numbers ("0x...").
 void ExpectFirstDifference(const std::string& name, const std::string& what,
                            const std::string& ours, const std::string& theirs) {
-  const Lockstep run = RunLockstep(name);
-  ASSERT_EQ(run.error, "");
-  const auto value = [&](const std::string& v) -> uint32_t {
-    if (absl::StartsWith(v, "0x")) return Hex(v.substr(2));
-    EXPECT_TRUE(run.symbols.count(v)) << v;
-    return run.symbols.count(v) ? run.symbols.at(v) : 0;
-  };
-  EXPECT_EQ(run.difference,
-            absl::StrFormat("%s is %#x, QEMU %#x", what, value(ours), value(theirs)));
-  EXPECT_GT(run.compared, 20u);
+  EXPECT_EQ(testing::FirstDifferenceIs(RunLockstep(name), "QEMU", what, ours, theirs), "");
 }
 
 TEST(X86QemuLockstep, ProtectedModePagingAndAPageFault) {

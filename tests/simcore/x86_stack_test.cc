@@ -1027,7 +1027,8 @@ const std::vector<Row>& Rows() {
        .eip_after = kHandler},
       {.name = "#GP(0) from ring 3 (CLI, IOPL 0), SS.B=0: the error code below the frame",
        .rule = "Interrupt and Exception Handling: a fault with an error code pushes SS, ESP, "
-               "EFLAGS, CS, EIP of the faulting instruction, then the error code",
+               "EFLAGS (RF set, as for every fault), CS, EIP of the faulting instruction, then the "
+               "error code",
        .mode = Mode::kRing3,
        .code = 32,
        .stack = 16,
@@ -1036,7 +1037,7 @@ const std::vector<Row>& Rows() {
        .eflags = kIF | 2,
        .deliver = true,
        .esp_after = kEsp0 - 24,
-       .after = With(InnerFrame32(kStack16R3, 0x00020000, 0x202, kCode32R3, 0x100),
+       .after = With(InnerFrame32(kStack16R3, 0x00020000, flag::kRF | 0x202, kCode32R3, 0x100),
                      {{kEsp0 - 24, 4, 0}}),
        .eip_after = kHandler,
        .cpl_after = 0},
@@ -1050,8 +1051,8 @@ const std::vector<Row>& Rows() {
        .eflags = 2,
        .deliver = true,
        .esp_after = kEsp0 - 24,
-       .after =
-           With(InnerFrame32(kStack16R3, 0x00030001, 2, kCode16R3, 0x100), {{kEsp0 - 24, 4, 0}}),
+       .after = With(InnerFrame32(kStack16R3, 0x00030001, flag::kRF | 2, kCode16R3, 0x100),
+                     {{kEsp0 - 24, 4, 0}}),
        .eip_after = kHandler,
        .cpl_after = 0},
       {.name = "#SS(0) in the middle of PUSHAD at ring 3 (SS.B=1, ESP=0Ch)",
@@ -1064,8 +1065,8 @@ const std::vector<Row>& Rows() {
        .eflags = 2,
        .deliver = true,
        .esp_after = kEsp0 - 24,
-       .after =
-           With(InnerFrame32(kStack32R3, 0x0000000C, 2, kCode32R3, 0x100), {{kEsp0 - 24, 4, 0}}),
+       .after = With(InnerFrame32(kStack32R3, 0x0000000C, flag::kRF | 2, kCode32R3, 0x100),
+                     {{kEsp0 - 24, 4, 0}}),
        .eip_after = kHandler,
        .cpl_after = 0},
       {.name = "POP DS fault through a 16-bit gate at the same level: the error code as a word",

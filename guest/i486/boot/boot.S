@@ -85,12 +85,21 @@ boot_linux:
         movl    %eax, %cr0
         jmp     *%ebx
 
-/* ESI = a message: out on the console (the UART as the reset leaves it), then power off. */
+/* ESI = a message: out on the console (8 data bits: the reset leaves 5), then power off. */
 fail:
-        movw    $UART, %dx
+        movw    $UART + 3, %dx
+        movb    $0x03, %al
+        outb    %al, %dx
 4:      lodsb
         testb   %al, %al
         jz      5f
+        movb    %al, %ah
+        movw    $UART + 5, %dx          /* until THR is empty (LSR bit 5) */
+7:      inb     %dx, %al
+        testb   $0x20, %al
+        jz      7b
+        movb    %ah, %al
+        movw    $UART, %dx
         outb    %al, %dx
         jmp     4b
 5:      movw    $POWER_OFF, %dx

@@ -51,8 +51,7 @@ pm32:
         movl    $0x12345678, HOLE + 0x10   /* faults once: the handler maps the page */
         int     $0x80
         movl    HOLE + 0x10, %ecx
-        outb    %al, $0xF4              /* isa-debug-exit: ends a run under full-system QEMU */
-        hlt
+        end_of_run
 
 /* EAX = handler, EDI = the gate: selector 8, a present 32-bit interrupt gate, DPL 0. */
 set_gate:

@@ -12,17 +12,16 @@ pm32:
         movw    $0x8E00, %dx
         call    set_gate
         lidt    idt_ptr
+        cmpl    %eax, %eax              /* every flag defined before #DB pushes them */
         movl    $0x2000, %eax           /* GD */
         movl    %eax, %dr7
         movl    %dr7, %ebx
 qemu_ran_it:
-        outb    %al, $0xF4
-        hlt
+        end_of_run
 
 db_handler:
         movl    %dr6, %eax
-        outb    %al, $0xF4
-        hlt
+        end_of_run
 
         .include "lib.inc"
 

@@ -30,13 +30,11 @@ pm32:
         ljmp    $0x30, $0
 
 task_b:
-        outb    %al, $0xF4
-        hlt
+        end_of_run
 
 db_handler:
         movl    %dr6, %eax
-        outb    %al, $0xF4
-        hlt
+        end_of_run
 
         .include "lib.inc"
 

@@ -38,8 +38,7 @@ pm32:
         iret
 
 gp_handler:
-        outb    %al, $0xF4
-        hlt
+        end_of_run
 
         .include "lib.inc"
 

@@ -47,12 +47,10 @@ pm32:
         iret
 
 gp_handler:
-        outb    %al, $0xF4
-        hlt
+        end_of_run
 
 ring1_handler:
-        outb    %al, $0xF4
-        hlt
+        end_of_run
 
         .include "lib.inc"
 

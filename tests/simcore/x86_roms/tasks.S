@@ -140,8 +140,7 @@ pm32:
         movl    %eax, RESULTS + 0x28
         str     %eax
         movl    %eax, RESULTS + 0x2C
-        outb    %al, $0xF4              /* isa-debug-exit: ends a run under full-system QEMU */
-        hlt
+        end_of_run
 
 /* Task B: DS is its LDT's data segment, ES the flat one. */
 task_b:

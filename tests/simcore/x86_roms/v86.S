@@ -193,8 +193,7 @@ part2:
         movl    TSS, %eax               /* our back link */
         movl    %eax, RESULTS + 0x6C
         iret                            /* back to the V86 task, which comes back once more */
-        outb    %al, $0xF4              /* isa-debug-exit: ends a run under full-system QEMU */
-        hlt
+        end_of_run
 
         .include "lib.inc"
 
