@@ -47,14 +47,19 @@ Lockstep RunLockstep(const std::string& rom, const std::vector<OracleState>& ora
   cpu.set_reg(kEdx, oracle[0].gpr[kEdx]);
   uint32_t undefined = 0;
   uint16_t task = cpu.tr().selector;
-  int lar_destination = -1;  // the register a 32-bit LAR just loaded
+  // A register the last instruction left partly undefined, and those bits.
+  int undefined_register = -1;
+  uint32_t undefined_bits = 0;
   for (size_t i = 0; i < oracle.size(); ++i) {
     const OracleState& q = oracle[i];
-    if (lar_destination >= 0) {
-      // A 32-bit LAR masks the descriptor's second dword with 00FxFF00h: bits 19:16 undefined.
-      const uint32_t r = static_cast<uint32_t>(lar_destination);
-      cpu.set_reg(r, (cpu.reg(r) & ~0x000F0000u) | (q.gpr[r] & 0x000F0000u));
-      lar_destination = -1;
+    if (options.rep_count_check_records && i > 0 && q.eip == oracle[i - 1].eip &&
+        cpu.eip() != q.eip && (q.gpr[kEcx] & 0xFFFF) == 0) {
+      continue;
+    }
+    if (undefined_register >= 0) {
+      const uint32_t r = static_cast<uint32_t>(undefined_register);
+      cpu.set_reg(r, (cpu.reg(r) & ~undefined_bits) | (q.gpr[r] & undefined_bits));
+      undefined_register = -1;
     }
     if (cpu.tr().selector != task) {
       task = cpu.tr().selector;
@@ -115,7 +120,13 @@ Lockstep RunLockstep(const std::string& rom, const std::vector<OracleState>& ora
     undefined = (undefined & ~(FlagsWritten(in) & ~FlagsUndefined(in))) | FlagsUndefined(in);
     cpu.Run(1);
     if (in.op == Op::kLar && in.opsize == 4 && (cpu.eflags() & flag::kZF)) {
-      lar_destination = in.reg;
+      // A 32-bit LAR masks the descriptor's second dword with 00FxFF00h: bits 19:16 undefined.
+      undefined_register = in.reg;
+      undefined_bits = 0x000F0000;
+    } else if (in.op == Op::kBswap && in.opsize == 2) {
+      // BSWAP of a 16-bit register: "the result is undefined".
+      undefined_register = in.reg;
+      undefined_bits = ~0u;
     }
     if (cpu.exception().pending) {
       run.error =

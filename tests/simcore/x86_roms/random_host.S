@@ -1,17 +1,23 @@
 /* A host for the random instruction streams of x86_random_stream.h, run from RESET on the core
-   and on the full-system oracles (x86_random_rom_test.cc). Built in two forms: -DREAL runs the
-   stream in real mode (16-bit code, CS base FFFF0000h as the reset leaves it), the other in flat
-   32-bit protected mode at ring 0. The host sets up the stream's layout (the data at kData,
-   the stack below kStackTop, the pass counter), loads the registers and flags from the block the
-   test writes into the ROM image at BLOCK, and jumps to the stream, which the test puts at
-   BLOCK + 200h followed by the end of the run. Every exception ends the run too: the vector
-   table or the IDT sends all 32 to a handler that does. */
+   and on the full-system oracles (x86_random_rom_test.cc), in the mode its build names: -DREAL
+   (real mode: 16-bit code, CS base FFFF0000h as the reset leaves it), -DPM16 (16-bit protected
+   mode: a 16-bit code segment and a 16-bit stack), -DRING3 (flat 32-bit code at ring 3, IOPL 3),
+   -DV86 (virtual-8086 mode, IOPL 3), or none of them (flat 32-bit code at ring 0). The host sets
+   up the stream's layout (the data at kData, the stack below kStackTop, the pass counter), loads
+   the registers and flags from the block the test writes into the ROM image at BLOCK, and goes
+   to the stream, which the test puts at BLOCK + 200h followed by the end of the run. Every
+   exception ends the run too: the vector table or the IDT sends all 32 to a handler that does
+   (from an outer ring or V86 mode through the TSS's ring 0 stack). */
         .set    BLOCK, 0x8000           /* in the ROM: registers, EFLAGS, the data, the stream */
         .set    DATA, 0x20000           /* kData */
         .set    DATA_BYTES, 0x100
         .set    COUNTER, DATA + 0x200   /* kCounter */
         .set    LOOPS, 10               /* kLoops */
         .set    STACK_TOP, 0x30000      /* kStackTop */
+        .set    STREAM_BYTES, 0x4000
+        .set    STREAM_V86, 0x40000     /* the stream's copy for V86 mode */
+        .set    HANDLER_STACK, 0x90000  /* ring 0's, from an outer ring */
+        .set    TSS, 0x2000
 
 #ifdef REAL
         .include "end.inc"
@@ -84,18 +90,78 @@ pm32:
         movl    $DATA_BYTES / 4, %ecx
         call    copy
         movl    $LOOPS, COUNTER
-        movl    $block, %esi
-        movl    0(%esi), %eax
-        movl    4(%esi), %ecx
-        movl    8(%esi), %edx
-        movl    12(%esi), %ebx
-        movl    20(%esi), %ebp
-        pushl   32(%esi)
+#if defined(RING3) || defined(V86)
+        /* A TSS for the way back to ring 0 (a fault's handler): SS0:ESP0. */
+        movl    $HANDLER_STACK, TSS + 4
+        movl    $0x10, TSS + 8
+        movw    $0x68, TSS + 0x66       /* no I/O bitmap */
+        movw    $0x28, %ax
+        ltr     %ax
+#endif
+#if defined(RING3)
+        /* IRET to ring 3: flat 32-bit code and data, IOPL 3. */
+        movw    $0x23, %ax
+        movw    %ax, %ds
+        movw    %ax, %es
+        movw    %ax, %fs
+        movw    %ax, %gs
+        pushl   $0x23
+        pushl   $STACK_TOP
+        pushl   block + 32
+        orl     $0x3000, (%esp)
+        pushl   $0x1B
+        pushl   $stream
+        movl    $DATA, %edi
+#elif defined(V86)
+        /* IRET to virtual-8086 mode, IOPL 3, the real-mode layout: the stream runs from its copy
+           at STREAM_V86 (V86 mode reaches the first MiB only). */
+        movl    $stream, %esi
+        movl    $STREAM_V86, %edi
+        movl    $STREAM_BYTES / 4, %ecx
+        call    copy
+        movl    $DATA >> 4, %eax
+        pushl   %eax                    /* GS FS DS ES */
+        pushl   %eax
+        pushl   %eax
+        pushl   %eax
+        pushl   $(STACK_TOP >> 4) - 0x1000
+        pushl   $0xFFF0
+        pushl   block + 32
+        orl     $0x23000, (%esp)        /* VM, IOPL 3 */
+        pushl   $STREAM_V86 >> 4
+        pushl   $0
+        xorl    %edi, %edi
+#elif defined(PM16)
+        /* 16-bit code and a 16-bit stack: the data segment's base is the data, DI = 0. */
+        movw    $0x30, %ax
+        movw    %ax, %ds
+        movw    %ax, %es
+        movw    %ax, %fs
+        movw    %ax, %gs
+        movw    %ax, %ss
+        movl    $0xFFF0, %esp
+        pushl   %cs:block + 32          /* the block through CS: DS no longer reaches it */
         popfl
-        movl    24(%esi), %esi
+        xorl    %edi, %edi
+#else
+        pushl   block + 32
+        popfl
         movl    $DATA, %edi
         movl    $STACK_TOP, %esp
+#endif
+        movl    %cs:block + 0, %eax
+        movl    %cs:block + 4, %ecx
+        movl    %cs:block + 8, %edx
+        movl    %cs:block + 12, %ebx
+        movl    %cs:block + 20, %ebp
+        movl    %cs:block + 24, %esi
+#if defined(RING3) || defined(V86)
+        iret
+#elif defined(PM16)
+        ljmpl   $0x38, $stream - _start
+#else
         jmp     stream
+#endif
 
 fault:  end_of_run
 
@@ -105,8 +171,13 @@ fault:  end_of_run
 gdt:    .quad   0
         .quad   0x00CF9B000000FFFF      /* 08: ring 0 code */
         .quad   0x00CF93000000FFFF      /* 10: ring 0 data */
+        .quad   0x00CFFB000000FFFF      /* 18: ring 3 code */
+        .quad   0x00CFF3000000FFFF      /* 20: ring 3 data */
+        .quad   0x0000890020000067      /* 28: the TSS at 2000h */
+        .quad   0x000093020000FFFF      /* 30: 16-bit data and stack at the data (20000h) */
+        .quad   0xFF009BFF0000FFFF      /* 38: 16-bit code at FFFF0000h */
 gdt_ptr:
-        .word   3 * 8 - 1
+        .word   8 * 8 - 1
         .long   gdt
 idt_ptr:
         .word   32 * 8 - 1
@@ -115,6 +186,6 @@ idt_ptr:
 
         .org    BLOCK
 block:  .fill   0x200, 1, 0
-stream: .fill   0x4000, 1, 0xF4         /* the test's stream and the end of the run */
+stream: .fill   STREAM_BYTES, 1, 0xF4   /* the test's stream and the end of the run */
 
         .include "reset_vector.inc"
