@@ -15,7 +15,8 @@
         .set    LOOPS, 10               /* kLoops */
         .set    STACK_TOP, 0x30000      /* kStackTop */
         .set    STREAM_BYTES, 0x4000
-        .set    STREAM_V86, 0x40000     /* the stream's copy for V86 mode */
+        .set    STREAM_V86, 0x40000     /* the stream's copy for V86 mode, */
+        .set    STREAM_V86_BYTES, 0x1000 /* as much of it as a test writes */
         .set    HANDLER_STACK, 0x90000  /* ring 0's, from an outer ring */
         .set    TSS, 0x2000
 
@@ -117,7 +118,7 @@ pm32:
            at STREAM_V86 (V86 mode reaches the first MiB only). */
         movl    $stream, %esi
         movl    $STREAM_V86, %edi
-        movl    $STREAM_BYTES / 4, %ecx
+        movl    $STREAM_V86_BYTES / 4, %ecx
         call    copy
         movl    $DATA >> 4, %eax
         pushl   %eax                    /* GS FS DS ES */
