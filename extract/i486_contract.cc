@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core_state/i486_state.h"
 #include "machine/i486/contract.h"
-#include "replay/i486_state.h"
 #include "simcore/bus.h"
 #include "simcore/x86/cpu.h"
 
@@ -125,7 +125,7 @@ absl::Status I486Contract::ResetState(ims::InitialMachineState& ims) const {
 absl::Status I486Contract::ResetStateFor(const cat::CatHeader&, ims::InitialMachineState& ims) {
   NoBus bus;
   const x86::Cpu cpu(bus);  // a new core is a core after RESET
-  replay::SaveX86State(cpu, *ims.mutable_x86());
+  core_state::SaveX86State(cpu, *ims.mutable_x86());
   return absl::OkStatus();
 }
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "core_state/r4400_state.h"
 #include "machine/r4400/contract.h"
-#include "replay/r4400_state.h"
 #include "simcore/bus.h"
 #include "simcore/mips/cpu.h"
 
@@ -79,7 +79,7 @@ absl::Status R4400Contract::ResetStateFor(const cat::CatHeader& header,
   if (!config.ok()) return config.status();
   NoBus bus;
   mips::Cpu cpu(bus, *config);  // a new core is a core after its cold reset
-  replay::SaveMipsState(cpu, *ims.mutable_mips());
+  core_state::SaveMipsState(cpu, *ims.mutable_mips());
   return absl::OkStatus();
 }
 

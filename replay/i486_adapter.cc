@@ -9,11 +9,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core_state/i486_state.h"
 #include "machine/i486/contract.h"
 #include "machine/i486/system.h"
 #include "replay/divergence.h"
 #include "replay/engine.h"
-#include "replay/i486_state.h"
 #include "simcore/x86/cpu.h"
 #include "simcore/x86/disasm.h"
 #include "traces/x86_recorder.h"
@@ -78,7 +78,7 @@ class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserv
   }
   bool AtFlowBreak() const override { return cpu_.AtFlowBreak(); }
   absl::Status SaveState(ims::InitialMachineState& ims) const override {
-    SaveX86State(cpu_, *ims.mutable_x86());
+    core_state::SaveX86State(cpu_, *ims.mutable_x86());
     return absl::OkStatus();
   }
   absl::Status Finish() override {
@@ -129,7 +129,7 @@ absl::Status I486Adapter::Load(const ims::InitialMachineState& ims) {
         "start (start.segment) has");
   }
   if (!from_reset_) {
-    if (absl::Status s = LoadX86State(ims.x86(), cpu_); !s.ok()) {
+    if (absl::Status s = core_state::LoadX86State(ims.x86(), cpu_); !s.ok()) {
       return InvalidReplayInput(s.message());
     }
   }

@@ -6,10 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core_state/r4400_state.h"
 #include "machine/r4400/system.h"
 #include "replay/divergence.h"
 #include "replay/engine.h"
-#include "replay/r4400_state.h"
 #include "simcore/mips/cpu.h"
 #include "simcore/mips/disasm.h"
 #include "traces/mips_recorder.h"
@@ -130,7 +130,7 @@ class R4400Adapter final : public mips::InstructionObserver,
   }
   bool AtFlowBreak() const override { return cpu_.AtFlowBreak(); }
   absl::Status SaveState(ims::InitialMachineState& ims) const override {
-    SaveMipsState(cpu_, *ims.mutable_mips());
+    core_state::SaveMipsState(cpu_, *ims.mutable_mips());
     return absl::OkStatus();
   }
   absl::Status Finish() override {
@@ -189,7 +189,7 @@ absl::Status R4400Adapter::Load(const ims::InitialMachineState& ims) {
         "segment's start (start.segment) has");
   }
   // A segment's start holds the instructions retired before it; Random counts from there.
-  if (absl::Status st = LoadMipsState(s, ims.start().instructions(), cpu_); !st.ok()) {
+  if (absl::Status st = core_state::LoadMipsState(s, ims.start().instructions(), cpu_); !st.ok()) {
     return InvalidReplayInput(st.message());
   }
   cpu_.set_branch_count(ims.start().branch_count());

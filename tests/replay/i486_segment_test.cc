@@ -13,8 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "cat_parser/reader.h"
+#include "core_state/i486_state.h"
 #include "gtest/gtest.h"
-#include "replay/i486_state.h"
 #include "replay/replay.h"
 #include "simcore/ram_bus.h"
 #include "systems/system.h"
@@ -105,7 +105,7 @@ TEST(I486Segments, StateRoundTrip) {
   cpu.set_nmi_blocked(true);
 
   ims::X86State saved;
-  SaveX86State(cpu, saved);
+  core_state::SaveX86State(cpu, saved);
   ASSERT_EQ(saved.tlb_size(), 1);
   EXPECT_EQ(saved.tlb(0).page(), 0x40002000u);
   ASSERT_EQ(saved.cache().lines_size(), 1);
@@ -116,22 +116,22 @@ TEST(I486Segments, StateRoundTrip) {
 
   simcore::RamBus other_bus(1 << 20);
   x86::Cpu other(other_bus);
-  ASSERT_TRUE(LoadX86State(saved, other).ok());
+  ASSERT_TRUE(core_state::LoadX86State(saved, other).ok());
   ims::X86State again;
-  SaveX86State(other, again);
+  core_state::SaveX86State(other, again);
   EXPECT_EQ(again.SerializeAsString(), saved.SerializeAsString());
   EXPECT_TRUE(other.cache().Contains(0x7050));
   EXPECT_TRUE(other.interrupt_shadow());
 
   ims::X86State wrong = saved;
   wrong.mutable_cache()->mutable_lines(0)->set_set(6);  // the address is in set 5
-  EXPECT_FALSE(LoadX86State(wrong, other).ok());
+  EXPECT_FALSE(core_state::LoadX86State(wrong, other).ok());
   wrong = saved;
   wrong.mutable_cache()->mutable_lines(0)->set_dirty(true);  // write-through: never dirty
-  EXPECT_FALSE(LoadX86State(wrong, other).ok());
+  EXPECT_FALSE(core_state::LoadX86State(wrong, other).ok());
   wrong = saved;
   wrong.mutable_tlb(0)->set_way(4);
-  EXPECT_FALSE(LoadX86State(wrong, other).ok());
+  EXPECT_FALSE(core_state::LoadX86State(wrong, other).ok());
 }
 
 // The command line: `citcat split` writes segment archives that each replay alone and whose
@@ -209,8 +209,7 @@ TEST(I486Segments, SplitAndJobsOnTheCommandLine) {
   std::filesystem::rename(d + "gap/segment-0003.citcat", d + "gap/segment-0002.citcat");
   r = run(absl::StrCat("replay --quiet --jobs 2 ", d, "gap -o ", d, "gap.txt"));
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("a segment missing, extra or out of its place"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("a segment missing, extra or out of its place"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(d + "gap.txt"));
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 

@@ -1,8 +1,8 @@
-// The R4400 core's state through the IMS (replay/r4400_state.h) on a core with a secondary cache,
-// which the replayed machine does not have: saved at a boundary and loaded into a new core on a
-// copy of memory, the new core goes on exactly as the old one (the same bus transactions, the
+// The R4400 core's state through the IMS (core_state/r4400_state.h) on a core with a secondary
+// cache, which the replayed machine does not have: saved at a boundary and loaded into a new core
+// on a copy of memory, the new core goes on exactly as the old one (the same bus transactions, the
 // same state after), from a delay slot too.
-#include "replay/r4400_state.h"
+#include "core_state/r4400_state.h"
 
 #include <memory>
 #include <string>
@@ -73,7 +73,7 @@ void ExpectTheSameAfterLoading(uint64_t steps, bool in_delay_slot) {
   a.cpu->Run(steps);
   while (a.cpu->in_delay_slot() != in_delay_slot) a.cpu->Step();
   ims::MipsState saved;
-  SaveMipsState(*a.cpu, saved);
+  core_state::SaveMipsState(*a.cpu, saved);
   EXPECT_EQ(saved.delay_slot(), in_delay_slot);
   EXPECT_GT(saved.secondary_cache().lines_size(), 100);
   EXPECT_GT(saved.primary_icache().lines_size(), 0);
@@ -84,11 +84,11 @@ void ExpectTheSameAfterLoading(uint64_t steps, bool in_delay_slot) {
 
   Core b;
   std::copy(a.bus.ram().begin(), a.bus.ram().end(), b.bus.ram().begin());
-  const absl::Status loaded_ok = LoadMipsState(saved, a.cpu->retired(), *b.cpu);
+  const absl::Status loaded_ok = core_state::LoadMipsState(saved, a.cpu->retired(), *b.cpu);
   ASSERT_TRUE(loaded_ok.ok()) << loaded_ok;
   b.cpu->set_branch_count(a.cpu->branch_count());
   ims::MipsState loaded;
-  SaveMipsState(*b.cpu, loaded);
+  core_state::SaveMipsState(*b.cpu, loaded);
   EXPECT_EQ(loaded.SerializeAsString(), saved.SerializeAsString());
 
   a.bus.set_logging(true);
@@ -104,8 +104,8 @@ void ExpectTheSameAfterLoading(uint64_t steps, bool in_delay_slot) {
         << "record " << i;
   }
   ims::MipsState after_a, after_b;
-  SaveMipsState(*a.cpu, after_a);
-  SaveMipsState(*b.cpu, after_b);
+  core_state::SaveMipsState(*a.cpu, after_a);
+  core_state::SaveMipsState(*b.cpu, after_b);
   EXPECT_EQ(after_a.SerializeAsString(), after_b.SerializeAsString());
   EXPECT_EQ(a.cpu->retired(), b.cpu->retired());
   EXPECT_TRUE(std::equal(a.bus.ram().begin(), a.bus.ram().end(), b.bus.ram().begin()));
@@ -121,12 +121,12 @@ TEST(R4400State, ASecondaryLineOutsideTheCacheIsRefused) {
   a.cpu->SetPc(kCode);
   a.cpu->Run(20'000);
   ims::MipsState saved;
-  SaveMipsState(*a.cpu, saved);
+  core_state::SaveMipsState(*a.cpu, saved);
   ASSERT_GT(saved.secondary_cache().lines_size(), 0);
   ims::CacheLine& l = *saved.mutable_secondary_cache()->mutable_lines(0);
   l.set_address(l.address() ^ 64);  // the next set's line
   Core b;
-  const absl::Status s = LoadMipsState(saved, 0, *b.cpu);
+  const absl::Status s = core_state::LoadMipsState(saved, 0, *b.cpu);
   EXPECT_TRUE(absl::IsInvalidArgument(s));
   EXPECT_THAT(s.message(), HasSubstr("mips.secondary_cache"));
   EXPECT_THAT(s.message(), HasSubstr("does not belong in that set"));

@@ -1,4 +1,4 @@
-#include "replay/r4400_state.h"
+#include "core_state/r4400_state.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace citcat::replay {
+namespace citcat::core_state {
 namespace {
 
 constexpr uint32_t kHardwareIp = 0xFC00;  // Cause.IP7..IP2: device lines replay does not model
@@ -207,4 +207,4 @@ void SaveMipsState(const mips::Cpu& cpu, ims::MipsState& s) {
   }
 }
 
-}  // namespace citcat::replay
+}  // namespace citcat::core_state

@@ -1,4 +1,4 @@
-#include "replay/i486_state.h"
+#include "core_state/i486_state.h"
 
 #include <span>
 #include <string>
@@ -6,7 +6,7 @@
 
 #include "machine/i486/contract.h"
 
-namespace citcat::replay {
+namespace citcat::core_state {
 namespace {
 
 constexpr uint32_t kBig = 0x4000, kGranular = 0x8000;  // access_rights' D/B and G bits
@@ -200,4 +200,4 @@ void SaveX86State(const x86::Cpu& cpu, ims::X86State& s) {
   s.set_nmi_blocked(cpu.nmi_blocked());
 }
 
-}  // namespace citcat::replay
+}  // namespace citcat::core_state

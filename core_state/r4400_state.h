@@ -1,8 +1,8 @@
 // The R4400 core's state as an IMS holds it (ims.proto, MipsState): loaded by replay at its start
 // point, and saved from a running core at a segment's start (docs/replay.md, "Segments"), where
 // the caches' lines and a pending delay slot are part of it.
-#ifndef CITCAT_REPLAY_R4400_STATE_H_
-#define CITCAT_REPLAY_R4400_STATE_H_
+#ifndef CITCAT_CORE_STATE_R4400_STATE_H_
+#define CITCAT_CORE_STATE_R4400_STATE_H_
 
 #include <cstdint>
 
@@ -10,7 +10,7 @@
 #include "ims/ims.pb.h"
 #include "simcore/mips/cpu.h"
 
-namespace citcat::replay {
+namespace citcat::core_state {
 
 // Registers, CP0 (Cause without IP7..IP2, which follow device lines), the FPU, the TLB, the LL
 // bit, the PC with a pending delay slot, and the lines of the caches, into a new core whose
@@ -23,6 +23,6 @@ absl::Status LoadMipsState(const ims::MipsState& s, uint64_t instructions, mips:
 // the schedule, and saving must not consume it.
 void SaveMipsState(const mips::Cpu& cpu, ims::MipsState& s);
 
-}  // namespace citcat::replay
+}  // namespace citcat::core_state
 
-#endif  // CITCAT_REPLAY_R4400_STATE_H_
+#endif  // CITCAT_CORE_STATE_R4400_STATE_H_
