@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -66,6 +67,7 @@ struct Mode {
   const char* text;
   bool code16;
 };
+void PrintTo(const Mode& mode, std::ostream* os) { *os << mode.name; }
 constexpr Mode kModes[] = {{"real", "real mode", true},
                            {"pm16", "16-bit protected mode", true},
                            {"flat32", "flat 32-bit protected mode", false},
