@@ -16,7 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
-#include "tests/oracles/bochs.h"
+#include "tests/simcore/x86_bochs_system.h"
 #include "tests/simcore/x86_rom_lockstep.h"
 
 namespace citcat::x86 {
@@ -48,14 +48,6 @@ Lockstep RunBochsLockstep(const std::string& name, std::string* at_end_differenc
         absl::StrCat("Bochs never reached the ROM's end (", bochs->states.size(), " instructions)");
     return failed;
   }
-  std::vector<OracleState> states;
-  for (const oracle::BochsState& b : bochs->states) {
-    OracleState& s = states.emplace_back();
-    std::copy(std::begin(b.gpr), std::end(b.gpr), s.gpr);
-    s.eip = b.eip;
-    s.eflags = b.eflags;
-    s.selector[kCs] = b.cs;
-  }
   std::string at_end;
   testing::LockstepOptions lockstep;
   lockstep.oracle = "Bochs";
@@ -85,16 +77,13 @@ Lockstep RunBochsLockstep(const std::string& name, std::string* at_end_differenc
     check("CR3", cpu.cr3(), bochs->cr3);
     const std::vector<uint8_t>& memory = bochs->dumps[0];
     check("the memory dump's size", kCompared, static_cast<uint32_t>(memory.size()));
-    // By dwords: a difference names the dword, as a stack slot or a descriptor.
-    for (uint32_t a = 0; a + 4 <= memory.size() && at_end.empty(); a += 4) {
-      const uint32_t ours = bus.ByteAt(a) | bus.ByteAt(a + 1) << 8 | bus.ByteAt(a + 2) << 16 |
-                            uint32_t{bus.ByteAt(a + 3)} << 24;
-      const uint32_t theirs =
-          memory[a] | memory[a + 1] << 8 | memory[a + 2] << 16 | uint32_t{memory[a + 3]} << 24;
-      check(absl::StrFormat("the dword at %05x", a), ours, theirs);
+    if (at_end.empty()) {
+      if (std::string d = testing::FirstMemoryDifference(bus, 0, memory); !d.empty()) {
+        at_end = absl::StrCat(name, ": at the end, ", d);
+      }
     }
   };
-  const Lockstep run = testing::RunLockstep(base + ".elf", states, lockstep);
+  const Lockstep run = testing::RunLockstep(base + ".elf", testing::BochsStates(*bochs), lockstep);
   *at_end_difference = at_end;
   return run;
 }

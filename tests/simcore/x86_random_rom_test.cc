@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
-#include "tests/oracles/bochs.h"
+#include "tests/simcore/x86_bochs_system.h"
 #include "tests/simcore/x86_qemu_system.h"
 #include "tests/simcore/x86_random_stream.h"
 #include "tests/simcore/x86_rom_lockstep.h"
@@ -116,14 +116,6 @@ std::string CompareWithBochs(uint32_t seed, const Mode& mode, size_t* compared) 
   absl::StatusOr<oracle::BochsRun> bochs = oracle::RunBochs(options);
   if (!bochs.ok()) return std::string(bochs.status().message());
   if (!bochs->stopped) return absl::StrCat("seed ", seed, ": Bochs never reached the end");
-  std::vector<OracleState> states;
-  for (const oracle::BochsState& b : bochs->states) {
-    OracleState& s = states.emplace_back();
-    std::copy(std::begin(b.gpr), std::end(b.gpr), s.gpr);
-    s.eip = b.eip;
-    s.eflags = b.eflags;
-    s.selector[kCs] = b.cs;
-  }
   std::string at_end;
   testing::LockstepOptions lockstep;
   lockstep.oracle = "Bochs";
@@ -136,14 +128,11 @@ std::string CompareWithBochs(uint32_t seed, const Mode& mode, size_t* compared) 
       at_end = "Bochs's memory dump is short";
       return;
     }
-    for (uint32_t i = 0; i < kMemoryBytes && at_end.empty(); ++i) {
-      if (bus.ByteAt(kMemory + i) != memory[i]) {
-        at_end = absl::StrFormat("at the end, the byte at %05x is %#x, Bochs %#x", kMemory + i,
-                                 bus.ByteAt(kMemory + i), memory[i]);
-      }
+    if (std::string d = testing::FirstMemoryDifference(bus, kMemory, memory); !d.empty()) {
+      at_end = absl::StrCat("at the end, ", d);
     }
   };
-  const Lockstep run = testing::RunLockstep(rom.elf, states, lockstep);
+  const Lockstep run = testing::RunLockstep(rom.elf, testing::BochsStates(*bochs), lockstep);
   *compared += run.compared;
   std::string d = testing::Describe(absl::StrCat("seed ", seed), run);
   if (d.empty() && !at_end.empty()) d = absl::StrCat("seed ", seed, ": ", at_end);
