@@ -1,6 +1,6 @@
 // A PC's memory for tests of the i486 core: 16 MB of RAM at 0 (as `qemu-system-i386 -m 16`) and a
-// 64 KB ROM at the top of the 4 GB space, filled with HLT until a test loads one (writes to it are
-// lost unless `rom_writable`). Every bus
+// 64 KB ROM at the top of the 4 GB space and again at F0000h (as a PC maps its BIOS), filled with
+// HLT until a test loads one (writes to it are lost unless `rom_writable`). Every bus
 // record is logged; port cycles touch no memory (reads give FFh), and an interrupt acknowledge
 // cycle gets `vector`, as an interrupt controller would put on the bus.
 #ifndef CITCAT_TESTS_SIMCORE_PC_BUS_H_
@@ -30,7 +30,7 @@ class PcBus final : public simcore::Bus {
   void Write(const cat::BusRecord& r) override {
     if (!IsPort(r)) {
       for (size_t i = 0; i < r.data.size(); ++i) {
-        if (rom_writable || r.address + i < kRomBase) *At(r.address + i) = r.data[i];
+        if (rom_writable || !InRom(r.address + i)) *At(r.address + i) = r.data[i];
       }
     }
     log_.emplace_back(r);
@@ -52,9 +52,12 @@ class PcBus final : public simcore::Bus {
   static bool IsPort(const cat::BusRecord& r) {
     return r.kind == cat::RecordKind::kPortRead || r.kind == cat::RecordKind::kPortWrite;
   }
-  static constexpr uint64_t kRomBase = 0xFFFF0000u;
+  static constexpr uint64_t kRomBase = 0xFFFF0000u, kRomAlias = 0xF0000;
+  // The ROM at the top of the 4 GB space and again at F0000h, below 1 MiB, as on a PC.
+  static bool InRom(uint64_t a) { return a >= kRomBase || (a >= kRomAlias && a < 0x100000); }
   uint8_t* At(uint64_t a) {
     if (a >= kRomBase) return &rom_[a - kRomBase];
+    if (a >= kRomAlias && a < 0x100000) return &rom_[a - kRomAlias];
     return &ram_[a % ram_.size()];
   }
   std::vector<uint8_t> ram_, rom_;

@@ -111,7 +111,7 @@ INSTANTIATE_TEST_SUITE_P(Roms, X86BochsLockstep,
                          ::testing::Values("protected", "rings", "tasks", "v86", "quirk_tss_trap",
                                            "quirk_task_fault_eip", "quirk_task_ss_np",
                                            "quirk_task_conforming_cs", "quirk_v86_ring1",
-                                           "quirk_iret_vm_cpl3"),
+                                           "quirk_iret_vm_cpl3", "stack_real"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string(info.param);
                          });
