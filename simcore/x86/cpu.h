@@ -22,7 +22,7 @@
 #include "simcore/x86/alu.h"
 #include "simcore/x86/cache.h"
 #include "simcore/x86/decoder.h"
-#include "simcore/x86/fpu.h"
+#include "simcore/x86/x87.h"
 #include "simcore/x86/paging.h"
 #include "simcore/x86/test_registers.h"
 

@@ -1,4 +1,4 @@
-// The Cpu's side of the x87 (fpu.h): the CR0.EM/TS/MP checks, the pending-exception check of the
+// The Cpu's side of the x87 (x87.h): the CR0.EM/TS/MP checks, the pending-exception check of the
 // waiting instructions (#MF or the FERR# wait), and the memory operand, read before and written
 // after the Fpu runs so that a fault leaves both untouched. See docs/machines/i486-fpu.md,
 // "x87 instructions".

@@ -1,5 +1,5 @@
-// The x87 instruction layer: see fpu.h and docs/machines/i486-fpu.md, "x87 instructions".
-#include "simcore/x86/fpu.h"
+// The x87 instruction layer: see x87.h and docs/machines/i486-fpu.md, "x87 instructions".
+#include "simcore/x86/x87.h"
 
 #include <cstring>
 

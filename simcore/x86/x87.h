@@ -9,8 +9,8 @@
 // - #NM, #MF and the FERR# wait are the Cpu's decisions (cpu_x87.cc); the Fpu only says whether an
 //   unmasked exception is pending (ferr()).
 // - Exact on any host: no host floating point anywhere.
-#ifndef CITCAT_SIMCORE_X86_FPU_H_
-#define CITCAT_SIMCORE_X86_FPU_H_
+#ifndef CITCAT_SIMCORE_X86_X87_H_
+#define CITCAT_SIMCORE_X86_X87_H_
 
 #include <array>
 #include <cstdint>
@@ -145,4 +145,4 @@ class Fpu {
 
 }  // namespace citcat::x86
 
-#endif  // CITCAT_SIMCORE_X86_FPU_H_
+#endif  // CITCAT_SIMCORE_X86_X87_H_
