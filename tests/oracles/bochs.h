@@ -32,7 +32,7 @@ struct BochsOptions {
     uint32_t address = 0, bytes = 0;
   };
   std::vector<Range> dumps;  // physical memory to read once the ROM has stopped
-  int timeout_seconds = 20;  // a ROM that never stops is killed after this
+  int timeout_seconds = 60;  // a ROM that never stops is killed after this
 };
 
 // The state before one instruction, as the trace shows it.
