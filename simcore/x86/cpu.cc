@@ -101,7 +101,8 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
       observer_->OnEvent(*this, double_fault ? uint8_t{kVecDoubleFault} : vector,
                          EventKind::kFault);
     }
-    event_rf_ = flag::kRF;
+    // A fault saves RF set; a double fault is an abort, and saves RF as it is.
+    event_rf_ = double_fault ? 0 : flag::kRF;
     if (double_fault) {
       delivering_class_ = FaultClass::kDoubleFault;
       exception_.vector = kVecDoubleFault;
