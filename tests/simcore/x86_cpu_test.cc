@@ -1030,6 +1030,8 @@ TEST(X86Faults, DoubleFaultsForContributoryPairsOnly) {
     s.Run({0x29, 0x05, 0x00, 0x01, 0x00, 0x00}, 1);  // #GP, then #NP delivering it
     EXPECT_EQ(s.cpu.eip(), kDoubleFaultHandler);
     EXPECT_EQ(s.Long(s.cpu.reg(kEsp)), 0u);  // #DF's error code
+    // A double fault is an abort, not a fault: its EFLAGS image keeps RF as it was (clear).
+    EXPECT_EQ(s.Long(s.cpu.reg(kEsp) + 12) & flag::kRF, 0u);
   }
   {
     System s;
