@@ -187,7 +187,13 @@ absl::StatusOr<BochsRun> RunBochs(const BochsOptions& options) {
       absl::StrCat("cd '", dir, "' && ulimit -f 2097152 && timeout -s KILL ",
                    options.timeout_seconds, " ", bochs,
                    " -q -f bochsrc < commands > output.txt 2> errors.txt");
-  std::system(command.c_str());
+  // Bochs's RFB display takes a TCP port from 5900 to 5949 and gives up when it gets none; with
+  // other runs starting at the same moment it sometimes does: try again.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::system(command.c_str());
+    if (!absl::StrContains(ReadFile(dir + "/errors.txt"), "RFB could not bind")) break;
+    sleep(1);
+  }
 
   BochsRun run;
   run.output = ReadFile(dir + "/output.txt");
