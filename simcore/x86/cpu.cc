@@ -123,9 +123,9 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
 // trap. A fault while it is delivered is a double fault or a second exception (Raise).
 void Cpu::Deliver(uint8_t vector, bool has_error, uint32_t error_code, EventKind kind) {
   if (observer_ != nullptr) observer_->OnEvent(*this, vector, kind);
-  const bool fault = kind == EventKind::kFault && !breakpoint_fault_;
+  // A fault is the pending one (DeliverPendingFault).
+  const bool fault = kind == EventKind::kFault && !fault_.breakpoint;
   event_rf_ = fault || (kind != EventKind::kFault && between_iterations_) ? flag::kRF : 0;
-  breakpoint_fault_ = false;
   between_iterations_ = false;
   delivering_ = true;
   delivering_class_ = ClassOf(vector, kind != EventKind::kInterrupt);
@@ -159,8 +159,8 @@ bool Cpu::InstructionBreakpoint(uint32_t linear) {
   }
   if (hits == 0) return false;
   dr6_ = (dr6_ & ~0xFu) | hits;
-  breakpoint_fault_ = true;
   Raise(kVecDebug, 0);
+  if (fault_.pending) fault_.breakpoint = true;
   return true;
 }
 

@@ -22,9 +22,9 @@
 #include "simcore/x86/alu.h"
 #include "simcore/x86/cache.h"
 #include "simcore/x86/decoder.h"
-#include "simcore/x86/x87.h"
 #include "simcore/x86/paging.h"
 #include "simcore/x86/test_registers.h"
+#include "simcore/x86/x87.h"
 
 namespace citcat::x86 {
 
@@ -530,6 +530,7 @@ class Cpu {
     uint8_t vector = 0;
     bool has_error = false;
     uint32_t error_code = 0;
+    bool breakpoint = false;  // an instruction breakpoint's #DB: it saves RF as it is
   };
   PendingFault fault_;
   std::array<Segment, 6> seg_{};
@@ -540,7 +541,6 @@ class Cpu {
   bool between_iterations_ = false;
   // RF of the EFLAGS image the event being delivered saves (EflagsImage).
   uint32_t event_rf_ = 0;
-  bool breakpoint_fault_ = false;  // the fault being raised is an instruction breakpoint's #DB
   bool intr_ = false, nmi_ = false, nmi_blocked_ = false;
   bool shadow_ = false;  // STI, MOV SS, POP SS: no interrupt before the next instruction
   bool deliver_ = false;
