@@ -333,12 +333,14 @@ class Cpu {
   bool ReadDescriptor(uint16_t selector, Descriptor* d, uint8_t fault = kVecGeneralProtection,
                       uint32_t ext = 0);
   bool MarkAccessed(uint16_t selector, Descriptor* d);
-  bool InnerStack(int dpl, uint16_t* ss, uint32_t* esp, Descriptor* ss_desc);
-  bool PushFrame(int new_cpl, int size, std::span<const uint32_t> values, bool from_v86 = false);
+  bool InnerStack(int dpl, uint32_t ext, uint16_t* ss, uint32_t* esp, Descriptor* ss_desc);
+  bool PushFrame(int new_cpl, int size, std::span<const uint32_t> values, uint32_t ext = 0,
+                 bool from_v86 = false);
   static Segment SegmentOf(uint16_t selector, const Descriptor& d) {
     return {selector, d.base, d.limit, d.big, d.access};
   }
-  bool ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size, uint32_t sp);
+  bool ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, uint32_t eip, int size,
+                     uint32_t sp);
   bool PopAt(uint32_t* sp, int size, uint32_t* value);
   bool PushAt(uint32_t* sp, int size, uint32_t value);
   bool CallGate(const Instruction& in, uint16_t gate_selector, const Descriptor& gate);

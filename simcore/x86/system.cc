@@ -205,7 +205,7 @@ bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has
     return false;
   }
   Descriptor d;
-  if (!ReadDescriptor(selector, &d)) return false;
+  if (!ReadDescriptor(selector, &d, kVecGeneralProtection, ext)) return false;
   if (!d.code() || d.dpl() > cpl_) {
     Raise(kVecGeneralProtection, (selector & ~3u) | ext);
     return false;
@@ -220,11 +220,16 @@ bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has
     Raise(kVecGeneralProtection, (selector & ~3u) | ext);
     return false;
   }
+  if (offset > d.limit) {
+    Raise(kVecGeneralProtection, ext);
+    return false;
+  }
   const int size = gate32 ? 4 : 2;
   const uint32_t frame[4] = {EflagsImage(software) & SizeMask(size), seg_[kCs].selector, return_eip,
                              error_code};
   const int new_cpl = d.conforming() ? cpl_ : d.dpl();
-  if (!PushFrame(new_cpl, size, std::span<const uint32_t>(frame, has_error ? 4 : 3), from_v86)) {
+  if (!PushFrame(new_cpl, size, std::span<const uint32_t>(frame, has_error ? 4 : 3), ext,
+                 from_v86)) {
     return false;
   }
   SetFlags(flag::kTF | flag::kNT | flag::kRF | flag::kVM | ((type & 1) ? 0 : flag::kIF), 0);
@@ -234,19 +239,20 @@ bool Cpu::Interrupt(uint8_t vector, uint32_t return_eip, bool software, bool has
   }
   if (!MarkAccessed(selector, &d)) return false;
   seg_[kCs] = SegmentOf(static_cast<uint16_t>((selector & ~3u) | cpl_), d);
-  eip_ = gate32 ? offset : offset & 0xFFFF;
+  eip_ = offset;
   jumped_ = true;
   ++branch_count_;
   return true;
 }
 
 // The stack of ring `dpl` from the current TSS: SS:ESP of that level, checked as the i486 does
-// (#TS with the selector, #SS if not present).
-bool Cpu::InnerStack(int dpl, uint16_t* ss, uint32_t* esp, Descriptor* d) {
+// (#TS with the selector, #SS if not present; `ext`, the EXT bit of the event being delivered, in
+// every error code).
+bool Cpu::InnerStack(int dpl, uint32_t ext, uint16_t* ss, uint32_t* esp, Descriptor* d) {
   const uint32_t at = tss32_ ? 4 + 8 * dpl : 2 + 4 * dpl;
   const int width = tss32_ ? 4 : 2;
   if (tr_.selector == 0 || at + width + 1 > tr_.limit) {
-    Raise(kVecInvalidTss, tr_.selector & ~3u);
+    Raise(kVecInvalidTss, (tr_.selector & ~3u) | ext);
     return false;
   }
   uint32_t sp = 0, sel = 0;
@@ -257,12 +263,12 @@ bool Cpu::InnerStack(int dpl, uint16_t* ss, uint32_t* esp, Descriptor* d) {
   if (!ok) return false;
   *ss = static_cast<uint16_t>(sel);
   *esp = sp;
-  const uint32_t error = sel & ~3u;
+  const uint32_t error = (sel & ~3u) | ext;
   if ((sel & ~3u) == 0 || (sel & 3) != static_cast<uint32_t>(dpl)) {
     Raise(kVecInvalidTss, error);
     return false;
   }
-  if (!ReadDescriptor(*ss, d)) return false;
+  if (!ReadDescriptor(*ss, d, kVecInvalidTss, ext)) return false;
   if (!d->writable() || d->dpl() != dpl) {
     Raise(kVecInvalidTss, error);
     return false;
@@ -306,6 +312,10 @@ bool Cpu::CallGate(const Instruction& in, uint16_t gate_selector, const Descript
     Raise(kVecSegmentNotPresent, selector & ~3u);
     return false;
   }
+  if (offset > d.limit) {
+    Raise(kVecGeneralProtection, 0);
+    return false;
+  }
   const int size = gate32 ? 4 : 2;
   const uint16_t return_cs = seg_[kCs].selector;
   const int new_cpl = d.conforming() ? cpl_ : d.dpl();
@@ -326,19 +336,28 @@ bool Cpu::CallGate(const Instruction& in, uint16_t gate_selector, const Descript
   }
   if (!MarkAccessed(selector, &d)) return false;
   seg_[kCs] = SegmentOf(static_cast<uint16_t>((selector & ~3u) | new_cpl), d);
-  eip_ = gate32 ? offset : offset & 0xFFFF;
+  eip_ = offset;
   return true;
 }
 
 // Pushes `values`, in order, on the stack of ring `new_cpl`: the current stack, or for a more
 // privileged ring the TSS's stack for it, with the old SS and ESP pushed first (and CPL changed);
-// from V86 mode GS, FS, DS and ES come before them. Nothing but memory below the stack changes
-// before every value is written, so that a fault (delivered at once) finds SS, ESP and CPL as they
-// were.
-bool Cpu::PushFrame(int new_cpl, int size, std::span<const uint32_t> values, bool from_v86) {
+// from V86 mode GS, FS, DS and ES come before them. The stack must have room for the whole frame
+// before anything is written (#SS(0), or #SS with the new SS selector; `ext` is the EXT bit of
+// the event being delivered), so that a fault finds memory, SS, ESP and CPL as they were.
+bool Cpu::PushFrame(int new_cpl, int size, std::span<const uint32_t> values, uint32_t ext,
+                    bool from_v86) {
   if (new_cpl >= cpl_) {
     const uint32_t mask = SizeMask(StackSize());
     uint32_t sp = Sp();
+    for (size_t i = 0; i < values.size(); ++i) {
+      sp = (sp - size) & mask;
+      if (!WithinLimit(seg_[kSs], sp, size)) {
+        Raise(kVecStackFault, ext);
+        return false;
+      }
+    }
+    sp = Sp();
     for (uint32_t v : values) {
       sp = (sp - size) & mask;
       if (!WriteMem(kSs, sp, size, v)) return false;
@@ -349,8 +368,7 @@ bool Cpu::PushFrame(int new_cpl, int size, std::span<const uint32_t> values, boo
   uint16_t ss;
   uint32_t esp;
   Descriptor ss_desc;
-  if (!InnerStack(new_cpl, &ss, &esp, &ss_desc)) return false;
-  if (!MarkAccessed(ss, &ss_desc)) return false;
+  if (!InnerStack(new_cpl, ext, &ss, &esp, &ss_desc)) return false;
   const Segment new_ss = SegmentOf(ss, ss_desc);
   uint32_t frame[4 + 2 + 6];
   size_t n = 0;
@@ -365,9 +383,14 @@ bool Cpu::PushFrame(int new_cpl, int size, std::span<const uint32_t> values, boo
   for (size_t i = 0; i < n; ++i) {
     sp = (sp - size) & mask;
     if (!WithinLimit(new_ss, sp, size)) {
-      Raise(kVecStackFault, ss & ~3u);
+      Raise(kVecStackFault, (ss & ~3u) | ext);
       return false;
     }
+  }
+  if (!MarkAccessed(ss, &ss_desc)) return false;
+  sp = esp & mask;
+  for (size_t i = 0; i < n; ++i) {
+    sp = (sp - size) & mask;
     system_access_ = true;  // the inner ring's stack: supervisor accesses
     const bool ok = WriteLinear(new_ss.base + sp, size, frame[i]);
     system_access_ = false;
@@ -375,15 +398,16 @@ bool Cpu::PushFrame(int new_cpl, int size, std::span<const uint32_t> values, boo
     if (observer_ != nullptr) observer_->OnAccess(*this, new_ss.base + sp, size, true, frame[i]);
   }
   cpl_ = new_cpl;
-  seg_[kSs] = new_ss;
+  seg_[kSs] = SegmentOf(ss, ss_desc);
   gpr_[kEsp] = new_ss.big ? sp : (esp & 0xFFFF0000u) | sp;
   return true;
 }
 
-// RETF or IRET to an outer ring: after EIP, CS (and EFLAGS) the outer ESP and SS are popped (from
-// `sp`: the stack pointer changes only once nothing can fault); the data segment registers the
-// outer ring may not use become null.
-bool Cpu::ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size, uint32_t sp) {
+// RETF or IRET to an outer ring at `eip`: after EIP, CS (and EFLAGS) the outer ESP and SS are
+// popped (from `sp`: the stack pointer changes only once nothing can fault); the data segment
+// registers the outer ring may not use become null.
+bool Cpu::ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, uint32_t eip, int size,
+                        uint32_t sp) {
   uint32_t esp, ss;
   if (!PopAt(&sp, size, &esp) || !PopAt(&sp, size, &ss)) return false;
   const int new_cpl = cs_selector & 3;
@@ -408,6 +432,10 @@ bool Cpu::ReturnToOuter(uint16_t cs_selector, const Descriptor& cs, int size, ui
   }
   if (!cs.present()) {
     Raise(kVecSegmentNotPresent, cs_selector & ~3u);
+    return false;
+  }
+  if (eip > cs.limit) {
+    Raise(kVecGeneralProtection, 0);
     return false;
   }
   Descriptor code = cs;
@@ -504,6 +532,8 @@ bool Cpu::FarTransfer(const Instruction& in) {
     return true;
   }
   const uint16_t sel = static_cast<uint16_t>(selector);
+  // The target's EIP must lie within its code segment: #GP(0) before anything changes.
+  if (size == 2) offset &= 0xFFFF;
   // A 32-bit IRET at CPL 0 whose EFLAGS image has VM set returns to V86 mode.
   if (in.op == Op::kIret && size == 4 && (flags & flag::kVM) && cpl_ == 0) {
     if (!ReturnToV86(offset, selector, flags, sp)) return false;
@@ -536,11 +566,15 @@ bool Cpu::FarTransfer(const Instruction& in) {
   }
   const int old_cpl = cpl_;
   if ((in.op == Op::kRetFar || in.op == Op::kIret) && (sel & 3) > cpl_) {
-    if (!ReturnToOuter(sel, d, size, sp)) return false;
+    if (!ReturnToOuter(sel, d, offset, size, sp)) return false;
     // RETF imm16 releases the parameters on the outer stack too.
     if (in.op == Op::kRetFar && in.dst == Operand::kImm) SetSp(Sp() + (in.imm & 0xFFFF));
   } else {
     if (!CodeAtCpl(sel, d)) return false;
+    if (offset > d.limit) {
+      Raise(kVecGeneralProtection, 0);
+      return false;
+    }
     if (in.op == Op::kCallFar &&
         (!PushAt(&sp, size, seg_[kCs].selector) || !PushAt(&sp, size, next_eip_))) {
       return false;

@@ -138,5 +138,22 @@ TEST(X86BochsLockstep, BochsSavesRfClearForAGeneralDetectFault) {
   EXPECT_EQ(at_end, "quirk_gd: at the end, the dword at 8fffc is 0x10046, Bochs 0x46");
 }
 
+// An interrupt frame that does not fit (frames.S): the Intel486 manual's INT pseudo-code checks
+// that the stack has room for the whole frame before it pushes anything ("IF current stack does
+// not have room ... THEN #SS(0)", the same for the TSS's stack of a more privileged ring, with its
+// selector); Bochs writes the frame value by value and faults at the first that does not fit,
+// leaving the ones before it below the stack. The two agree at every instruction, error codes (EXT
+// included) and the ESPs the old TSS saved among them; the first difference in memory is the CS
+// of the same-level frame of step 1.
+TEST(X86BochsLockstep, BochsWritesTheFirstValuesOfAFrameThatDoesNotFit) {
+  if (oracle::FindBochs().empty()) GTEST_SKIP() << "bochs and vgabios are not installed";
+  std::string at_end;
+  const Lockstep run = RunBochsLockstep("frames", &at_end);
+  EXPECT_EQ(testing::Describe("frames", run), "");
+  EXPECT_GT(run.compared, 250u);
+  EXPECT_EQ(at_end, "frames: at the end, the dword at 60000 is 0x5a5a5a5a, Bochs 0x8");
+  std::printf("COMPARED Bochs ROM frames: %zu instructions (from RESET)\n", run.compared);
+}
+
 }  // namespace
 }  // namespace citcat::x86

@@ -25,17 +25,26 @@ namespace {
 
 using testing::PcBus;
 
-constexpr uint32_t kGdt = 0x1000, kIdt = 0x2000, kTss = 0x3000, kCodeBase = 0x10000,
-                   kStackBase = 0x20000, kEip = 0x100, kHandler = 0x8000, kEsp0 = 0x9000;
+constexpr uint32_t kGdt = 0x1000, kIdt = 0x2000, kTss = 0x3000, kTss2 = 0x3100, kTss16 = 0x3200,
+                   kCodeBase = 0x10000, kStackBase = 0x20000, kEip = 0x100, kHandler = 0x8000,
+                   kEsp0 = 0x9000, kTss2Esp = 0xA000, kTss16Sp = 0xB000;
 // The GDT's selectors.
 constexpr uint16_t kCode32 = 0x08, kData0 = 0x10, kCode16 = 0x18, kStack16 = 0x20, kStack32 = 0x28,
                    kCode32R3 = 0x33, kCode16R3 = 0x3B, kStack16R3 = 0x43, kStack32R3 = 0x4B,
-                   kTssSel = 0x50, kData3 = 0x5B, kCallGate = 0x63;
+                   kTssSel = 0x50, kData3 = 0x5B, kCallGate = 0x63, kTss2Sel = 0x68,
+                   kTss16Sel = 0x70;
 
 enum class Mode { kReal, kRing0, kRing3, kV86 };
 
 struct Cell {
   uint32_t offset;  // in the stack segment (base 20000h)
+  int size;
+  uint32_t value;
+};
+
+// A location outside the stack segment (a TSS's field, a descriptor), by its linear address.
+struct Word {
+  uint32_t address;
   int size;
   uint32_t value;
 };
@@ -74,6 +83,9 @@ struct Row {
   uint32_t eip_after = 0;  // 0: not checked (with a fault: the instruction's own)
   int cpl_after = -1;
   uint32_t eflags_after = 0;  // 0: not checked
+  std::vector<Word> memory_after = {};
+  int tr_after = -1;      // the task register's selector
+  bool shutdown = false;  // the processor stopped: a fault while delivering a double fault
 };
 
 class Machine {
@@ -91,6 +103,8 @@ class Machine {
     Descriptor(kStack32R3, kStackBase, 0xFFFFF, 0xF3, true);
     Descriptor(kTssSel, kTss, 0x67, 0x8B, false);
     Descriptor(kData3, 0, 0xFFFFF, 0xF3, true);
+    Descriptor(kTss2Sel, kTss2, 0x67, 0x89, false);
+    Descriptor(kTss16Sel, kTss16, 0x2B, 0x81, false);
     // A 32-bit call gate, DPL 3, to ring 0 with two parameters.
     Long(kGdt + (kCallGate & ~7u), uint32_t{kCode32} << 16 | kHandler);
     Long(kGdt + (kCallGate & ~7u) + 4, 0xEC00 | 2);
@@ -100,6 +114,17 @@ class Machine {
     Long(kTss + 4, kEsp0);
     Long(kTss + 8, kStack32);
     for (uint32_t v = 0; v < 256; ++v) Long(4 * v, 0x1000u << 16 | kHandler);
+    // The two tasks to switch to: EIP, EFLAGS, ESP and the selectors ES, CS, SS, DS.
+    Long(kTss2 + 0x20, kHandler);
+    Long(kTss2 + 0x24, 2);
+    Long(kTss2 + 0x38, kTss2Esp);
+    for (int s = 0; s < 6; ++s)
+      Long(kTss2 + 0x48 + 4 * s, s == 1 ? kCode32 : s == 2 ? kStack32 : 0);
+    Word16(kTss16 + 0x0E, kHandler);
+    Word16(kTss16 + 0x10, 2);
+    Word16(kTss16 + 0x1A, kTss16Sp);
+    for (int s = 0; s < 4; ++s)
+      Word16(kTss16 + 0x22 + 2 * s, s == 1 ? kCode16 : s == 2 ? kStack16 : 0);
     bus.Poke(kCodeBase + kHandler, {0xF4});
     bus.Poke(kCodeBase + kEip, row.bytes);
     for (const Cell& c : row.before) Put(c);
@@ -146,18 +171,22 @@ class Machine {
     bus.Poke(a, {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8),
                  static_cast<uint8_t>(v >> 16), static_cast<uint8_t>(v >> 24)});
   }
+  void Word16(uint32_t a, uint32_t v) {
+    bus.Poke(a, {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8)});
+  }
+  uint32_t At(uint32_t address, int size) {
+    uint32_t v = 0;
+    for (int i = 0; i < size; ++i) v |= uint32_t{bus.ByteAt(address + i)} << (8 * i);
+    return v;
+  }
   void Put(const Cell& c) {
     for (int i = 0; i < c.size; ++i) {
       bus.Poke(kStackBase + c.offset + i, {static_cast<uint8_t>(c.value >> (8 * i))});
     }
   }
-  uint32_t Get(uint32_t offset, int size) {
-    uint32_t v = 0;
-    for (int i = 0; i < size; ++i) v |= uint32_t{bus.ByteAt(kStackBase + offset + i)} << (8 * i);
-    return v;
-  }
-  // IDT entry `vector`: a gate of `access` (8Eh/EEh 32-bit interrupt gate, 86h/E6h 16-bit) to
-  // `selector`:8000h.
+  uint32_t Get(uint32_t offset, int size) { return At(kStackBase + offset, size); }
+  // IDT entry `vector`: a gate of `access` (8Eh/EEh 32-bit interrupt gate, 86h/E6h 16-bit, 85h
+  // task gate) to `selector`:8000h.
   void Gate(int vector, uint16_t selector, uint8_t access) {
     Long(kIdt + 8 * vector, uint32_t{selector} << 16 | kHandler);
     Long(kIdt + 8 * vector + 4, uint32_t{access} << 8);
@@ -185,7 +214,7 @@ class Machine {
   }
   void ProtectedMode() {
     cpu.set_cr0(kCr0Pe | kCr0Et);
-    cpu.set_gdtr({kGdt, 13 * 8 - 1, 0});
+    cpu.set_gdtr({kGdt, 15 * 8 - 1, 0});
     cpu.set_idtr({kIdt, 256 * 8 - 1, 0});
     cpu.set_tr({kTss, 0x67, kTssSel}, true);
   }
@@ -1167,6 +1196,217 @@ const std::vector<Row>& Rows() {
        .esp_mask = 0xFFFF,
        .eip_after = 0x300,
        .cpl_after = 3},
+
+      // ---- a frame that does not fit ----
+      {.name = "real mode: PUSH AX at SP=1, delivered",
+       .rule = "PUSH, real-address mode: the processor shuts down if SP = 1 (the word at FFFFh "
+               "raises #SS, whose FLAGS at FFFFh again cross the limit: #DF, whose FLAGS do too)",
+       .mode = Mode::kReal,
+       .code = 16,
+       .stack = 16,
+       .esp = 0x00070001,
+       .bytes = {0x50},
+       .deliver = true,
+       .shutdown = true},
+      {.name = "INT 40h at the same level with no room for the frame (SS.B=1, ESP=8)",
+       .rule = "INTRA-PRIVILEGE-LEVEL-INTERRUPT: #SS(0) unless the stack has room for the whole "
+               "frame (12 bytes through a 32-bit gate): nothing is written. The #SS goes through a "
+               "task gate, whose error code lands on the new task's stack",
+       .mode = Mode::kRing0,
+       .code = 32,
+       .stack = 32,
+       .esp = 8,
+       .bytes = {0xCD, 0x40},
+       .before = {{0, 4, 0x5A5A5A5A}, {4, 4, 0x5A5A5A5A}},
+       .setup = [](Machine& m) { m.Gate(kVecStackFault, kTss2Sel, 0x85); },
+       .deliver = true,
+       .esp_after = kTss2Esp - 4,
+       .after = {{0, 4, 0x5A5A5A5A}, {4, 4, 0x5A5A5A5A}, {kTss2Esp - 4, 4, 0}},
+       .eip_after = kHandler,
+       .memory_after = {{kTss + 0x38, 4, 8}, {kTss + 0x20, 4, kEip}},
+       .tr_after = kTss2Sel},
+      {.name = "INT 40h from ring 3 with no room on the ring 0 stack (ESP0=0Ch)",
+       .rule =
+           "INTER-PRIVILEGE-LEVEL-INTERRUPT: #SS(new SS selector) unless the new stack has room "
+           "for 20 bytes: nothing is written, and the old task's TSS holds the ring 3 ESP",
+       .mode = Mode::kRing3,
+       .code = 32,
+       .stack = 32,
+       .esp = 0x1000,
+       .bytes = {0xCD, 0x40},
+       .before = {{0, 4, 0x5A5A5A5A}, {4, 4, 0x5A5A5A5A}, {8, 4, 0x5A5A5A5A}},
+       .setup =
+           [](Machine& m) {
+             m.Long(kTss + 4, 0x0C);
+             m.Gate(kVecStackFault, kTss2Sel, 0x85);
+           },
+       .deliver = true,
+       .esp_after = kTss2Esp - 4,
+       .after = {{0, 4, 0x5A5A5A5A},
+                 {4, 4, 0x5A5A5A5A},
+                 {8, 4, 0x5A5A5A5A},
+                 {kTss2Esp - 4, 4, kStack32}},
+       .eip_after = kHandler,
+       .cpl_after = 0,
+       .memory_after = {{kTss + 0x38, 4, 0x1000}, {kTss + 0x20, 4, kEip}},
+       .tr_after = kTss2Sel},
+      {.name = "INT 40h to a handler past its code segment's limit",
+       .rule = "INT: #GP(0) if the gate's offset is outside the code segment's limit, checked "
+               "before anything is pushed",
+       .mode = Mode::kRing0,
+       .code = 32,
+       .stack = 32,
+       .esp = 0x1000,
+       .bytes = {0xCD, 0x40},
+       .before = {{0x0FFC, 4, 0x5A5A5A5A}},
+       .setup =
+           [](Machine& m) {
+             m.Long(kIdt + 8 * 0x40, uint32_t{kCode16} << 16 | kHandler);
+             m.Long(kIdt + 8 * 0x40 + 4, 0x00010000 | 0x8E00);
+             m.Gate(kVecGeneralProtection, kTss2Sel, 0x85);
+           },
+       .deliver = true,
+       .esp_after = kTss2Esp - 4,
+       .after = {{0x0FFC, 4, 0x5A5A5A5A}, {kTss2Esp - 4, 4, 0}},
+       .eip_after = kHandler,
+       .memory_after = {{kTss + 0x38, 4, 0x1000}, {kTss + 0x20, 4, kEip}},
+       .tr_after = kTss2Sel},
+      {.name = "CALL FAR to the same level, to an offset past the target's limit",
+       .rule = "CALL: #GP(0) if the instruction pointer is not within the new code segment's "
+               "limit, checked before the return address is pushed",
+       .mode = Mode::kRing0,
+       .code = 32,
+       .stack = 32,
+       .esp = 0x1000,
+       .bytes = {0x9A, 0x00, 0x00, 0x01, 0x00, kCode16, 0},
+       .before = {{0x0FFC, 4, 0x5A5A5A5A}, {0x0FF8, 4, 0x5A5A5A5A}},
+       .fault = kVecGeneralProtection,
+       .after = {{0x0FFC, 4, 0x5A5A5A5A}, {0x0FF8, 4, 0x5A5A5A5A}}},
+      {.name = "external interrupt at ring 0 with no room for the frame (SS.B=1, ESP=8)",
+       .rule = "an exception raised while an external event is delivered sets EXT in its error "
+               "code: #SS(1), here through a task gate, a doubleword on the new task's stack",
+       .mode = Mode::kRing0,
+       .code = 32,
+       .stack = 32,
+       .esp = 8,
+       .bytes = {0x90},
+       .before = {{0, 4, 0x5A5A5A5A}, {4, 4, 0x5A5A5A5A}},
+       .eflags = kIF | 2,
+       .setup =
+           [](Machine& m) {
+             m.bus.vector = 0x41;
+             m.cpu.SetIntr(true);
+             m.Gate(kVecStackFault, kTss2Sel, 0x85);
+           },
+       .deliver = true,
+       .esp_after = kTss2Esp - 4,
+       .after = {{0, 4, 0x5A5A5A5A}, {4, 4, 0x5A5A5A5A}, {kTss2Esp - 4, 4, 1}},
+       .eip_after = kHandler,
+       .memory_after = {{kTss + 0x38, 4, 8}, {kTss + 0x20, 4, kEip}, {kTss2, 2, kTssSel}},
+       .tr_after = kTss2Sel},
+      {.name = "external interrupt at ring 3 with no room on the ring 0 stack (ESP0=0Ch)",
+       .rule = "#SS(new SS selector + EXT), here through a task gate: the old task's TSS holds the "
+               "ring 3 ESP and the EIP of the instruction not yet run",
+       .mode = Mode::kRing3,
+       .code = 32,
+       .stack = 16,
+       .esp = 0x00020000,
+       .bytes = {0x90},
+       .before = {{0, 4, 0x5A5A5A5A}, {4, 4, 0x5A5A5A5A}, {8, 4, 0x5A5A5A5A}},
+       .eflags = kIF | 2,
+       .setup =
+           [](Machine& m) {
+             m.bus.vector = 0x41;
+             m.cpu.SetIntr(true);
+             m.Long(kTss + 4, 0x0C);
+             m.Gate(kVecStackFault, kTss2Sel, 0x85);
+           },
+       .deliver = true,
+       .esp_after = kTss2Esp - 4,
+       .after = {{0, 4, 0x5A5A5A5A},
+                 {4, 4, 0x5A5A5A5A},
+                 {8, 4, 0x5A5A5A5A},
+                 {kTss2Esp - 4, 4, kStack32 | 1u}},
+       .eip_after = kHandler,
+       .cpl_after = 0,
+       .memory_after = {{kTss + 0x38, 4, 0x00020000}, {kTss + 0x20, 4, kEip}},
+       .tr_after = kTss2Sel},
+
+      // ---- task switches ----
+      {.name = "#GP(0) from ring 3 through a task gate to a 16-bit TSS",
+       .rule = "a task gate to a 16-bit TSS: the error code is pushed as a word on the new task's "
+               "stack; a 16-bit TSS loads SP, ESP's upper half stays",
+       .mode = Mode::kRing3,
+       .code = 32,
+       .stack = 32,
+       .esp = 0x1000,
+       .bytes = {0xFA},
+       .before = {{kTss16Sp - 4, 4, 0x5A5A5A5A}},
+       .eflags = 2,
+       .setup = [](Machine& m) { m.Gate(kVecGeneralProtection, kTss16Sel, 0x85); },
+       .deliver = true,
+       .esp_after = kTss16Sp - 2,
+       .after = {{kTss16Sp - 2, 2, 0}, {kTss16Sp - 4, 2, 0x5A5A}},
+       .eip_after = kHandler,
+       .cpl_after = 0,
+       .memory_after = {{kTss + 0x38, 4, 0x1000}, {kTss + 0x20, 4, kEip}, {kTss16, 2, kTssSel}},
+       .tr_after = kTss16Sel},
+      {.name = "#GP through a task gate to a 32-bit TSS with a 16-bit stack at SP=0",
+       .rule = "the error code is a doubleword (32-bit TSS) pushed with the new stack's SP: it "
+               "wraps to FFFCh, ESP's upper half stays",
+       .mode = Mode::kRing0,
+       .code = 32,
+       .stack = 32,
+       .esp = 0x1000,
+       .bytes = {0x1F},
+       .before = {{0x1000, 4, 0xFFF8}},
+       .setup =
+           [](Machine& m) {
+             m.Gate(kVecGeneralProtection, kTss2Sel, 0x85);
+             m.Long(kTss2 + 0x38, 0x00030000);
+             m.Long(kTss2 + 0x50, kStack16);
+           },
+       .deliver = true,
+       .esp_after = 0x0003FFFC,
+       .after = {{0xFFFC, 4, 0xFFF8}},
+       .eip_after = kHandler,
+       .memory_after = {{kTss + 0x38, 4, 0x1000}},
+       .tr_after = kTss2Sel},
+      {.name = "CALL FAR to a 32-bit TSS",
+       .rule = "a task switch pushes nothing: ESP and the return EIP go to the old TSS, the back "
+               "link to the new one, NT is set",
+       .mode = Mode::kRing0,
+       .code = 32,
+       .stack = 32,
+       .esp = 0x1000,
+       .bytes = {0x9A, 0, 0, 0, 0, kTss2Sel, 0},
+       .before = {{0x0FFC, 4, 0x5A5A5A5A}, {0x0FF8, 4, 0x5A5A5A5A}},
+       .esp_after = kTss2Esp,
+       .after = {{0x0FFC, 4, 0x5A5A5A5A}, {0x0FF8, 4, 0x5A5A5A5A}},
+       .eip_after = kHandler,
+       .eflags_after = flag::kNT | 2,
+       .memory_after = {{kTss + 0x38, 4, 0x1000}, {kTss + 0x20, 4, kEip + 7}, {kTss2, 2, kTssSel}},
+       .tr_after = kTss2Sel},
+      {.name = "IRET with NT set: back to the task in the back link",
+       .rule = "IRET with NT pops nothing: ESP goes to the old TSS, which is no longer busy",
+       .mode = Mode::kRing0,
+       .code = 32,
+       .stack = 32,
+       .esp = 0x1000,
+       .bytes = {0xCF},
+       .eflags = flag::kNT | 2,
+       .setup =
+           [](Machine& m) {
+             m.Long(kTss, kTss2Sel);
+             m.bus.Poke(kGdt + kTss2Sel + 5, {0x8B});
+           },
+       .esp_after = kTss2Esp,
+       .eip_after = kHandler,
+       .memory_after = {{kTss + 0x38, 4, 0x1000},
+                        {kTss + 0x20, 4, kEip + 1},
+                        {kTss + 0x24, 4, 2},
+                        {kGdt + kTssSel + 5, 1, 0x89}},
+       .tr_after = kTss2Sel},
   };
   return rows;
 }
@@ -1180,6 +1420,11 @@ TEST_P(X86Stack, AsTheManualSays) {
   const uint32_t esp_before = m.cpu.reg(kEsp);
   m.cpu.Run(1);
   const Exception& e = m.cpu.exception();
+  if (row.shutdown) {
+    EXPECT_TRUE(e.shutdown) << "no shutdown";
+    return;
+  }
+  EXPECT_FALSE(e.shutdown) << "shutdown";
   if (row.fault >= 0) {
     ASSERT_TRUE(e.pending) << "no fault";
     EXPECT_EQ(e.vector, row.fault);
@@ -1205,6 +1450,12 @@ TEST_P(X86Stack, AsTheManualSays) {
   }
   if (row.eflags_after != 0) {
     EXPECT_EQ(m.cpu.eflags(), row.eflags_after);
+  }
+  for (const Word& w : row.memory_after) {
+    EXPECT_EQ(m.At(w.address, w.size), w.value) << std::hex << "at " << w.address;
+  }
+  if (row.tr_after >= 0) {
+    EXPECT_EQ(m.cpu.tr().selector, row.tr_after);
   }
 }
 
