@@ -742,9 +742,8 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kNop:
       return true;
     case Op::kPush:
-      if (in.dst == Operand::kSreg) {
-        a = seg_[in.reg].selector;
-      } else if (in.dst == Operand::kRegOp) {
+      if (in.dst == Operand::kSreg) return PushSegment(size, seg_[in.reg].selector);
+      if (in.dst == Operand::kRegOp) {
         a = ReadReg(in.reg, size);  // PUSH ESP pushes the value before the push
       } else if (in.dst == Operand::kRm) {
         if (!ReadRm(in, size, &a)) return false;

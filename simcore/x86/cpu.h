@@ -270,6 +270,7 @@ class Cpu {
   uint32_t ReadReg(int r, int size) const;
   void WriteReg(int r, int size, uint32_t value);
   bool Push(int size, uint32_t value);
+  bool PushSegment(int size, uint16_t selector);
   bool Pop(int size, uint32_t* value);
   int StackSize() const { return seg_[kSs].big ? 4 : 2; }
   uint32_t Sp() const { return StackSize() == 4 ? gpr_[kEsp] : gpr_[kEsp] & 0xFFFF; }
@@ -707,6 +708,17 @@ inline void Cpu::SetSp(uint32_t v) {
 inline bool Cpu::Push(int size, uint32_t value) {
   const uint32_t sp = (Sp() - size) & SizeMask(StackSize());
   if (!WriteMem(kSs, sp, size, value)) return false;
+  SetSp(sp);
+  return true;
+}
+
+// PUSH of a segment register with a 32-bit operand size moves the stack pointer by 4 but writes
+// the selector alone, a word: the 80386 and the i486 leave the upper half of the slot as it was
+// (measured on both chips; the later Intel manuals allow it: "the segment selector is written on
+// the stack using a 16-bit move").
+inline bool Cpu::PushSegment(int size, uint16_t selector) {
+  const uint32_t sp = (Sp() - size) & SizeMask(StackSize());
+  if (!WriteMem(kSs, sp, 2, selector)) return false;
   SetSp(sp);
   return true;
 }

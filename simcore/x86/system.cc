@@ -700,7 +700,10 @@ bool Cpu::System(const Instruction& in) {
              WriteMem(in.seg, (ea + 2) & SizeMask(in.addrsize), 4, base);
     }
     case Op::kSmsw:
-      return WriteRm(in, in.IsRegisterForm() ? size : 2, cr0_ & 0xFFFF);
+      // Into a 32-bit register the i486 writes all of CR0 (the manual: the upper half is
+      // undefined; measured on the chip, in real and protected mode).
+      return in.IsRegisterForm() ? WriteRm(in, size, size == 4 ? cr0_ : cr0_ & 0xFFFF)
+                                 : WriteRm(in, 2, cr0_ & 0xFFFF);
     case Op::kLmsw:
       if (!ReadRm(in, 2, &a)) return false;
       // LMSW loads PE, MP, EM and TS, and cannot clear PE.

@@ -82,6 +82,24 @@ TEST(X86Cpu, RealModeIntGoesThroughTheVectorTableAndIretComesBack) {
   EXPECT_EQ(r.cpu.branch_count(), 2u);  // the interrupt entry and the IRET
 }
 
+// What the manual leaves undefined for a 32-bit register destination, as measured on an i486DX:
+// SMSW writes all of CR0 (its upper bits, CD and NW at reset, included), MOV from a segment
+// register zeroes the upper half. Into memory SMSW stores a word.
+TEST(X86Cpu, SmswIntoA32BitRegisterWritesAllOfCr0) {
+  Real r({0x66, 0x0F, 0x01, 0xE0,          // SMSW EAX
+          0x66, 0x8C, 0xDB,                // MOV EBX, DS
+          0x0F, 0x01, 0x26, 0x00, 0x50});  // SMSW [5000h]
+  r.cpu.set_cr0(kCr0Cd | kCr0Nw | kCr0Et);
+  r.cpu.set_reg(kEax, 0xDEADBEEF);
+  r.cpu.set_reg(kEbx, 0xDEADBEEF);
+  r.bus.Poke(0x5000, {0xEF, 0xBE, 0xAD, 0xDE});
+  ASSERT_EQ(r.cpu.Run(3), 3u);
+  EXPECT_EQ(r.cpu.reg(kEax), kCr0Cd | kCr0Nw | kCr0Et);
+  EXPECT_EQ(r.cpu.reg(kEbx), 0u);
+  EXPECT_EQ(r.Word(0x5000), kCr0Et);
+  EXPECT_EQ(r.Word(0x5002), 0xDEAD);
+}
+
 TEST(X86Cpu, IntrWakesHltThroughAnAcknowledgeCycleAfterTheStiShadow) {
   // STI; HLT; NOP. The interrupt comes after HLT (STI holds it off for one instruction).
   Real r({0xFB, 0xF4, 0x90});
