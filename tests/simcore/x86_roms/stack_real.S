@@ -3,7 +3,8 @@
    too: a push or pop whose operand would cross offset FFFFh raises #SS, with SP as it was before
    the instruction, while a push at SP = 0 wraps to the top of the segment. The #SS handler (in RAM,
    the vector table pointing at it) counts the fault, records the SP it returns to and skips the
-   faulting instruction (SKIP bytes). */
+   faulting instruction (SKIP bytes). Last, PUSH DS with a 32-bit operand size: the i486 writes
+   the selector by a 16-bit move and leaves the slot's upper half as it was. */
         .include "end.inc"
         .set    STACK_SEG, 0x2000
         .set    HANDLER, 0x600          /* 0000:0600h */
@@ -52,6 +53,11 @@ _start:
         movw    $2, %sp                 /* ENTER at SP = 2: BP at 0, then 4 bytes below */
         enterw  $4, $0
         leavew
+        movw    $0x100, %sp             /* PUSH DS with a 32-bit operand size: a word into the */
+        pushl   %eax                    /* slot, whose upper half keeps 1234h */
+        popl    %ebx
+        pushl   %ds
+        popl    %ecx
         movw    $0xFFF0, %sp
         end_of_run
 
