@@ -196,6 +196,15 @@ bool Cpu::ReadAcrossPages(uint32_t linear, int size, uint32_t* value) {
   return true;
 }
 
+bool Cpu::CheckWritable(int seg, uint32_t offset, int size) {
+  if (!CheckSegment(seg, offset, size, true)) return false;
+  const uint32_t first = Linear(seg, offset), last = first + size - 1;
+  uint32_t paddr;
+  Access access;
+  if (!Physical(first, true, false, &paddr, &access)) return false;
+  return ((last ^ first) & ~0xFFFu) == 0 || Physical(last, true, false, &paddr, &access);
+}
+
 bool Cpu::WriteAcrossPages(uint32_t linear, int size, uint32_t value) {
   uint8_t bytes[4];
   ToLittleEndian(value, bytes, size);
@@ -1159,18 +1168,25 @@ bool Cpu::Decimal(const Instruction& in) {
 }
 
 // ENTER imm16, imm8: the frame pointer chain copied for nesting levels above 0 (level mod 32).
+// With a 32-bit operand the frame pointer is the whole ESP after the first push, even on a
+// 16-bit stack (the later Intel manuals' FrameTemp := ESP; test386 on the 80386 and i486 chips),
+// where the i486 manual's pseudo-code would take SP alone.
 bool Cpu::Enter(const Instruction& in) {
   const int size = in.opsize;
   const uint32_t frame = in.imm & 0xFFFF;
   const uint32_t level = in.imm2 & 31;
   const uint32_t sp = Sp(), bp = gpr_[kEbp];
+  // ENTER faults (#SS, #PF) if a write at its final stack pointer would, and then writes nothing.
+  const uint32_t pushes = level > 0 ? level + 1 : 1;
+  const uint32_t final_sp = (sp - pushes * size - frame) & SizeMask(StackSize());
+  if (!CheckWritable(kSs, final_sp, size)) return false;
   const auto undo = [&] {
     SetSp(sp);
     gpr_[kEbp] = bp;
     return false;
   };
   if (!Push(size, ReadReg(kEbp, size))) return undo();
-  const uint32_t frame_pointer = Sp();
+  const uint32_t frame_pointer = gpr_[kEsp] & SizeMask(size);
   uint32_t copy_from = StackSize() == 4 ? bp : bp & 0xFFFF;
   for (uint32_t i = 1; i < level; ++i) {
     copy_from = (copy_from - size) & SizeMask(StackSize());

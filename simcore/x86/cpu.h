@@ -374,6 +374,9 @@ class Cpu {
   void Unmodelled();  // stop: the current instruction's result is undefined on the i486
   bool CodeAtCpl(uint16_t selector, const Descriptor& d);
   bool CheckSegment(int seg, uint32_t offset, int size, bool write);
+  // The faults a write of `size` bytes at seg:offset would raise (segment, then pages), without
+  // writing: instructions that must not change anything when their store would fault.
+  bool CheckWritable(int seg, uint32_t offset, int size);
   // CheckSegment's common case without the call: a usable expand-up segment of the right type,
   // the access inside its limit. False means "ask CheckSegment", not "fault".
   static bool PlainAccess(const Segment& s, uint32_t offset, int size, bool write) {

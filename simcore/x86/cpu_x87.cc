@@ -43,12 +43,7 @@ bool Cpu::X87(const Instruction& in) {
   if (writes) {
     // Every page of the destination is checked before the FPU changes: a store that faults
     // leaves the FPU state and memory as they were.
-    if (!CheckSegment(in.seg, offset, size, true)) return false;
-    const uint32_t first = Linear(in.seg, offset), last = first + size - 1;
-    uint32_t paddr;
-    Access access;
-    if (!Physical(first, true, false, &paddr, &access)) return false;
-    if ((last ^ first) & ~0xFFFu && !Physical(last, true, false, &paddr, &access)) return false;
+    if (!CheckWritable(in.seg, offset, size)) return false;
   }
   Fpu::Where where;
   where.cs = seg_[kCs].selector;

@@ -27,7 +27,8 @@ using testing::PcBus;
 
 constexpr uint32_t kGdt = 0x1000, kIdt = 0x2000, kTss = 0x3000, kTss2 = 0x3100, kTss16 = 0x3200,
                    kCodeBase = 0x10000, kStackBase = 0x20000, kEip = 0x100, kHandler = 0x8000,
-                   kEsp0 = 0x9000, kTss2Esp = 0xA000, kTss16Sp = 0xB000;
+                   kEsp0 = 0x9000, kTss2Esp = 0xA000, kTss16Sp = 0xB000, kPageDirectory = 0x4000,
+                   kPageTable = 0x5000;
 // The GDT's selectors.
 constexpr uint16_t kCode32 = 0x08, kData0 = 0x10, kCode16 = 0x18, kStack16 = 0x20, kStack32 = 0x28,
                    kCode32R3 = 0x33, kCode16R3 = 0x3B, kStack16R3 = 0x43, kStack32R3 = 0x4B,
@@ -84,8 +85,9 @@ struct Row {
   int cpl_after = -1;
   uint32_t eflags_after = 0;  // 0: not checked
   std::vector<Word> memory_after = {};
-  int tr_after = -1;      // the task register's selector
-  bool shutdown = false;  // the processor stopped: a fault while delivering a double fault
+  int tr_after = -1;       // the task register's selector
+  bool shutdown = false;   // the processor stopped: a fault while delivering a double fault
+  uint32_t cr2_after = 0;  // 0: not checked
 };
 
 class Machine {
@@ -190,6 +192,17 @@ class Machine {
   void Gate(int vector, uint16_t selector, uint8_t access) {
     Long(kIdt + 8 * vector, uint32_t{selector} << 16 | kHandler);
     Long(kIdt + 8 * vector + 4, uint32_t{access} << 8);
+  }
+
+  // Paging on: the first 4 MiB mapped to themselves, user and writable, but for the page at
+  // `supervisor_page`.
+  void Paging(uint32_t supervisor_page) {
+    Long(kPageDirectory, kPageTable | 7);
+    for (uint32_t page = 0; page < 1024; ++page) {
+      Long(kPageTable + 4 * page, page << 12 | (page << 12 == supervisor_page ? 3 : 7));
+    }
+    cpu.set_cr3(kPageDirectory);
+    cpu.set_cr0(cpu.cr0() | kCr0Pg);
   }
 
   PcBus bus;
@@ -882,7 +895,9 @@ const std::vector<Row>& Rows() {
        .after = {{0x1FFC, 4, 0x3000}, {0x1FF8, 4, 0x1FFC}},
        .regs_after = {{kEbp, 0x1FFC}}},
       {.name = "ENTER 16,1, o32, SS.B=0, ESP=00020000h",
-       .rule = "ENTER: frame-ptr := eSP, here SP (FFFCh): EBP := 0000FFFCh; SP := SP - 16",
+       .rule = "ENTER: with a 32-bit operand FrameTemp := ESP, all of it, on a 16-bit stack too "
+               "(the later Intel manuals; test386 on the 80386 and i486 chips, where the i486 "
+               "manual's pseudo-code takes SP): EBP := 0002FFFCh; SP := SP - 16",
        .mode = Mode::kRing0,
        .code = 32,
        .stack = 16,
@@ -890,8 +905,48 @@ const std::vector<Row>& Rows() {
        .bytes = {0xC8, 0x10, 0x00, 0x01},
        .regs = {{kEbp, 0x77777777}},
        .esp_after = 0x0002FFE8,
-       .after = {{0xFFFC, 4, 0x77777777}, {0xFFF8, 4, 0x0000FFFC}},
-       .regs_after = {{kEbp, 0x0000FFFC}}},
+       .after = {{0xFFFC, 4, 0x77777777}, {0xFFF8, 4, 0x0002FFFC}},
+       .regs_after = {{kEbp, 0x0002FFFC}}},
+      {.name = "ENTER 0,2, o32, SS.B=0, EBP=00030010h",
+       .rule = "ENTER: StackSize 16: BP := BP - 4; Push32([BP]) (the copy's address in 16 bits); "
+               "Push32(FrameTemp), FrameTemp the whole ESP",
+       .mode = Mode::kRing0,
+       .code = 32,
+       .stack = 16,
+       .esp = 0x00020100,
+       .bytes = {0xC8, 0x00, 0x00, 0x02},
+       .before = {{0x000C, 4, 0x0C0C0C0C}},
+       .regs = {{kEbp, 0x00030010}},
+       .esp_after = 0x000200F4,
+       .after = {{0x00FC, 4, 0x00030010}, {0x00F8, 4, 0x0C0C0C0C}, {0x00F4, 4, 0x000200FC}},
+       .regs_after = {{kEbp, 0x000200FC}}},
+      {.name = "ENTER 32,0, o32, SS.B=1, ESP=10h: the final ESP lies past the limit",
+       .rule = "ENTER: #SS(0) if the new ESP is outside the stack segment limit; found before "
+               "anything is written (EBP is not pushed)",
+       .mode = Mode::kRing0,
+       .code = 32,
+       .stack = 32,
+       .esp = 0x10,
+       .bytes = {0xC8, 0x20, 0x00, 0x00},
+       .before = {{0x0C, 4, 0x11111111}},
+       .fault = kVecStackFault,
+       .after = {{0x0C, 4, 0x11111111}},
+       .regs_after = {{kEbp, kDefaultRegs[kEbp]}}},
+      {.name = "ENTER 1,0 at ring 3: a write at the final ESP would page-fault",
+       .rule = "ENTER: #PF(fault-code) if a write using the final value of the stack pointer "
+               "would cause one (the later Intel manuals; test386 on the chips): here the byte "
+               "at 20FFFh, on a supervisor page, where the pushed EBP lands on a user page",
+       .mode = Mode::kRing3,
+       .code = 32,
+       .stack = 32,
+       .esp = 0x1004,
+       .bytes = {0xC8, 0x01, 0x00, 0x00},
+       .before = {{0x1000, 4, 0x12121212}},
+       .setup = [](Machine& m) { m.Paging(kStackBase); },
+       .fault = kVecPageFault,
+       .error = 7,
+       .after = {{0x1000, 4, 0x12121212}},
+       .cr2_after = kStackBase + 0xFFF},
       {.name = "ENTER 0,2, o32, SS.B=1: the frame pointer to copy lies past the limit",
        .rule = "ENTER: #SS(0) if the stack goes out of the limit at any point; ESP and EBP as they "
                "were",
@@ -1458,6 +1513,9 @@ TEST_P(X86Stack, AsTheManualSays) {
   }
   if (row.tr_after >= 0) {
     EXPECT_EQ(m.cpu.tr().selector, row.tr_after);
+  }
+  if (row.cr2_after != 0) {
+    EXPECT_EQ(m.cpu.cr2(), row.cr2_after);
   }
 }
 

@@ -4,7 +4,8 @@
    the instruction, while a push at SP = 0 wraps to the top of the segment. The #SS handler (in RAM,
    the vector table pointing at it) counts the fault, records the SP it returns to and skips the
    faulting instruction (SKIP bytes). Last, PUSH DS with a 32-bit operand size: the i486 writes
-   the selector by a 16-bit move and leaves the slot's upper half as it was. */
+   the selector by a 16-bit move and leaves the slot's upper half as it was; ENTER with a 32-bit
+   operand size takes the whole ESP as its frame pointer, on this 16-bit stack too. */
         .include "end.inc"
         .set    STACK_SEG, 0x2000
         .set    HANDLER, 0x600          /* 0000:0600h */
@@ -58,7 +59,10 @@ _start:
         popl    %ebx
         pushl   %ds
         popl    %ecx
-        movw    $0xFFF0, %sp
+        movl    $0x00030040, %esp       /* ENTER 8,2, o32: EBP := 0003003Ch, not 0000003Ch */
+        movl    $0x00050020, %ebp
+        enterl  $8, $2
+        movl    $0xFFF0, %esp
         end_of_run
 
 /* #SS: count, record SP, return past the faulting instruction. Copied to RAM; uses DS = 0. */
