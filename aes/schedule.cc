@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "aes/interrupt_columns.h"
 #include "cat_parser/record.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
@@ -150,6 +151,8 @@ class FieldReader {
   bool broken_ = false;
 };
 
+constexpr char kListAndBlocks[] = "it holds interrupts both in a list and in blocks";
+
 // Which list (0 to 3) a field number is, or -1.
 int ListOf(int number) {
   for (int i = 0; i < 4; ++i)
@@ -206,6 +209,7 @@ EventSchedule TakeList(EventSchedule& from, int i) {
   switch (i) {
     case 0:
       one.mutable_interrupts()->Swap(from.mutable_interrupts());
+      one.mutable_interrupt_blocks()->Swap(from.mutable_interrupt_blocks());
       break;
     case 1:
       one.mutable_dma()->Swap(from.mutable_dma());
@@ -333,6 +337,7 @@ absl::Status ScheduleWriter::Append(EventSchedule& batch) {
     const EventSchedule list = TakeList(batch, i);
     counts_[i] += list.interrupts_size() + list.dma_size() + list.device_io_size() +
                   list.register_reads_size();
+    for (const InterruptBlock& b : list.interrupt_blocks()) counts_[i] += b.count();
     const std::string bytes = list.SerializeAsString();
     bytes_ += bytes.size();
     if (absl::Status s = WriteAll(scratch_->fd[i], bytes, path_); !s.ok()) return s;
@@ -385,6 +390,7 @@ absl::StatusOr<std::shared_ptr<const ScheduleBytes>> ScheduleWriter::FinishInScr
 Schedule::Schedule(const EventSchedule& message)
     : head_(std::shared_ptr<const EventSchedule>(), &message), message_(&message) {
   counts_[0] = message.interrupts_size();
+  for (const InterruptBlock& b : message.interrupt_blocks()) counts_[0] += b.count();
   counts_[1] = message.dma_size();
   counts_[2] = message.device_io_size();
   counts_[3] = message.register_reads_size();
@@ -403,6 +409,9 @@ absl::StatusOr<Schedule> Schedule::Parse(std::shared_ptr<const ScheduleBytes> by
   RegisterRead reg;
   google::protobuf::MessageLite* events[4] = {&interrupt, &dma, &io, &reg};
   EndPoint end;
+  InterruptBlock block;
+  InterruptColumnReader columns;
+  bool in_list = false, in_blocks = false;  // where the interrupts were met
   int number;
   WireFormatLite::WireType type;
   while (in.NextField(number, type)) {
@@ -412,6 +421,13 @@ absl::StatusOr<Schedule> Schedule::Parse(std::shared_ptr<const ScheduleBytes> by
     if (const int list = ListOf(number); embedded && list >= 0) {
       if (!in.ReadMessage(*events[list])) return BrokenEvent(*bytes, in, list, s.counts_[list] + 1);
       ++s.counts_[list];
+      in_list |= list == 0;
+    } else if (embedded && number == EventSchedule::kInterruptBlocksFieldNumber) {
+      if (!in.ReadMessage(block)) return BrokenEvent(*bytes, in, 0, s.counts_[0] + 1);
+      if (absl::Status st = columns.Load(block); !st.ok())
+        return NotASchedule(*bytes, st.message());
+      s.counts_[0] += columns.loaded();
+      in_blocks = true;
     } else if (embedded && number == EventSchedule::kEndFieldNumber) {
       // A repeated singular message merges, as the parser of a whole message would.
       if (!in.ReadMessage(end)) return NotASchedule(*bytes, in.why());
@@ -427,6 +443,7 @@ absl::StatusOr<Schedule> Schedule::Parse(std::shared_ptr<const ScheduleBytes> by
     }
   }
   if (in.broken()) return NotASchedule(*bytes);
+  if (in_list && in_blocks) return NotASchedule(*bytes, kListAndBlocks);
   s.length_ = in.position();
   s.head_ = std::move(head);
   s.bytes_ = std::move(bytes);
@@ -445,8 +462,12 @@ class ScheduleReader::Cursor {
   Cursor(const ScheduleBytes& bytes, int field, absl::Status& status)
       : bytes_(bytes), field_(field), status_(status) {}
 
+  // The next event of the list. Interrupts come one per field, or many in a block (format
+  // version 2): `event` is then an Interrupt.
   bool Next(google::protobuf::MessageLite& event) {
     if (!status_.ok() || done_) return false;
+    const bool interrupts = field_ == EventSchedule::kInterruptsFieldNumber;
+    if (interrupts && columns_.Next(static_cast<Interrupt&>(event))) return true;
     if (!in_) {
       absl::StatusOr<std::unique_ptr<ZeroCopyInputStream>> stream = bytes_.Open();
       if (!stream.ok()) return Fail(stream.status());
@@ -455,8 +476,16 @@ class ScheduleReader::Cursor {
     int number;
     WireFormatLite::WireType type;
     while (in_->NextField(number, type)) {
-      if (number == field_ && type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      const bool embedded = type == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+      if (embedded && number == field_) {
         return in_->ReadMessage(event) || Fail(NotASchedule(bytes_, in_->why()));
+      }
+      if (embedded && interrupts && number == EventSchedule::kInterruptBlocksFieldNumber) {
+        if (!in_->ReadMessage(block_)) return Fail(NotASchedule(bytes_, in_->why()));
+        if (absl::Status s = columns_.Load(block_); !s.ok()) {
+          return Fail(NotASchedule(bytes_, s.message()));
+        }
+        if (columns_.Next(static_cast<Interrupt&>(event))) return true;
       }
       if (!in_->SkipField()) return Fail(NotASchedule(bytes_));
     }
@@ -477,6 +506,9 @@ class ScheduleReader::Cursor {
   absl::Status& status_;
   std::unique_ptr<FieldReader> in_;  // opened at the first event asked for
   bool done_ = false;
+  // Interrupts: the last block read, its interrupts not given out yet in columns_.
+  InterruptBlock block_;
+  InterruptColumnReader columns_;
 };
 
 namespace {
@@ -491,12 +523,33 @@ typename EventQueue<Event>::Next FromList(const google::protobuf::RepeatedPtrFie
   };
 }
 
+// The interrupts of a message's blocks (a message holds them in a list or in blocks, not both).
+EventQueue<Interrupt>::Next FromBlocks(
+    const google::protobuf::RepeatedPtrField<InterruptBlock>& blocks, absl::Status& status) {
+  struct State {
+    InterruptColumnReader columns;
+    int block = 0;
+  };
+  return [&blocks, &status, state = std::make_shared<State>()](Interrupt& e) {
+    while (!state->columns.Next(e)) {
+      if (state->block >= blocks.size() || !status.ok()) return false;
+      if (absl::Status s = state->columns.Load(blocks.Get(state->block++)); !s.ok()) {
+        status = std::move(s);
+        return false;
+      }
+    }
+    return true;
+  };
+}
+
 }  // namespace
 
 ScheduleReader::ScheduleReader(const EventSchedule* message,
                                std::shared_ptr<const ScheduleBytes> bytes)
     : bytes_(std::move(bytes)),
-      interrupts_(message ? FromList(message->interrupts())
+      interrupts_(message ? (message->interrupt_blocks_size() > 0
+                                 ? FromBlocks(message->interrupt_blocks(), status_)
+                                 : FromList(message->interrupts()))
                           : [this](Interrupt& e) { return cursors_[0]->Next(e); }),
       dma_(message ? FromList(message->dma())
                    : [this](DmaTransfer& e) { return cursors_[1]->Next(e); }),

@@ -26,6 +26,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "aes/aes_util.h"
+#include "aes/interrupt_columns.h"
 #include "cat_parser/crc.h"
 #include "cat_parser/format.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -611,6 +613,72 @@ absl::Status CompareWithManifest(const Manifest& expected, const Manifest& got) 
       absl::StrCat("the replay does not match the archive's manifest: ", diffs));
 }
 
+namespace {
+
+// Builds the AES an archive stores (format version 2) as the packing replay takes the
+// interrupts: each keyed as replay needed it, in blocks of columns; then the other lists without
+// the CAT record each came from, which replay never needs with such keys (the record of a
+// message is then the replay's own). Held in scratch files, not in memory.
+class PackedSchedule {
+ public:
+  static absl::StatusOr<PackedSchedule> Create() {
+    absl::StatusOr<std::unique_ptr<aes::ScheduleWriter>> w =
+        aes::ScheduleWriter::Create("the archive's AES");
+    if (!w.ok()) return w.status();
+    return PackedSchedule(*std::move(w));
+  }
+
+  void Add(const aes::Interrupt& key) {
+    columns_.Add(key);
+    if (columns_.size() == aes::kInterruptsPerBlock) Flush();
+  }
+
+  absl::StatusOr<std::shared_ptr<const aes::ScheduleBytes>> Finish(const aes::Schedule& original) {
+    Flush();
+    const std::unique_ptr<aes::ScheduleReader> in = original.Read();
+    Copy(in->dma(), &aes::EventSchedule::add_dma);
+    Copy(in->device_io(), &aes::EventSchedule::add_device_io);
+    Copy(in->register_reads(), &aes::EventSchedule::add_register_reads);
+    if (!in->status().ok()) return in->status();
+    if (!status_.ok()) return status_;
+    aes::EventSchedule head;
+    head.set_format_version(aes::kPackedFormatVersion);
+    head.set_machine(original.machine());
+    *head.mutable_end() = original.end();
+    return writer_->FinishInScratch(head);
+  }
+
+ private:
+  explicit PackedSchedule(std::unique_ptr<aes::ScheduleWriter> writer)
+      : writer_(std::move(writer)) {}
+
+  void Flush() {
+    if (columns_.size() == 0) return;
+    *batch_.add_interrupt_blocks() = columns_.Take();
+    Append();
+  }
+  void Append() {
+    if (status_.ok()) status_ = writer_->Append(batch_);
+  }
+  template <typename Event>
+  void Copy(aes::EventQueue<Event>& queue, Event* (aes::EventSchedule::*add)()) {
+    for (int n = 1; !queue.empty(); ++n) {
+      Event& e = *(batch_.*add)();
+      e = queue.Pop();
+      e.clear_cat_record();
+      if (n % 256 == 0) Append();
+    }
+    Append();
+  }
+
+  std::unique_ptr<aes::ScheduleWriter> writer_;
+  aes::InterruptColumnWriter columns_;
+  aes::EventSchedule batch_;
+  absl::Status status_;
+};
+
+}  // namespace
+
 absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
                              std::shared_ptr<const aes::ScheduleBytes> schedule) {
   Archive a;
@@ -621,18 +689,31 @@ absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
   }
   absl::StatusOr<aes::Schedule> parsed = aes::Schedule::Parse(schedule);
   if (!parsed.ok()) return parsed.status();
+  absl::StatusOr<PackedSchedule> packed = PackedSchedule::Create();
+  if (!packed.ok()) return packed.status();
   a.ims = state.SerializeAsString();
-  a.aes = std::move(schedule);
+  // One replay fills the manifest and keys the interrupts for the packed schedule.
   replay::ReplayOptions options;
   ReplayChecksums sums;
   sums.Attach(options, state);
+  options.on_interrupt_key = [&packed](const aes::Interrupt& key) { packed->Add(key); };
   absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(state, *parsed, options);
   if (!summary.ok()) return summary.status();
+  absl::StatusOr<std::shared_ptr<const aes::ScheduleBytes>> bytes = packed->Finish(*parsed);
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<aes::Schedule> stored = aes::Schedule::Parse(*bytes);
+  if (!stored.ok()) return stored.status();
+  if (stored->interrupts() != parsed->interrupts()) {
+    return absl::InternalError(absl::StrCat("the packing replay keyed ", stored->interrupts(),
+                                            " of the schedule's ", parsed->interrupts(),
+                                            " interrupts"));
+  }
+  a.aes = *std::move(bytes);
   sums.Fill(*summary, m);
   m.start_branch_count = state.start().branch_count();
   m.start_pc = ims::StartPc(state);
   m.ims_bytes = a.ims.size();
-  m.aes_bytes = parsed->bytes();
+  m.aes_bytes = stored->bytes();
   m.producer = state.description().producer();
   return a;
 }
@@ -677,6 +758,8 @@ absl::Status Unpack(const Archive& a, ims::InitialMachineState& state,
   if (!schedule.ParseFromString(*bytes)) {
     return absl::InvalidArgumentError("the archive's AES section is not an AES message");
   }
+  // A whole message's readers see every interrupt in the list, keyed as stored.
+  if (absl::Status s = aes::ExpandInterruptBlocks(schedule); !s.ok()) return s;
   return CheckSegmentPlace(a.manifest, state.start(), schedule.end());
 }
 

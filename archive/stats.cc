@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "aes/aes_util.h"
+#include "aes/interrupt_columns.h"
 #include "cat_parser/record.h"
 #include "replay/replay.h"
 #include "systems/system.h"
@@ -133,13 +134,23 @@ absl::StatusOr<Stats> ComputeStats(const ims::InitialMachineState& ims,
   part.Clear();
   *part.mutable_dma() = aes.dma();
   s.sizes.push_back(Size("DMA", aes.dma_size(), part.SerializeAsString()));
+  // Interrupts as the AES stores them: in blocks of columns in an archive's (version 2).
+  const bool in_blocks = aes.format_version() == aes::kPackedFormatVersion;
   part.Clear();
   *part.mutable_interrupts() = aes.interrupts();
-  s.sizes.push_back(Size("interrupts", aes.interrupts_size(), part.SerializeAsString()));
+  if (in_blocks) aes::PutInterruptsInBlocks(part);
+  s.sizes.push_back(Size(in_blocks ? "interrupts (columns)" : "interrupts", aes.interrupts_size(),
+                         part.SerializeAsString()));
   part.Clear();
   *part.mutable_device_io() = aes.device_io();
   s.sizes.push_back(Size("device I/O", aes.device_io_size(), part.SerializeAsString()));
-  s.sizes.push_back(Size("AES (all)", 1, aes.SerializeAsString()));
+  std::string stored = aes.SerializeAsString();
+  if (in_blocks) {
+    aes::EventSchedule blocks = aes;
+    aes::PutInterruptsInBlocks(blocks);
+    stored = blocks.SerializeAsString();
+  }
+  s.sizes.push_back(Size("AES (all)", 1, stored));
   s.sizes.push_back(Size("IMS", ims.memory_size(), ims.SerializeAsString()));
   const PartSize& a = s.sizes[s.sizes.size() - 2];
   const PartSize& i = s.sizes.back();

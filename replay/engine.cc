@@ -39,15 +39,20 @@ std::string BytesHex(absl::string_view bytes) {
       std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
 }
 
+// An event's record in messages: an archive's events name none (0; record 0 is never an event's).
+std::string AtRecord(uint64_t cat_record) {
+  return cat_record != 0 ? absl::StrCat(" (CAT record ", cat_record, ")") : "";
+}
+
 std::string Describe(const aes::DeviceAccess& e) {
   return absl::StrCat(e.write() ? "a write of " : "a read of ", e.data().size(), " bytes at ",
                       e.port() ? "port " : "", Hex(e.address()), " data=", BytesHex(e.data()),
-                      " (CAT record ", e.cat_record(), ")");
+                      AtRecord(e.cat_record()));
 }
 
 std::string Describe(const aes::RegisterRead& e) {
-  return absl::StrCat(aes::RegisterReadName(e.register_()), " = ", Hex(e.value()), " (CAT record ",
-                      e.cat_record(), ")");
+  return absl::StrCat(aes::RegisterReadName(e.register_()), " = ", Hex(e.value()),
+                      AtRecord(e.cat_record()));
 }
 
 // Copies n <= 15 bytes in fixed-size pieces, by the bits of n: a library call per instruction
@@ -212,6 +217,11 @@ void Engine::Fail(const absl::Status& status) {
   if (core_) core_->RequestStop();
 }
 
+std::string Engine::ReportedAt(const aes::Interrupt& irq) {
+  return irq.has_cat_record() ? absl::StrCat(" (reported at CAT record ", irq.cat_record(), ")")
+                              : "";
+}
+
 std::string Engine::Key(uint64_t branch_count, uint64_t pc) const {
   return absl::StrCat("branch count ", branch_count, ", ", core_->key_pc_name(), " ", Hex(pc));
 }
@@ -250,13 +260,12 @@ absl::StatusOr<ReplaySummary> Engine::Run() {
       core_->Inject(scheduled);
       if (cut_armed_ && !stopped() && core_->AtFlowBreak()) Cut();
       if (!stopped() && events_->interrupts().taken() == before) {
-        Diverge(absl::StrCat("the interrupt reported at CAT record ", scheduled.cat_record(),
-                             " was not taken"));
+        Diverge(absl::StrCat("the interrupt at ", Key(scheduled.branch_count(), scheduled.pc()),
+                             ReportedAt(scheduled), " was not taken"));
       }
     } else if (irq != nullptr && bc > irq->branch_count()) {
       Diverge(absl::StrCat("the schedule has an interrupt at ", Key(irq->branch_count(), irq->pc()),
-                           " (reported at CAT record ", irq->cat_record(),
-                           "), which the core went past"));
+                           ReportedAt(*irq), ", which the core went past"));
     } else {
       Diverge(absl::StrCat("the core went past the end point's branch count ", end_bc, " with ",
                            end_.cat_records() - std::min(end_.cat_records(), records_),
@@ -338,11 +347,20 @@ void Engine::InterruptTaken(const aes::Interrupt& key) {
   }
   const aes::Interrupt& irq = *next;
   if (key.branch_count() != irq.branch_count() || key.pc() != irq.pc() ||
-      key.rep_remaining() != irq.rep_remaining()) {
+      (irq.has_rep_remaining() && key.rep_remaining() != irq.rep_remaining())) {
     Diverge(absl::StrCat("expected the interrupt at ", Key(irq.branch_count(), irq.pc()),
-                         " (reported at CAT record ", irq.cat_record(), "), the core took one at ",
+                         ReportedAt(irq), ", the core took one at ",
                          Key(key.branch_count(), key.pc())));
     return;
+  }
+  if (options_.on_interrupt_key) {
+    if (!noted_key_) {
+      Fail(absl::InternalError(absl::StrCat("the interrupt at ", Key(irq.branch_count(), irq.pc()),
+                                            " was taken without a key from the core adapter")));
+      return;
+    }
+    options_.on_interrupt_key(*noted_key_);
+    noted_key_.reset();
   }
   Take(events_->interrupts(), *segment_.events.mutable_interrupts());
 }
@@ -571,14 +589,14 @@ void Engine::Emit(const cat::BusRecord& r) {
 void Engine::ApplyDma(const aes::DmaTransfer& d) {
   const uint64_t n = d.data().size();
   if (!InRam(d.address(), n)) {
-    Diverge(d.cat_record(),
+    Diverge(RecordOr(d.cat_record()),
             absl::StrCat("a DMA transfer at ", Hex(d.address()), " outside main memory"));
     return;
   }
   // The record's side band: recorded, or (older AES files) the latest it can have been.
   const uint64_t bc = d.branch_count() != 0 ? d.branch_count() : core_->branch_count();
   if (bc > core_->branch_count() || bc < last_record_bc_) {
-    Diverge(d.cat_record(),
+    Diverge(RecordOr(d.cat_record()),
             absl::StrCat("the DMA transfer at ", Hex(d.address()), " has branch count ", bc,
                          ", but at its bus position the core is between branch counts ",
                          last_record_bc_, " and ", core_->branch_count()));
@@ -591,7 +609,8 @@ void Engine::ApplyDma(const aes::DmaTransfer& d) {
     std::memcpy(mem, bytes, n);
     core_->MemoryWritten(d.address(), n);
   } else if (std::memcmp(mem, bytes, n) != 0) {
-    Diverge(d.cat_record(), absl::StrCat("the device's DMA read at ", Hex(d.address()), " got ",
+    Diverge(RecordOr(d.cat_record()), absl::StrCat("the device's DMA read at ", Hex(d.address()),
+                                                   " got ",
                                          BytesHex(d.data()), ", the replayed memory holds ",
                                          BytesHex(std::span<const uint8_t>(mem, n))));
     return;
@@ -715,14 +734,15 @@ void Engine::CheckEverythingUsed() {
                          records_));
   } else if (const aes::Interrupt* next = events_->interrupts().Peek()) {
     const aes::Interrupt& irq = *next;
-    Diverge(irq.cat_record(), absl::StrCat("the interrupt at ", Key(irq.branch_count(), irq.pc()),
-                                           " was never taken"));
+    Diverge(RecordOr(irq.cat_record()),
+            absl::StrCat("the interrupt at ", Key(irq.branch_count(), irq.pc()), ReportedAt(irq),
+                         " was never taken"));
   } else if (const aes::DeviceAccess* io = events_->device_io().Peek()) {
     const aes::DeviceAccess& e = *io;
-    Diverge(e.cat_record(), absl::StrCat("the core never made ", Describe(e)));
+    Diverge(RecordOr(e.cat_record()), absl::StrCat("the core never made ", Describe(e)));
   } else if (const aes::RegisterRead* reg = events_->register_reads().Peek()) {
     const aes::RegisterRead& e = *reg;
-    Diverge(e.cat_record(), absl::StrCat("the core never read ", Describe(e)));
+    Diverge(RecordOr(e.cat_record()), absl::StrCat("the core never read ", Describe(e)));
   }
 }
 

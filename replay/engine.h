@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -83,6 +84,14 @@ class Engine final : public simcore::Bus {
   uint64_t next_record() const { return CurrentRecord(); }
   // The core entered an interrupt at this key: it must be the schedule's next one.
   void InterruptTaken(const aes::Interrupt& key);
+  // The key that found the next interrupt's boundary, for options().on_interrupt_key (every
+  // interrupt taken must have one).
+  void NoteInterruptKey(const aes::Interrupt& key) {
+    if (options_.on_interrupt_key) noted_key_ = key;
+  }
+  // Where an interrupt was reported, for messages: " (reported at CAT record N)", or "" when its
+  // key has no record.
+  static std::string ReportedAt(const aes::Interrupt& irq);
   // The schedule's next register read if it is `reg`, consumed; otherwise a divergence naming
   // `name` (what the core read) and `hint`, and nullptr.
   const aes::RegisterRead* TakeRegisterRead(aes::RegisterRead::Register reg, absl::string_view name,
@@ -128,6 +137,10 @@ class Engine final : public simcore::Bus {
   void DeviceWrite(const cat::BusRecord& r);
   void CheckEverythingUsed();
   std::string Key(uint64_t branch_count, uint64_t pc) const;
+  // An event's record, or where replay is for an event that names none (an archive's).
+  uint64_t RecordOr(uint64_t cat_record) const {
+    return cat_record != 0 ? cat_record : CurrentRecord();
+  }
   // Copies n <= 15 bytes in fixed-size pieces, by the bits of n: a library call per instruction
   // would cost as much as everything else the ring does.
   template <size_t kPiece>
@@ -201,6 +214,7 @@ class Engine final : public simcore::Bus {
   uint64_t last_record_bc_ = 0;
 
   SegmentStart segment_;
+  std::optional<aes::Interrupt> noted_key_;
   size_t next_cut_ = 0;     // the next of options_.cut_at_instructions
   bool cut_armed_ = false;  // a transaction passed the cut: cut at the next flow break
   std::vector<uint64_t> touched_, first_known_;  // RAM bitmaps of the current segment

@@ -174,37 +174,55 @@ void I486Adapter::CheckStopped() {
 }
 
 void I486Adapter::Inject(const aes::Interrupt& irq) {
-  // A trace from reset has no ECX (no kernel reported it): the acknowledge's place in the CAT
-  // tells REP iterations apart instead (docs/machines/i486-system.md, "Traces from reset").
-  const auto at_boundary = [&] {
-    if (from_reset_) return cpu_.eip() == irq.pc() && engine_.next_record() == irq.cat_record();
-    return cpu_.eip() == irq.pc() && cpu_.reg(x86::kEcx) == irq.rep_remaining();
-  };
   // Between two branch-count increments execution is a straight line (REP iterations included):
-  // step through it to the key.
+  // step through it to the key. Its EIP is reached once in that line unless a REP string
+  // instruction is interrupted between iterations. An archive's key then says how many steps
+  // after the first arrival; extraction's says ECX, or in a trace from reset, which has no ECX
+  // (no kernel reported it), the acknowledge's place in the CAT (docs/machines/i486-system.md,
+  // "Traces from reset"). A key with none of them is the first arrival.
+  uint64_t steps = 0, arrival = 0;
+  bool arrived = false;
+  const auto at_boundary = [&] {
+    if (cpu_.eip() != irq.pc()) return false;
+    if (!arrived) arrival = steps;
+    arrived = true;
+    if (irq.has_steps_after_arrival()) return steps - arrival == irq.steps_after_arrival();
+    if (from_reset_) return !irq.has_cat_record() || engine_.next_record() == irq.cat_record();
+    return !irq.has_rep_remaining() || cpu_.reg(x86::kEcx) == irq.rep_remaining();
+  };
   const uint64_t before = engine_.interrupts_taken();
   while (!engine_.stopped() && engine_.interrupts_taken() == before &&
          cpu_.branch_count() == irq.branch_count() && !at_boundary() && !cpu_.halted()) {
     Run(1);
+    ++steps;
   }
   if (engine_.stopped() || engine_.interrupts_taken() != before) return;
   if (cpu_.branch_count() != irq.branch_count() || !at_boundary()) {
     engine_.Diverge(absl::StrCat(
         "the schedule has an interrupt (vector ", irq.vector(), ") at branch count ",
-        irq.branch_count(), ", return EIP ", Hex(irq.pc()), ", ECX ", Hex(irq.rep_remaining()),
-        " (acknowledged at CAT record ", irq.cat_record(),
-        "), but the core never reached it: ", "it is at branch count ", cpu_.branch_count(),
-        ", EIP ", Hex(cpu_.eip()), ", ECX ", Hex(cpu_.reg(x86::kEcx))));
+        irq.branch_count(), ", return EIP ", Hex(irq.pc()),
+        irq.has_rep_remaining() ? absl::StrCat(", ECX ", Hex(irq.rep_remaining())) : "",
+        irq.has_steps_after_arrival()
+            ? absl::StrCat(", ", irq.steps_after_arrival(), " steps after its first arrival")
+            : "",
+        Engine::ReportedAt(irq), ", but the core never reached it: ", "it is at branch count ",
+        cpu_.branch_count(), ", EIP ", Hex(cpu_.eip()), ", ECX ", Hex(cpu_.reg(x86::kEcx))));
     return;
   }
   if (!cpu_.CanTakeIntr()) {
     engine_.Diverge(absl::StrFormat(
-        "the schedule has an interrupt (vector %d) at branch count %d, return EIP %s (acknowledged "
-        "at CAT record %d), but there EFLAGS is 0x%08x%s and it cannot be taken",
-        irq.vector(), irq.branch_count(), Hex(irq.pc()), irq.cat_record(), cpu_.eflags(),
+        "the schedule has an interrupt (vector %d) at branch count %d, return EIP %s%s, but there "
+        "EFLAGS is 0x%08x%s and it cannot be taken",
+        irq.vector(), irq.branch_count(), Hex(irq.pc()), Engine::ReportedAt(irq), cpu_.eflags(),
         cpu_.eflags() & x86::flag::kIF ? " (right after STI or a load of SS)" : ""));
     return;
   }
+  aes::Interrupt key = irq;  // a tie-break only where the first arrival is not the boundary
+  key.clear_cat_record();
+  key.clear_rep_remaining();
+  key.clear_steps_after_arrival();
+  if (steps != arrival) key.set_steps_after_arrival(steps - arrival);
+  engine_.NoteInterruptKey(key);
   if (engine_.tracing_text()) {
     engine_.TraceEvent(absl::StrCat("interrupt, vector ", Hex(irq.vector()), ", from the AES"));
   }

@@ -203,6 +203,7 @@ absl::Status R4400Adapter::Load(const ims::InitialMachineState& ims) {
 // boundary before a branch and the one before its slot share the key (branch count, EPC)); the
 // handler's Cause echo does, in Cause.BD. It is the last Cause echo before the report.
 bool R4400Adapter::ExpectDelaySlot(const aes::Interrupt& irq) const {
+  if (irq.has_delay_slot()) return irq.delay_slot();
   aes::EventQueue<aes::RegisterRead>& reads = engine_.events().register_reads();
   bool bd = false;
   for (size_t i = 0; const aes::RegisterRead* r = reads.Peek(i); ++i) {
@@ -214,6 +215,10 @@ bool R4400Adapter::ExpectDelaySlot(const aes::Interrupt& irq) const {
 
 void R4400Adapter::Inject(const aes::Interrupt& irq) {
   const bool bd = ExpectDelaySlot(irq);
+  aes::Interrupt key = irq;
+  key.clear_cat_record();
+  key.set_delay_slot(bd);
+  engine_.NoteInterruptKey(key);
   auto at_boundary = [&] {
     return bd ? cpu_.in_delay_slot() && cpu_.pc() - 4 == irq.pc()
               : !cpu_.in_delay_slot() && cpu_.pc() == irq.pc();
@@ -229,8 +234,8 @@ void R4400Adapter::Inject(const aes::Interrupt& irq) {
   if (cpu_.branch_count() != irq.branch_count()) {
     engine_.Diverge(absl::StrCat("the schedule has an interrupt at branch count ",
                                  irq.branch_count(), ", EPC ", Hex(irq.pc()),
-                                 bd ? " (delay slot)" : "", " (reported at CAT record ",
-                                 irq.cat_record(), "), but the core never reached that boundary"));
+                                 bd ? " (delay slot)" : "", Engine::ReportedAt(irq),
+                                 ", but the core never reached that boundary"));
     return;
   }
   const uint32_t ip = (irq.cause_ip() << mips::kCauseIpShift) & kHardwareIp;
@@ -253,9 +258,9 @@ void R4400Adapter::Inject(const aes::Interrupt& irq) {
   for (int line = 2; line <= 7; ++line) cpu_.SetInterruptLine(line, false);
   if (!can_take) {
     engine_.Diverge(absl::StrFormat(
-        "the schedule has an interrupt (Cause.IP 0x%02x) at branch count %d, EPC %s (reported at "
-        "CAT record %d), but there Status is 0x%08x and it cannot be taken",
-        irq.cause_ip(), irq.branch_count(), Hex(irq.pc()), irq.cat_record(), status));
+        "the schedule has an interrupt (Cause.IP 0x%02x) at branch count %d, EPC %s%s, but there "
+        "Status is 0x%08x and it cannot be taken",
+        irq.cause_ip(), irq.branch_count(), Hex(irq.pc()), Engine::ReportedAt(irq), status));
   }
 }
 

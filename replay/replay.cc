@@ -57,9 +57,11 @@ absl::StatusOr<ReplaySummary> Replay(const ReplayMachine& machine,
     return InvalidReplayInput(absl::StrCat("the IMS has format version ", ims.format_version(),
                                            "; this citcat reads version ", ims::kFormatVersion));
   }
-  if (aes.format_version() != aes::kFormatVersion) {
+  if (aes.format_version() != aes::kFormatVersion &&
+      aes.format_version() != aes::kPackedFormatVersion) {
     return InvalidReplayInput(absl::StrCat("the AES has format version ", aes.format_version(),
-                                           "; this citcat reads version ", aes::kFormatVersion));
+                                           "; this citcat reads versions ", aes::kFormatVersion,
+                                           " and ", aes::kPackedFormatVersion));
   }
   if (ims.description().machine() != machine.machine) {
     return InvalidReplayInput(absl::StrCat("the IMS is a state of the ",

@@ -221,11 +221,11 @@ TEST_F(Outputs, EveryCaseOfTheTable) {
       {"an AES of a newer format version",
        [&](const fs::path& d) {
          std::ofstream(d / "aes.pb", std::ios::binary)
-             << ReadFile(aes) << std::string("\x08\x02", 2);
+             << ReadFile(aes) << std::string("\x08\x03", 2);
        },
        absl::StrCat("replay --ims ", ims, " --aes {D}/aes.pb --cat {D}/r.cat"),
        1,
-       "the AES has format version 2",
+       "the AES has format version 3",
        {},
        {"r.cat"}},
       {"a CAT whose producer is not UTF-8",

@@ -411,8 +411,8 @@ TEST_F(EngineTest, AnInterruptNeverTaken) {
   aes::Interrupt* late = aes_.add_interrupts();
   late->set_branch_count(50);
   late->set_cat_record(60);
-  EXPECT_THAT(Divergence(60), HasSubstr("the interrupt at branch count 50, return PC 0x0 was "
-                                        "never taken"));
+  EXPECT_THAT(Divergence(60), HasSubstr("the interrupt at branch count 50, return PC 0x0 "
+                                        "(reported at CAT record 60) was never taken"));
 }
 
 TEST_F(EngineTest, ADmaReadOfMemoryThatDiffers) {

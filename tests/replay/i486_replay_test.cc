@@ -319,6 +319,42 @@ TEST(I486Replay, ReplayRegeneratesTheCaptureExactly) {
   EXPECT_TRUE(again->identical) << again->report;
 }
 
+// Keyed by what replay needed, an interrupt says how many steps after the core's first arrival at
+// its EIP it was taken only where that is not 0: between two iterations of a REP string
+// instruction, and then in place of ECX. The schedule with those keys replays the capture
+// exactly; without them it does not.
+TEST(I486Replay, InterruptKeysCountRepIterationsOnlyWhereNeeded) {
+  const Capture& c = Default();
+  const extract::Extraction x = ExtractFrom(c);
+  std::vector<aes::Interrupt> keys;
+  ReplayOptions options;
+  options.on_interrupt_key = [&keys](const aes::Interrupt& key) { keys.push_back(key); };
+  auto summary = Replay(Machine(), x.ims, x.aes, options);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_EQ(keys.size(), static_cast<size_t>(x.aes.interrupts_size()));
+  aes::EventSchedule keyed = x.aes, first_arrival = x.aes;
+  int with_steps = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const aes::Interrupt& irq = x.aes.interrupts(static_cast<int>(i));
+    EXPECT_EQ(keys[i].branch_count(), irq.branch_count());
+    EXPECT_EQ(keys[i].pc(), irq.pc());
+    EXPECT_EQ(keys[i].vector(), irq.vector());
+    EXPECT_FALSE(keys[i].has_cat_record());
+    EXPECT_FALSE(keys[i].has_rep_remaining());
+    with_steps += keys[i].has_steps_after_arrival();
+    *keyed.mutable_interrupts(static_cast<int>(i)) = keys[i];
+    first_arrival.mutable_interrupts(static_cast<int>(i))->clear_rep_remaining();
+  }
+  EXPECT_GT(with_steps, 10);  // the program spends most of its time in REP MOVSB and REP STOSD
+  EXPECT_LT(with_steps, static_cast<int>(keys.size()));
+  keyed.set_format_version(aes::kPackedFormatVersion);
+  auto v = ReplayAgainst(Machine(), c.cat_path, x.ims, keyed, {}, nullptr);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_TRUE(v->identical) << v->report;
+  v = ReplayAgainst(Machine(), c.cat_path, x.ims, first_arrival, {}, nullptr);
+  EXPECT_TRUE(!v.ok() || !v->identical);
+}
+
 // DMA into a buffer the program keeps in the cache: the traced PC's bus master snoops the lines
 // away, and replay must too, or the program would copy stale bytes.
 TEST(I486Replay, DmaSnoopsTheCache) {

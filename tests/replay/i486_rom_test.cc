@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "aes/schedule.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ims/ims.pb.h"
@@ -105,6 +106,35 @@ TEST_F(Rom486Cli, TheSelfTestPassesAndReplaysWithZeroDivergence) {
   EXPECT_EQ(interrupts, 10);
   EXPECT_GE(on_rep, 1);
   EXPECT_EQ(on_hlt, 2);
+}
+
+// Packed, an interrupt from reset is keyed by its steps after the first arrival at its EIP in its
+// straight line, in place of its CAT record, only where that is not 0: between iterations of REP
+// STOSD. The archive replays the capture exactly.
+TEST_F(Rom486Cli, PackCountsRepIterationsOnlyWhereNeeded) {
+  CommandResult r = Run(absl::StrCat("pack ", Path("x"), " -o ", Path("selftest.citcat")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Run(absl::StrCat("unpack ", Path("selftest.citcat"), " -o ", Path("unpacked")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<aes::Schedule> s = aes::Schedule::Parse(aes::BytesInFile(Path("unpacked/aes.pb")));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->format_version(), 2u);
+  ASSERT_EQ(s->interrupts(), 10u);
+  int with_steps = 0;
+  std::unique_ptr<aes::ScheduleReader> reader = s->Read();
+  while (!reader->interrupts().empty()) {
+    const aes::Interrupt& irq = reader->interrupts().Pop();
+    with_steps += irq.has_steps_after_arrival();
+    EXPECT_FALSE(irq.has_rep_remaining());
+    EXPECT_FALSE(irq.has_cat_record());
+  }
+  EXPECT_GE(with_steps, 1);  // the test above: at least one between REP STOSD iterations
+  EXPECT_LE(with_steps, 8);  // never the two at HLT
+  r = Run(absl::StrCat("replay ", Path("selftest.citcat"), " --cat ", Path("packed.cat")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Run(absl::StrCat("verify ", Path("selftest.cat"), " ", Path("packed.cat")));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("identical"));
 }
 
 TEST_F(Rom486Cli, DumpShowsTheResultCodesOnPort80) {

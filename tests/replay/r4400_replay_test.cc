@@ -68,6 +68,35 @@ TEST(R4400Replay, TheGuestExercisesTheContract) {
   EXPECT_GE(aes.register_reads_size(), 50);
 }
 
+// Keyed by what replay needed, an R4400 interrupt carries Cause.BD itself (`delay_slot`) in place
+// of the record whose Cause echo told it: the schedule with those keys replays the capture
+// exactly, and with one delay slot flag flipped it does not.
+TEST(R4400Replay, InterruptKeysCarryTheDelaySlotInsteadOfTheRecord) {
+  const Captured& c = Default();
+  std::vector<aes::Interrupt> keys;
+  ReplayOptions options;
+  options.on_interrupt_key = [&keys](const aes::Interrupt& key) { keys.push_back(key); };
+  auto summary = systems::Replay(c.x.ims, c.x.aes, options);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  ASSERT_EQ(keys.size(), static_cast<size_t>(c.x.aes.interrupts_size()));
+  aes::EventSchedule keyed = c.x.aes;
+  keyed.set_format_version(aes::kPackedFormatVersion);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const aes::Interrupt& irq = c.x.aes.interrupts(static_cast<int>(i));
+    EXPECT_EQ(keys[i].branch_count(), irq.branch_count());
+    EXPECT_EQ(keys[i].pc(), irq.pc());
+    EXPECT_EQ(keys[i].cause_ip(), irq.cause_ip());
+    EXPECT_TRUE(keys[i].has_delay_slot());
+    EXPECT_FALSE(keys[i].has_cat_record());
+    *keyed.mutable_interrupts(static_cast<int>(i)) = keys[i];
+  }
+  VerifyResult v = Check(c, keyed);
+  EXPECT_TRUE(v.identical) << v.report;
+  aes::Interrupt& flipped = *keyed.mutable_interrupts(2);
+  flipped.set_delay_slot(!flipped.delay_slot());
+  EXPECT_FALSE(Check(c, keyed).identical);
+}
+
 TEST(R4400Replay, HeaderIsTheMachines) {
   EXPECT_EQ(R4400Header(Default().x.ims), Default().capture.header);
 }
