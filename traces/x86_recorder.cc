@@ -51,115 +51,22 @@ const char* EventName(uint8_t vector, x86::Cpu::EventKind kind) {
   }
 }
 
-bool IsFpuCompare(Op op) {
-  switch (op) {
-    case Op::kFcom:
-    case Op::kFcomp:
-    case Op::kFcompp:
-    case Op::kFicom:
-    case Op::kFicomp:
-    case Op::kFucom:
-    case Op::kFucomp:
-    case Op::kFucompp:
-    case Op::kFtst:
-    case Op::kFxam:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// The x87 registers an instruction reads and writes, numbered relative to the top of the stack
-// as the instruction names them (ST(0) is the top before it runs; a load writes the new top),
-// and the status word for compares and FNSTSW.
+// The x87 registers an instruction reads and writes (ops.h, the table's x87 column), as trace
+// register numbers: relative to the top of the stack, as the instruction names them.
 void AddX87Operands(const x86::Instruction& in, Record& r) {
+  namespace e = x86::x87;
+  const uint16_t effects = x86::Facts(in.op).x87;
   const uint16_t st0 = kX86St0, sti = kX86St0 + (in.rm & 7), st1 = kX86St0 + 1;
-  const Op op = in.op;
-  if (IsFpuCompare(op)) {
-    r.AddRead(st0);
-    if (in.dst == Operand::kSti || in.src == Operand::kSti) r.AddRead(sti);
-    if (op == Op::kFcompp || op == Op::kFucompp) r.AddRead(st1);
-    r.AddWritten(kX86Fpsw);
-    return;
-  }
-  const bool memory = in.dst == Operand::kMem;
-  switch (op) {
-    case Op::kFld:
-    case Op::kFild:
-    case Op::kFbld:
-    case Op::kFld1:
-    case Op::kFldl2t:
-    case Op::kFldl2e:
-    case Op::kFldpi:
-    case Op::kFldlg2:
-    case Op::kFldln2:
-    case Op::kFldz:
-      if (!memory && (in.dst == Operand::kSti || in.src == Operand::kSti)) r.AddRead(sti);
-      r.AddWritten(st0);
-      return;
-    case Op::kFst:
-    case Op::kFstp:
-    case Op::kFist:
-    case Op::kFistp:
-    case Op::kFbstp:
-      r.AddRead(st0);
-      if (!memory) r.AddWritten(sti);
-      return;
-    case Op::kFxch:
-      r.AddRead(st0);
-      r.AddRead(sti);
-      r.AddWritten(st0);
-      r.AddWritten(sti);
-      return;
-    case Op::kFfree:
-    case Op::kFfreep:
-      r.AddWritten(sti);
-      return;
-    case Op::kFnstsw:
-      r.AddRead(kX86Fpsw);
-      return;
-    case Op::kFchs:
-    case Op::kFabs:
-    case Op::kFsqrt:
-    case Op::kFrndint:
-    case Op::kFsin:
-    case Op::kFcos:
-    case Op::kF2xm1:
-      r.AddRead(st0);
-      r.AddWritten(st0);
-      return;
-    case Op::kFptan:
-    case Op::kFsincos:
-    case Op::kFxtract:
-      r.AddRead(st0);
-      r.AddWritten(st0);
-      r.AddWritten(st1);
-      return;
-    case Op::kFprem:
-    case Op::kFprem1:
-    case Op::kFscale:
-      r.AddRead(st0);
-      r.AddRead(st1);
-      r.AddWritten(st0);
-      if (op != Op::kFscale) r.AddWritten(kX86Fpsw);
-      return;
-    case Op::kFyl2x:
-    case Op::kFyl2xp1:
-    case Op::kFpatan:
-      r.AddRead(st0);
-      r.AddRead(st1);
-      r.AddWritten(st1);
-      return;
-    default:
-      break;
-  }
-  // Arithmetic: FADD and the rest, with a memory operand, with ST(0) and ST(i) either way
-  // round, or the popping forms that write ST(i).
-  if ((op >= Op::kFadd && op <= Op::kFdivrp) || (op >= Op::kFiadd && op <= Op::kFidivr)) {
-    r.AddRead(st0);
-    if (!memory) r.AddRead(sti);
-    r.AddWritten(in.dst == Operand::kSti ? sti : st0);
-  }
+  const bool names_sti = in.dst == Operand::kSti || in.src == Operand::kSti;
+  if (effects & e::kReadsSt0) r.AddRead(st0);
+  if ((effects & e::kReadsSti) && names_sti) r.AddRead(sti);
+  if (effects & e::kReadsSt1) r.AddRead(st1);
+  if (effects & e::kReadsSw) r.AddRead(kX86Fpsw);
+  if (effects & e::kWritesSt0) r.AddWritten(st0);
+  if ((effects & e::kWritesSti) && names_sti) r.AddWritten(sti);
+  if (effects & e::kWritesDst) r.AddWritten(in.dst == Operand::kSti ? sti : st0);
+  if (effects & e::kWritesSt1) r.AddWritten(st1);
+  if (effects & e::kWritesSw) r.AddWritten(kX86Fpsw);
 }
 
 int64_t Immediate(const x86::Instruction& in) {

@@ -12,8 +12,10 @@ using O = Operand;
 // ---- facts ----
 
 constexpr OpFacts kFacts[] = {
-#define CITCAT_X86_OP_FACTS(name, mnem, flow, attrs, gr, gw, fr, fw, fu) \
-  {mnem, Flow::flow, static_cast<uint16_t>(attrs), gr, gw, fr, fw, fu},
+#define CITCAT_X86_OP_FACTS(name, mnem, flow, attrs, gr, gw, fr, fw, fu, ...) \
+  {mnem, Flow::flow, static_cast<uint16_t>(attrs),                            \
+   gr,   gw,         fr,                                                      \
+   fw,   fu,         static_cast<uint16_t>(0 __VA_OPT__(| (__VA_ARGS__)))},
     CITCAT_X86_OPS(CITCAT_X86_OP_FACTS)
 #undef CITCAT_X86_OP_FACTS
 };

@@ -64,6 +64,17 @@ inline constexpr uint16_t kNoWait = 1 << 12;     // x87 control op that does not
 inline constexpr uint16_t kRW = kDstR | kDstW;
 }  // namespace attr
 
+// What an x87 operation reads and writes of the register stack and the status word, numbered
+// as the instruction names them (ST(0) the top before it runs; a load writes the new top). ST(i)
+// is the register a form names, where it names one (not its memory forms).
+namespace x87 {
+inline constexpr uint16_t kReadsSt0 = 1 << 0, kReadsSti = 1 << 1, kReadsSt1 = 1 << 2,
+                          kReadsSw = 1 << 3, kWritesSt0 = 1 << 4, kWritesSti = 1 << 5,
+                          kWritesSt1 = 1 << 6, kWritesSw = 1 << 7;
+// The destination: ST(i) where the form names it as its first operand, else ST(0).
+inline constexpr uint16_t kWritesDst = 1 << 8;
+}  // namespace x87
+
 // Implicit general-register masks used by the table.
 namespace imp {
 inline constexpr uint8_t kA = 1 << kEax, kC = 1 << kEcx, kD = 1 << kEdx, kB = 1 << kEbx,
@@ -72,10 +83,11 @@ inline constexpr uint8_t kAll = 0xFF;
 }  // namespace imp
 
 // The table: X(Name, "mnemonic", Flow, attributes, implicit GPRs read, implicit GPRs written,
-// flags read, flags written, flags left undefined). Mnemonics are Intel's (Capstone's where the
-// two agree); one operation may have several encodings (ADD has six). Implicit registers are
-// those of the widest form: the decoder drops EDX for byte MUL/DIV, adds ECX for REP, ...
-// Undefined flags are also listed as written: the core sets them to values it documents.
+// flags read, flags written, flags left undefined[, x87 registers read and written]). Mnemonics are
+// Intel's (Capstone's where the two agree); one operation may have several encodings (ADD has six).
+// Implicit registers are those of the widest form: the decoder drops EDX for byte MUL/DIV, adds ECX
+// for REP, ... Undefined flags are also listed as written: the core sets them to values it
+// documents.
 // clang-format off
 #define CITCAT_X86_OPS(X) \
   X(Invalid,  "(bad)",   kNone,    0, 0, 0, 0, 0, 0) \
@@ -215,78 +227,78 @@ inline constexpr uint8_t kAll = 0xFF;
   X(Invd,     "invd",    kNone,    attr::kPrivileged, 0, 0, 0, 0, 0) \
   X(Wbinvd,   "wbinvd",  kNone,    attr::kPrivileged, 0, 0, 0, 0, 0) \
   /* x87 (ESC D8-DF); the FPU piece owns their semantics */ \
-  X(Fadd,     "fadd",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fmul,     "fmul",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fcom,     "fcom",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fcomp,    "fcomp",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fsub,     "fsub",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fsubr,    "fsubr",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fdiv,     "fdiv",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fdivr,    "fdivr",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Faddp,    "faddp",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fmulp,    "fmulp",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fcompp,   "fcompp",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fsubp,    "fsubp",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fsubrp,   "fsubrp",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fdivp,    "fdivp",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fdivrp,   "fdivrp",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fiadd,    "fiadd",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fimul,    "fimul",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Ficom,    "ficom",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Ficomp,   "ficomp",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fisub,    "fisub",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fisubr,   "fisubr",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fidiv,    "fidiv",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fidivr,   "fidivr",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fld,      "fld",     kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fst,      "fst",     kNone,    attr::kFpu | attr::kDstW, 0, 0, 0, 0, 0) \
-  X(Fstp,     "fstp",    kNone,    attr::kFpu | attr::kDstW, 0, 0, 0, 0, 0) \
-  X(Fild,     "fild",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fist,     "fist",    kNone,    attr::kFpu | attr::kDstW, 0, 0, 0, 0, 0) \
-  X(Fistp,    "fistp",   kNone,    attr::kFpu | attr::kDstW, 0, 0, 0, 0, 0) \
-  X(Fbld,     "fbld",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fbstp,    "fbstp",   kNone,    attr::kFpu | attr::kDstW, 0, 0, 0, 0, 0) \
-  X(Fxch,     "fxch",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fucom,    "fucom",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fucomp,   "fucomp",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fucompp,  "fucompp", kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Ffree,    "ffree",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Ffreep,   "ffreep",  kNone,    attr::kFpu, 0, 0, 0, 0, 0)                          /* undocumented DF C0+i */ \
+  X(Fadd,     "fadd",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fmul,     "fmul",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fcom,     "fcom",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesSw) \
+  X(Fcomp,    "fcomp",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesSw) \
+  X(Fsub,     "fsub",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fsubr,    "fsubr",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fdiv,     "fdiv",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fdivr,    "fdivr",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Faddp,    "faddp",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fmulp,    "fmulp",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fcompp,   "fcompp",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kReadsSt1 | x87::kWritesSw) \
+  X(Fsubp,    "fsubp",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fsubrp,   "fsubrp",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fdivp,    "fdivp",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fdivrp,   "fdivrp",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fiadd,    "fiadd",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fimul,    "fimul",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Ficom,    "ficom",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesSw) \
+  X(Ficomp,   "ficomp",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesSw) \
+  X(Fisub,    "fisub",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fisubr,   "fisubr",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fidiv,    "fidiv",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fidivr,   "fidivr",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesDst) \
+  X(Fld,      "fld",     kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSti | x87::kWritesSt0) \
+  X(Fst,      "fst",     kNone,    attr::kFpu | attr::kDstW, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSti) \
+  X(Fstp,     "fstp",    kNone,    attr::kFpu | attr::kDstW, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSti) \
+  X(Fild,     "fild",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSti | x87::kWritesSt0) \
+  X(Fist,     "fist",    kNone,    attr::kFpu | attr::kDstW, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSti) \
+  X(Fistp,    "fistp",   kNone,    attr::kFpu | attr::kDstW, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSti) \
+  X(Fbld,     "fbld",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSti | x87::kWritesSt0) \
+  X(Fbstp,    "fbstp",   kNone,    attr::kFpu | attr::kDstW, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSti) \
+  X(Fxch,     "fxch",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesSt0 | x87::kWritesSti) \
+  X(Fucom,    "fucom",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesSw) \
+  X(Fucomp,   "fucomp",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesSw) \
+  X(Fucompp,  "fucompp", kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kReadsSt1 | x87::kWritesSw) \
+  X(Ffree,    "ffree",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kWritesSti) \
+  X(Ffreep,   "ffreep",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kWritesSti)                          /* undocumented DF C0+i */ \
   X(Fnop,     "fnop",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fchs,     "fchs",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fabs,     "fabs",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Ftst,     "ftst",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fxam,     "fxam",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fld1,     "fld1",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fldl2t,   "fldl2t",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fldl2e,   "fldl2e",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fldpi,    "fldpi",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fldlg2,   "fldlg2",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fldln2,   "fldln2",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fldz,     "fldz",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(F2xm1,    "f2xm1",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fyl2x,    "fyl2x",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fptan,    "fptan",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fpatan,   "fpatan",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fxtract,  "fxtract", kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fprem1,   "fprem1",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
+  X(Fchs,     "fchs",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSt0) \
+  X(Fabs,     "fabs",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSt0) \
+  X(Ftst,     "ftst",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesSw) \
+  X(Fxam,     "fxam",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSti | x87::kWritesSw) \
+  X(Fld1,     "fld1",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSti | x87::kWritesSt0) \
+  X(Fldl2t,   "fldl2t",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSti | x87::kWritesSt0) \
+  X(Fldl2e,   "fldl2e",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSti | x87::kWritesSt0) \
+  X(Fldpi,    "fldpi",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSti | x87::kWritesSt0) \
+  X(Fldlg2,   "fldlg2",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSti | x87::kWritesSt0) \
+  X(Fldln2,   "fldln2",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSti | x87::kWritesSt0) \
+  X(Fldz,     "fldz",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSti | x87::kWritesSt0) \
+  X(F2xm1,    "f2xm1",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSt0) \
+  X(Fyl2x,    "fyl2x",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSt1 | x87::kWritesSt1) \
+  X(Fptan,    "fptan",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSt0 | x87::kWritesSt1) \
+  X(Fpatan,   "fpatan",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSt1 | x87::kWritesSt1) \
+  X(Fxtract,  "fxtract", kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSt0 | x87::kWritesSt1) \
+  X(Fprem1,   "fprem1",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSt1 | x87::kWritesSt0 | x87::kWritesSw) \
   X(Fdecstp,  "fdecstp", kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
   X(Fincstp,  "fincstp", kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fprem,    "fprem",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fyl2xp1,  "fyl2xp1", kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fsqrt,    "fsqrt",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fsincos,  "fsincos", kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Frndint,  "frndint", kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fscale,   "fscale",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fsin,     "fsin",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
-  X(Fcos,     "fcos",    kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
+  X(Fprem,    "fprem",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSt1 | x87::kWritesSt0 | x87::kWritesSw) \
+  X(Fyl2xp1,  "fyl2xp1", kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSt1 | x87::kWritesSt1) \
+  X(Fsqrt,    "fsqrt",   kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSt0) \
+  X(Fsincos,  "fsincos", kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSt0 | x87::kWritesSt1) \
+  X(Frndint,  "frndint", kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSt0) \
+  X(Fscale,   "fscale",  kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kReadsSt1 | x87::kWritesSt0) \
+  X(Fsin,     "fsin",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSt0) \
+  X(Fcos,     "fcos",    kNone,    attr::kFpu, 0, 0, 0, 0, 0, x87::kReadsSt0 | x87::kWritesSt0) \
   X(Fldenv,   "fldenv",  kNone,    attr::kFpu | attr::kNoWait, 0, 0, 0, 0, 0) \
   X(Fldcw,    "fldcw",   kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
   X(Fnstenv,  "fnstenv", kNone,    attr::kFpu | attr::kDstW | attr::kNoWait, 0, 0, 0, 0, 0) \
   X(Fnstcw,   "fnstcw",  kNone,    attr::kFpu | attr::kDstW | attr::kNoWait, 0, 0, 0, 0, 0) \
   X(Frstor,   "frstor",  kNone,    attr::kFpu, 0, 0, 0, 0, 0) \
   X(Fnsave,   "fnsave",  kNone,    attr::kFpu | attr::kDstW | attr::kNoWait, 0, 0, 0, 0, 0) \
-  X(Fnstsw,   "fnstsw",  kNone,    attr::kFpu | attr::kDstW | attr::kNoWait, 0, 0, 0, 0, 0) \
+  X(Fnstsw,   "fnstsw",  kNone,    attr::kFpu | attr::kDstW | attr::kNoWait, 0, 0, 0, 0, 0, x87::kReadsSw) \
   X(Fnclex,   "fnclex",  kNone,    attr::kFpu | attr::kNoWait, 0, 0, 0, 0, 0) \
   X(Fninit,   "fninit",  kNone,    attr::kFpu | attr::kNoWait, 0, 0, 0, 0, 0)
 // clang-format on
@@ -307,6 +319,7 @@ struct OpFacts {
   uint32_t flags_read;  // EFLAGS bits read (Jcc/SETcc: see FlagsRead in decoder.h)
   uint32_t flags_written;
   uint32_t flags_undefined;  // subset of flags_written whose value the manual leaves undefined
+  uint16_t x87;              // x87::k*: the register stack and status word read and written
 };
 
 // The facts of one operation (constant, from the table above).
