@@ -133,9 +133,6 @@ struct X86Recorder::Form {
   bool valid = false;
   Record record;
   Flow flow = Flow::kNone;
-  uint8_t opcode = 0;
-  uint8_t cond = 0;
-  uint8_t addrsize = 4;
   bool dynamic_target = false;  // known after it ran (indirect, far, return, INT, IRET)
   bool x87_memory = false;      // its operand comes in 4-byte pieces
 };
@@ -167,9 +164,6 @@ void X86Recorder::Build(Form& f, const x86::Segment& cs, uint32_t eip, const x86
   f.code32 = cs.big;
   f.valid = true;
   f.flow = in.flow;
-  f.opcode = in.opcode;
-  f.cond = in.cond;
-  f.addrsize = in.addrsize;
   f.x87_memory = (x86::Facts(in.op).attrs & x86::attr::kFpu) && in.dst == Operand::kMem;
   Record& r = f.record;
   r.form = ++forms_built_;
@@ -206,28 +200,9 @@ void X86Recorder::OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruct
   r.privilege = static_cast<uint8_t>(cpu.cpl());
   r.mode = ModeOfRing(r.privilege);
   r.accesses.clear();
-  // Conditions on the state before: what the instruction itself tests.
-  if (f.flow == Flow::kJcc) {
-    r.taken = cpu.Condition(f.cond);
-  } else if (f.flow == Flow::kLoop) {
-    const uint32_t count = cpu.reg(x86::kEcx) & (f.addrsize == 2 ? 0xFFFFu : ~0u);
-    const bool zf = cpu.eflags() & x86::flag::kZF;
-    switch (f.opcode) {
-      case 0xE0:  // LOOPNE
-        r.taken = count != 1 && !zf;
-        break;
-      case 0xE1:  // LOOPE
-        r.taken = count != 1 && zf;
-        break;
-      case 0xE2:  // LOOP
-        r.taken = count != 1;
-        break;
-      default:  // JCXZ, JECXZ
-        r.taken = count == 0;
-        break;
-    }
-  } else if (f.flow == Flow::kInt) {
-    r.taken = f.opcode != 0xCE || (cpu.eflags() & x86::flag::kOF);  // INTO: on OF
+  // What the instruction itself tests, on the state before it: the core says.
+  if (f.flow == Flow::kJcc || f.flow == Flow::kLoop || f.flow == Flow::kInt) {
+    r.taken = cpu.BranchTaken(in);
   }
   if (next_before_.present) {
     r.taken_before = std::move(next_before_);

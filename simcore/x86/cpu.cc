@@ -796,19 +796,8 @@ bool Cpu::Execute(const Instruction& in) {
     case Op::kLoope:
     case Op::kLoopne:
     case Op::kJcxz: {
-      const int count_size = in.addrsize;
-      uint32_t count = ReadReg(kEcx, count_size);
-      bool taken;
-      if (in.op == Op::kJcxz) {
-        taken = count == 0;
-      } else {
-        count = (count - 1) & SizeMask(count_size);
-        taken = count != 0;
-        if (in.op == Op::kLoope) taken = taken && (eflags_ & flag::kZF);
-        if (in.op == Op::kLoopne) taken = taken && !(eflags_ & flag::kZF);
-      }
-      if (!branch(taken, next_eip_ + in.imm)) return false;  // ECX as it was
-      if (in.op != Op::kJcxz) WriteReg(kEcx, count_size, count);
+      if (!branch(BranchTaken(in), next_eip_ + in.imm)) return false;  // ECX as it was
+      if (in.op != Op::kJcxz) WriteReg(kEcx, in.addrsize, ReadReg(kEcx, in.addrsize) - 1);
       return true;
     }
     case Op::kBt:
@@ -984,7 +973,7 @@ bool Cpu::Execute(const Instruction& in) {
       if (!V86Iopl()) return false;  // INT n, unlike INT3 and INTO
       return Trap(static_cast<uint8_t>(in.imm));
     case Op::kInto:
-      if (eflags_ & flag::kOF) return Trap(kVecOverflow);
+      if (BranchTaken(in)) return Trap(kVecOverflow);
       return true;
     case Op::kInt1:  // ICEBP: a debug trap after it, as a hardware one (no gate DPL check)
       return Trap(kVecDebug, /*software=*/false);

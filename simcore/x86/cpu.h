@@ -208,6 +208,9 @@ class Cpu {
   void set_instruction_observer(InstructionObserver* observer) { observer_ = observer; }
   // Whether condition code `cond` (Jcc's tttn) holds on the current flags.
   bool Condition(uint8_t cond) const { return x86::Condition(eflags_, cond); }
+  // Whether `in`, about to run, transfers control: the condition of Jcc, LOOPcc, JCXZ and INTO on
+  // the state before it; true for every other branch.
+  bool BranchTaken(const Instruction& in) const;
   const Exception& exception() const { return exception_; }
   void ClearException() { exception_ = {}; }
 
@@ -697,6 +700,27 @@ inline void ToLittleEndian(uint32_t value, uint8_t* bytes, int size) {
     gpr_[r] = (gpr_[r] & ~0xFFu) | (value & 0xFF);
   } else {
     gpr_[r - 4] = (gpr_[r - 4] & ~0xFF00u) | (value & 0xFF) << 8;
+  }
+}
+
+inline bool Cpu::BranchTaken(const Instruction& in) const {
+  switch (in.op) {
+    case Op::kJcc:
+      return Condition(in.cond);
+    case Op::kJcxz:
+      return ReadReg(kEcx, in.addrsize) == 0;
+    case Op::kLoop:
+    case Op::kLoope:
+    case Op::kLoopne: {
+      const bool more = ReadReg(kEcx, in.addrsize) != 1;  // the count after the decrement != 0
+      if (in.op == Op::kLoope) return more && (eflags_ & flag::kZF);
+      if (in.op == Op::kLoopne) return more && !(eflags_ & flag::kZF);
+      return more;
+    }
+    case Op::kInto:
+      return eflags_ & flag::kOF;
+    default:
+      return true;
   }
 }
 

@@ -1,0 +1,95 @@
+// The i486 recorder's branch outcomes come from the core (Cpu::BranchTaken): LOOP, LOOPNE, JCXZ
+// and INTO, taken and not, recorded as the core runs them.
+#include "traces/x86_recorder.h"
+
+#include <cstdint>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "simcore/x86/cpu.h"
+#include "tests/simcore/pc_bus.h"
+
+namespace citcat::traces {
+namespace {
+
+class Collect final : public TraceSink {
+ public:
+  absl::Status Consume(const Record& record) override {
+    records.push_back(record);
+    return absl::OkStatus();
+  }
+  std::vector<Record> records;
+};
+
+class Forward final : public x86::Cpu::InstructionObserver {
+ public:
+  explicit Forward(X86Recorder& r) : r_(r) {}
+  void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,
+                     std::span<const uint8_t> bytes) override {
+    r_.OnInstruction(cpu, eip, in, bytes);
+  }
+  void OnAccess(x86::Cpu&, uint32_t linear, int size, bool write, uint32_t value) override {
+    r_.OnAccess(linear, size, write, value);
+  }
+  void OnEvent(x86::Cpu& cpu, uint8_t vector, x86::Cpu::EventKind kind) override {
+    r_.OnEvent(cpu, vector, kind);
+  }
+
+ private:
+  X86Recorder& r_;
+};
+
+TEST(X86Recorder, ConditionalBranchesAreTakenAsTheCoreTakesThem) {
+  // Real mode, code at 1000:0000; vector 4 (INTO) to 0000:0500, a HLT.
+  const std::vector<uint8_t> code = {
+      0xB9, 0x03, 0x00,  // 00 mov cx, 3
+      0xE2, 0xFE,        // 03 loop 03: taken, taken, not taken
+      0xE3, 0x00,        // 05 jcxz 07: taken (CX = 0)
+      0x41,              // 07 inc cx
+      0xE3, 0x00,        // 08 jcxz 0A: not taken
+      0x41,              // 0A inc cx (CX = 2)
+      0x39, 0xC0,        // 0B cmp ax, ax: ZF = 1
+      0xE0, 0x00,        // 0D loopne 0F: not taken (ZF), CX = 1
+      0xCE,              // 0F into: not taken (OF = 0)
+      0xB0, 0x7F,        // 10 mov al, 7Fh
+      0x04, 0x01,        // 12 add al, 1: OF = 1
+      0xCE,              // 14 into: taken, to the handler
+  };
+  x86::testing::PcBus bus;
+  bus.Poke(0x10000, code);
+  bus.Poke(0x500, {0xF4});
+  bus.Poke(4 * 4, {0x00, 0x05, 0x00, 0x00});
+  x86::Cpu cpu(bus);
+  cpu.SetReal(0x1000, 0x1000, 0x2000);
+  cpu.set_idtr({0, 0x3FF, 0});
+  cpu.set_eip(0);
+  cpu.set_reg(x86::kEsp, 0x100);
+  cpu.set_deliver_interrupts(true);
+  Collect sink;
+  X86Recorder recorder(sink);
+  Forward forward(recorder);
+  cpu.set_instruction_observer(&forward);
+  cpu.Run(16);
+  recorder.Flush(cpu);
+  ASSERT_TRUE(recorder.status().ok());
+
+  struct Branch {
+    uint64_t pc;
+    bool taken;
+  };
+  std::vector<Branch> got;
+  for (const Record& r : sink.records) {
+    if (r.branch != BranchKind::kNone) got.push_back({r.pc - 0x10000, r.taken});
+  }
+  const std::vector<Branch> want = {{0x03, true},  {0x03, true},  {0x03, false}, {0x05, true},
+                                    {0x08, false}, {0x0D, false}, {0x0F, false}, {0x14, true}};
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(got[i].pc, want[i].pc) << "branch " << i;
+    EXPECT_EQ(got[i].taken, want[i].taken) << "branch " << i << " at " << want[i].pc;
+  }
+  EXPECT_EQ(cpu.segment(x86::kCs).base + cpu.eip(), 0x501u);  // halted in the INTO handler
+}
+
+}  // namespace
+}  // namespace citcat::traces
