@@ -27,45 +27,6 @@ Mode ModeOf(uint8_t privilege) {
   return privilege == 1 ? Mode::kSupervisor : privilege == 2 ? Mode::kUser : Mode::kKernel;
 }
 
-// The branch outcome from the registers before the branch executes.
-bool Taken(Op op, mips::Cpu& cpu, uint32_t word) {
-  const int64_t rs = static_cast<int64_t>(cpu.gpr(mips::Rs(word)));
-  const int64_t rt = static_cast<int64_t>(cpu.gpr(mips::Rt(word)));
-  const bool fcc = (cpu.fpu().fcsr() >> 23) & 1;
-  switch (op) {
-    case Op::kBeq:
-    case Op::kBeql:
-      return rs == rt;
-    case Op::kBne:
-    case Op::kBnel:
-      return rs != rt;
-    case Op::kBlez:
-    case Op::kBlezl:
-      return rs <= 0;
-    case Op::kBgtz:
-    case Op::kBgtzl:
-      return rs > 0;
-    case Op::kBltz:
-    case Op::kBltzl:
-    case Op::kBltzal:
-    case Op::kBltzall:
-      return rs < 0;
-    case Op::kBgez:
-    case Op::kBgezl:
-    case Op::kBgezal:
-    case Op::kBgezall:
-      return rs >= 0;
-    case Op::kBc1f:
-    case Op::kBc1fl:
-      return !fcc;
-    case Op::kBc1t:
-    case Op::kBc1tl:
-      return fcc;
-    default:
-      return true;
-  }
-}
-
 // FP registers and the condition bit, which the decoder's GPR sets leave out.
 void AddFpuOperands(Op op, uint32_t w, Record& r) {
   const uint16_t ft = kMipsFpr0 + mips::Rt(w), fs = kMipsFpr0 + mips::Rd(w);
@@ -188,7 +149,7 @@ void StartAccess(mips::Cpu& cpu, const MipsRecorder::Form& f, MemoryAccess& a) {
 void SetOutcome(mips::Cpu& cpu, const MipsRecorder::Form& f, Record& r) {
   switch (f.flow) {
     case mips::Flow::kBranch:
-      r.taken = Taken(f.op, cpu, f.word);
+      r.taken = cpu.BranchTaken(f.op, f.word);
       break;
     case mips::Flow::kJumpRegister:
       r.target = cpu.gpr(f.rs);

@@ -167,6 +167,23 @@ class InstructionObserver {
   virtual void OnInstruction(Cpu& cpu, uint64_t pc, uint32_t word) = 0;
 };
 
+// The condition a branch tests, on the values before it runs: GPRs rs and rt and the FP condition
+// bit (true for a jump). The interpreter's branches and Cpu::BranchTaken both ask it.
+template <Op kOp>
+constexpr bool BranchCondition(uint64_t rs, uint64_t rt, bool fcc) {
+  const auto is = [](auto... ops) { return ((kOp == ops) || ...); };
+  const int64_t s = static_cast<int64_t>(rs);
+  if constexpr (is(Op::kBeq, Op::kBeql)) return rs == rt;
+  if constexpr (is(Op::kBne, Op::kBnel)) return rs != rt;
+  if constexpr (is(Op::kBlez, Op::kBlezl)) return s <= 0;
+  if constexpr (is(Op::kBgtz, Op::kBgtzl)) return s > 0;
+  if constexpr (is(Op::kBltz, Op::kBltzl, Op::kBltzal, Op::kBltzall)) return s < 0;
+  if constexpr (is(Op::kBgez, Op::kBgezl, Op::kBgezal, Op::kBgezall)) return s >= 0;
+  if constexpr (is(Op::kBc1f, Op::kBc1fl)) return !fcc;
+  if constexpr (is(Op::kBc1t, Op::kBc1tl)) return fcc;
+  return true;
+}
+
 // Notified of every exception entry (not a hot path).
 class ExceptionObserver {
  public:
@@ -220,6 +237,8 @@ class Cpu {
   // machine state saved at that boundary).
   void SetPcInDelaySlot(uint64_t slot, uint64_t target);
   uint64_t gpr(int i) const { return gpr_[i & 31]; }
+  // Whether the branch `word` (decoded as `op`), about to run, is taken (true for a jump).
+  bool BranchTaken(Op op, uint32_t word) const;
   void set_gpr(int i, uint64_t v) {
     if (i & 31) gpr_[i & 31] = v;
   }
@@ -621,6 +640,39 @@ class Cpu {
   Cp0Hooks* hooks_ = nullptr;
   ExceptionObserver* observer_ = nullptr;
 };
+
+inline bool Cpu::BranchTaken(Op op, uint32_t word) const {
+  const uint64_t rs = gpr(Rs(word)), rt = gpr(Rt(word));
+  const bool fcc = fpu_.condition();
+  switch (op) {
+#define CITCAT_MIPS_BRANCH_CONDITION(name) \
+  case Op::k##name:                        \
+    return BranchCondition<Op::k##name>(rs, rt, fcc);
+    CITCAT_MIPS_BRANCH_CONDITION(Beq)
+    CITCAT_MIPS_BRANCH_CONDITION(Beql)
+    CITCAT_MIPS_BRANCH_CONDITION(Bne)
+    CITCAT_MIPS_BRANCH_CONDITION(Bnel)
+    CITCAT_MIPS_BRANCH_CONDITION(Blez)
+    CITCAT_MIPS_BRANCH_CONDITION(Blezl)
+    CITCAT_MIPS_BRANCH_CONDITION(Bgtz)
+    CITCAT_MIPS_BRANCH_CONDITION(Bgtzl)
+    CITCAT_MIPS_BRANCH_CONDITION(Bltz)
+    CITCAT_MIPS_BRANCH_CONDITION(Bltzl)
+    CITCAT_MIPS_BRANCH_CONDITION(Bltzal)
+    CITCAT_MIPS_BRANCH_CONDITION(Bltzall)
+    CITCAT_MIPS_BRANCH_CONDITION(Bgez)
+    CITCAT_MIPS_BRANCH_CONDITION(Bgezl)
+    CITCAT_MIPS_BRANCH_CONDITION(Bgezal)
+    CITCAT_MIPS_BRANCH_CONDITION(Bgezall)
+    CITCAT_MIPS_BRANCH_CONDITION(Bc1f)
+    CITCAT_MIPS_BRANCH_CONDITION(Bc1fl)
+    CITCAT_MIPS_BRANCH_CONDITION(Bc1t)
+    CITCAT_MIPS_BRANCH_CONDITION(Bc1tl)
+#undef CITCAT_MIPS_BRANCH_CONDITION
+    default:
+      return true;
+  }
+}
 
 }  // namespace citcat::mips
 

@@ -55,6 +55,10 @@ struct Exec {
     }
   }
   static void Link(Cpu& c) { c.gpr_[31] = c.pc_ + 8; }
+  template <Op kOp>
+  static bool Taken(Cpu& c, const Inst& i) {
+    return BranchCondition<kOp>(Rs(c, i), Rt(c, i), c.fpu_.condition());
+  }
   static void Trap(Cpu& c, bool cond) {
     if (cond) c.Exception(kExcTr);
   }
@@ -246,10 +250,10 @@ struct Exec {
   }
 
   // ---- REGIMM ----
-  static void Bltz(Cpu& c, const Inst& i) { Branch(c, i, I64(Rs(c, i)) < 0); }
-  static void Bgez(Cpu& c, const Inst& i) { Branch(c, i, I64(Rs(c, i)) >= 0); }
-  static void Bltzl(Cpu& c, const Inst& i) { BranchLikely(c, i, I64(Rs(c, i)) < 0); }
-  static void Bgezl(Cpu& c, const Inst& i) { BranchLikely(c, i, I64(Rs(c, i)) >= 0); }
+  static void Bltz(Cpu& c, const Inst& i) { Branch(c, i, Taken<Op::kBltz>(c, i)); }
+  static void Bgez(Cpu& c, const Inst& i) { Branch(c, i, Taken<Op::kBgez>(c, i)); }
+  static void Bltzl(Cpu& c, const Inst& i) { BranchLikely(c, i, Taken<Op::kBltzl>(c, i)); }
+  static void Bgezl(Cpu& c, const Inst& i) { BranchLikely(c, i, Taken<Op::kBgezl>(c, i)); }
   static void Tgei(Cpu& c, const Inst& i) { Trap(c, I64(Rs(c, i)) >= i.imm); }
   static void Tgeiu(Cpu& c, const Inst& i) {
     Trap(c, Rs(c, i) >= static_cast<uint64_t>(int64_t{i.imm}));
@@ -261,22 +265,22 @@ struct Exec {
   static void Teqi(Cpu& c, const Inst& i) { Trap(c, I64(Rs(c, i)) == i.imm); }
   static void Tnei(Cpu& c, const Inst& i) { Trap(c, I64(Rs(c, i)) != i.imm); }
   static void Bltzal(Cpu& c, const Inst& i) {
-    const bool taken = I64(Rs(c, i)) < 0;
+    const bool taken = Taken<Op::kBltzal>(c, i);
     Link(c);
     Branch(c, i, taken);
   }
   static void Bgezal(Cpu& c, const Inst& i) {
-    const bool taken = I64(Rs(c, i)) >= 0;
+    const bool taken = Taken<Op::kBgezal>(c, i);
     Link(c);
     Branch(c, i, taken);
   }
   static void Bltzall(Cpu& c, const Inst& i) {
-    const bool taken = I64(Rs(c, i)) < 0;
+    const bool taken = Taken<Op::kBltzall>(c, i);
     Link(c);
     BranchLikely(c, i, taken);
   }
   static void Bgezall(Cpu& c, const Inst& i) {
-    const bool taken = I64(Rs(c, i)) >= 0;
+    const bool taken = Taken<Op::kBgezall>(c, i);
     Link(c);
     BranchLikely(c, i, taken);
   }
@@ -289,14 +293,14 @@ struct Exec {
     Link(c);
     J(c, i);
   }
-  static void Beq(Cpu& c, const Inst& i) { Branch(c, i, Rs(c, i) == Rt(c, i)); }
-  static void Bne(Cpu& c, const Inst& i) { Branch(c, i, Rs(c, i) != Rt(c, i)); }
-  static void Blez(Cpu& c, const Inst& i) { Branch(c, i, I64(Rs(c, i)) <= 0); }
-  static void Bgtz(Cpu& c, const Inst& i) { Branch(c, i, I64(Rs(c, i)) > 0); }
-  static void Beql(Cpu& c, const Inst& i) { BranchLikely(c, i, Rs(c, i) == Rt(c, i)); }
-  static void Bnel(Cpu& c, const Inst& i) { BranchLikely(c, i, Rs(c, i) != Rt(c, i)); }
-  static void Blezl(Cpu& c, const Inst& i) { BranchLikely(c, i, I64(Rs(c, i)) <= 0); }
-  static void Bgtzl(Cpu& c, const Inst& i) { BranchLikely(c, i, I64(Rs(c, i)) > 0); }
+  static void Beq(Cpu& c, const Inst& i) { Branch(c, i, Taken<Op::kBeq>(c, i)); }
+  static void Bne(Cpu& c, const Inst& i) { Branch(c, i, Taken<Op::kBne>(c, i)); }
+  static void Blez(Cpu& c, const Inst& i) { Branch(c, i, Taken<Op::kBlez>(c, i)); }
+  static void Bgtz(Cpu& c, const Inst& i) { Branch(c, i, Taken<Op::kBgtz>(c, i)); }
+  static void Beql(Cpu& c, const Inst& i) { BranchLikely(c, i, Taken<Op::kBeql>(c, i)); }
+  static void Bnel(Cpu& c, const Inst& i) { BranchLikely(c, i, Taken<Op::kBnel>(c, i)); }
+  static void Blezl(Cpu& c, const Inst& i) { BranchLikely(c, i, Taken<Op::kBlezl>(c, i)); }
+  static void Bgtzl(Cpu& c, const Inst& i) { BranchLikely(c, i, Taken<Op::kBgtzl>(c, i)); }
 
   // ---- immediates ----
   static void Addi(Cpu& c, const Inst& i) {
@@ -520,16 +524,16 @@ struct Exec {
       FpuOutcomeToException(c, c.fpu_.WriteControl(i.rd, static_cast<uint32_t>(Rt(c, i))));
   }
   static void Bc1f(Cpu& c, const Inst& i) {
-    if (NeedCop1(c)) Branch(c, i, !c.fpu_.condition());
+    if (NeedCop1(c)) Branch(c, i, Taken<Op::kBc1f>(c, i));
   }
   static void Bc1t(Cpu& c, const Inst& i) {
-    if (NeedCop1(c)) Branch(c, i, c.fpu_.condition());
+    if (NeedCop1(c)) Branch(c, i, Taken<Op::kBc1t>(c, i));
   }
   static void Bc1fl(Cpu& c, const Inst& i) {
-    if (NeedCop1(c)) BranchLikely(c, i, !c.fpu_.condition());
+    if (NeedCop1(c)) BranchLikely(c, i, Taken<Op::kBc1fl>(c, i));
   }
   static void Bc1tl(Cpu& c, const Inst& i) {
-    if (NeedCop1(c)) BranchLikely(c, i, c.fpu_.condition());
+    if (NeedCop1(c)) BranchLikely(c, i, Taken<Op::kBc1tl>(c, i));
   }
   static void Cop1Arith(Cpu& c, const Inst& i) {
     if (NeedCop1(c)) FpuOutcomeToException(c, c.fpu_.Execute(i.word));
