@@ -77,7 +77,9 @@ Engine::Engine(const ims::InitialMachineState& ims, const aes::Schedule& aes,
       ram_size_(ims.description().memory_bytes()),
       // calloc: the zero pages come from the OS on first touch, so memory the trace never
       // touches costs nothing.
-      ram_(static_cast<uint8_t*>(std::calloc(ram_size_, 1))) {}
+      ram_(static_cast<uint8_t*>(std::calloc(ram_size_, 1))) {
+  if (options.trace != nullptr) text_.emplace(*options.trace);
+}
 
 Engine::~Engine() = default;
 
@@ -379,29 +381,10 @@ const aes::RegisterRead* Engine::TakeRegisterRead(aes::RegisterRead::Register re
 // ---- the instruction trace ----
 
 void Engine::TraceInstruction(uint64_t index, uint64_t pc, std::span<const uint8_t> bytes) {
-  // "%12d %016x %s  %s\n" by hand: printf-style formatting would cost more than the replay.
-  static constexpr char kDigits[] = "0123456789abcdef";
-  char line[12 + 1 + 16 + 1];
-  char* p = line + 12;
-  uint64_t n = index;
-  do {
-    *--p = static_cast<char>('0' + n % 10);
-    n /= 10;
-  } while (n != 0 && p > line);
-  std::memset(line, ' ', p - line);
-  p = line + 12;
-  *p++ = ' ';
-  for (int shift = 60; shift >= 0; shift -= 4) *p++ = kDigits[(pc >> shift) & 15];
-  *p++ = ' ';
-  trace_buffer_.append(line, sizeof line);
-  for (uint8_t b : bytes) {
-    trace_buffer_ += kDigits[b >> 4];
-    trace_buffer_ += kDigits[b & 15];
+  if (absl::Status s = text_->Instruction(index, pc, bytes, core_->Disassemble(pc, bytes));
+      !s.ok()) {
+    Fail(s);
   }
-  trace_buffer_ += "  ";
-  trace_buffer_ += core_->Disassemble(pc, bytes);
-  trace_buffer_ += '\n';
-  if (trace_buffer_.size() >= (1 << 16)) FlushTrace();
 }
 
 // The instructions started since the ring last filled, for on_instructions.
@@ -413,16 +396,13 @@ void Engine::FlushInstructions() {
 }
 
 void Engine::TraceEvent(absl::string_view text) {
-  if (options_.trace == nullptr) return;
-  absl::StrAppend(&trace_buffer_, "             - ", text, "\n");
-  if (trace_buffer_.size() >= (1 << 16)) FlushTrace();
+  if (!text_) return;
+  if (absl::Status s = text_->Event(text); !s.ok()) Fail(s);
 }
 
 void Engine::FlushTrace() {
-  if (options_.trace == nullptr || trace_buffer_.empty()) return;
-  if (absl::Status s = options_.trace->Write(trace_buffer_); !s.ok()) Fail(s);
-  std::swap(trace_buffer_, trace_written_);
-  trace_buffer_.clear();
+  if (!text_) return;
+  if (absl::Status s = text_->Flush(); !s.ok()) Fail(s);
 }
 
 // ---- the bus ----
@@ -609,10 +589,10 @@ void Engine::ApplyDma(const aes::DmaTransfer& d) {
     std::memcpy(mem, bytes, n);
     core_->MemoryWritten(d.address(), n);
   } else if (std::memcmp(mem, bytes, n) != 0) {
-    Diverge(RecordOr(d.cat_record()), absl::StrCat("the device's DMA read at ", Hex(d.address()),
-                                                   " got ",
-                                         BytesHex(d.data()), ", the replayed memory holds ",
-                                         BytesHex(std::span<const uint8_t>(mem, n))));
+    Diverge(
+        RecordOr(d.cat_record()),
+        absl::StrCat("the device's DMA read at ", Hex(d.address()), " got ", BytesHex(d.data()),
+                     ", the replayed memory holds ", BytesHex(std::span<const uint8_t>(mem, n))));
     return;
   }
   cat::BusRecord r;

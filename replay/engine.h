@@ -26,6 +26,7 @@
 #include "replay/core_adapter.h"
 #include "replay/replay.h"
 #include "simcore/bus.h"
+#include "traces/plain_text.h"
 
 namespace citcat::replay {
 
@@ -223,8 +224,7 @@ class Engine final : public simcore::Bus {
 
   std::array<ExecutedInstruction, kRingSize> ring_{};
   uint64_t ring_count_ = 0;
-  // Filled while the other is written: options_.trace may still be writing it (ByteOutput).
-  std::string trace_buffer_, trace_written_;
+  std::optional<traces::PlainTextTrace> text_;  // into options_.trace, if any
 };
 
 }  // namespace citcat::replay
