@@ -11,7 +11,6 @@
 #include "absl/strings/str_format.h"
 #include "core_state/i486_state.h"
 #include "machine/i486/contract.h"
-#include "machine/i486/system.h"
 #include "replay/divergence.h"
 #include "replay/engine.h"
 #include "simcore/x86/cpu.h"
@@ -240,20 +239,6 @@ absl::StatusOr<std::unique_ptr<CoreAdapter>> MakeI486Adapter(const ims::InitialM
                                                              Engine& engine, bool observe) {
   if (absl::Status s = CheckIms(ims); !s.ok()) return s;
   return std::make_unique<I486Adapter>(engine, observe);
-}
-
-cat::CatHeader I486Header(const ims::InitialMachineState& ims) {
-  const ims::MachineDescription& d = ims.description();
-  std::vector<cat::AddressWindow> reserved;
-  for (const i486::ReservedArea& a : i486::kReservedAreas) {
-    reserved.push_back({std::string(a.name), cat::WindowKind::kMemoryMapped,
-                        i486::kReservedBase + a.offset, a.size});
-  }
-  const uint64_t rom_bytes = d.rom_bytes() != 0 ? d.rom_bytes() : machine::pc::kDefaultRomBytes;
-  cat::CatHeader h =
-      machine::pc::I486SystemHeader(d.memory_bytes(), rom_bytes, std::move(reserved), d.producer());
-  if (ims.start().from_reset()) machine::pc::MakeFromResetHeader(h, rom_bytes);
-  return h;
 }
 
 }  // namespace citcat::replay

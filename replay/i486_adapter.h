@@ -16,11 +16,6 @@ namespace citcat::replay {
 absl::StatusOr<std::unique_ptr<CoreAdapter>> MakeI486Adapter(const ims::InitialMachineState& ims,
                                                              Engine& engine, bool observe);
 
-// The CAT header the traced i486 PC writes, rebuilt from the IMS: memory size, boot ROM size
-// and producer, plus the system's fixed cache, devices and reserved areas
-// (docs/machines/i486-system.md).
-cat::CatHeader I486Header(const ims::InitialMachineState& ims);
-
 }  // namespace citcat::replay
 
 #endif  // CITCAT_REPLAY_I486_ADAPTER_H_

@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core_state/r4400_state.h"
-#include "machine/r4400/system.h"
 #include "replay/divergence.h"
 #include "replay/engine.h"
 #include "simcore/mips/cpu.h"
@@ -347,24 +346,6 @@ absl::StatusOr<std::unique_ptr<CoreAdapter>> MakeR4400Adapter(const ims::Initial
   absl::StatusOr<mips::CpuConfig> config = Config(ims);
   if (!config.ok()) return config.status();
   return std::make_unique<R4400Adapter>(engine, observe, *config);
-}
-
-cat::CatHeader R4400Header(const ims::InitialMachineState& ims) {
-  const ims::MachineDescription& d = ims.description();
-  std::vector<cat::CacheGeometry> caches;
-  for (const ims::Cache& c : d.caches()) {
-    caches.push_back(
-        {static_cast<uint8_t>(c.level()), static_cast<cat::CacheType>(c.type()),
-         static_cast<uint8_t>(c.ways()),
-         c.write_through() ? cat::WritePolicy::kWriteThrough : cat::WritePolicy::kWriteBack,
-         c.size_bytes(), c.line_bytes()});
-  }
-  cat::CatHeader h = machine::R4400SystemHeader(d.memory_bytes(), std::move(caches), d.producer());
-  h.byte_order =
-      d.byte_order() == ims::BYTE_ORDER_BIG ? cat::ByteOrder::kBig : cat::ByteOrder::kLittle;
-  if (d.rom_bytes() != 0) h.roms = {{d.rom_base(), d.rom_bytes()}};
-  h.from_reset = ims.start().from_reset();
-  return h;
 }
 
 }  // namespace citcat::replay

@@ -15,11 +15,6 @@ namespace citcat::replay {
 absl::StatusOr<std::unique_ptr<CoreAdapter>> MakeR4400Adapter(const ims::InitialMachineState& ims,
                                                               Engine& engine, bool observe);
 
-// The CAT header the traced R4400 system writes, rebuilt from the IMS: the machine description
-// it carries plus the system's fixed device windows and reserved areas
-// (docs/machines/r4400-system.md).
-cat::CatHeader R4400Header(const ims::InitialMachineState& ims);
-
 }  // namespace citcat::replay
 
 #endif  // CITCAT_REPLAY_R4400_ADAPTER_H_

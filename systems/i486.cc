@@ -524,6 +524,22 @@ bool PowersOff(const cat::CatHeader&, const cat::BusRecord& last) {
          last.address == machine::pc::kClockPowerOff;
 }
 
+// The CAT header the traced machine writes, rebuilt from the IMS (docs/machines/i486-system.md):
+// what its description carries plus the system's fixed map.
+cat::CatHeader CatHeaderOf(const ims::InitialMachineState& ims) {
+  const ims::MachineDescription& d = ims.description();
+  std::vector<cat::AddressWindow> reserved;
+  for (const i486::ReservedArea& a : i486::kReservedAreas) {
+    reserved.push_back({std::string(a.name), cat::WindowKind::kMemoryMapped,
+                        i486::kReservedBase + a.offset, a.size});
+  }
+  const uint64_t rom_bytes = d.rom_bytes() != 0 ? d.rom_bytes() : machine::pc::kDefaultRomBytes;
+  cat::CatHeader h =
+      machine::pc::I486SystemHeader(d.memory_bytes(), rom_bytes, std::move(reserved), d.producer());
+  if (ims.start().from_reset()) machine::pc::MakeFromResetHeader(h, rom_bytes);
+  return h;
+}
+
 }  // namespace
 
 System I486() {
@@ -535,7 +551,7 @@ System I486() {
       .ims_machine = ims::MACHINE_I486,
       .replay = {.machine = ims::MACHINE_I486,
                  .make_core = replay::MakeI486Adapter,
-                 .header = replay::I486Header,
+                 .header = CatHeaderOf,
                  .starts_after = extract::I486Contract::EndsStateDump,
                  .state_dump = extract::I486Contract::StateDump,
                  .reset_state = extract::I486Contract::ResetStateFor},

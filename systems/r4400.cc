@@ -153,6 +153,26 @@ uint64_t KernelAddress(uint64_t value, bool elf64) {
   return elf64 ? value : static_cast<uint64_t>(int64_t{static_cast<int32_t>(value)});
 }
 
+// The CAT header the traced machine writes, rebuilt from the IMS (docs/machines/r4400-system.md):
+// what its description carries plus the system's fixed map.
+cat::CatHeader CatHeaderOf(const ims::InitialMachineState& ims) {
+  const ims::MachineDescription& d = ims.description();
+  std::vector<cat::CacheGeometry> caches;
+  for (const ims::Cache& c : d.caches()) {
+    caches.push_back(
+        {static_cast<uint8_t>(c.level()), static_cast<cat::CacheType>(c.type()),
+         static_cast<uint8_t>(c.ways()),
+         c.write_through() ? cat::WritePolicy::kWriteThrough : cat::WritePolicy::kWriteBack,
+         c.size_bytes(), c.line_bytes()});
+  }
+  cat::CatHeader h = machine::R4400SystemHeader(d.memory_bytes(), std::move(caches), d.producer());
+  h.byte_order =
+      d.byte_order() == ims::BYTE_ORDER_BIG ? cat::ByteOrder::kBig : cat::ByteOrder::kLittle;
+  if (d.rom_bytes() != 0) h.roms = {{d.rom_base(), d.rom_bytes()}};
+  h.from_reset = ims.start().from_reset();
+  return h;
+}
+
 }  // namespace
 
 System R4400() {
@@ -164,7 +184,7 @@ System R4400() {
       .ims_machine = ims::MACHINE_R4400,
       .replay = {.machine = ims::MACHINE_R4400,
                  .make_core = replay::MakeR4400Adapter,
-                 .header = replay::R4400Header,
+                 .header = CatHeaderOf,
                  .starts_after = extract::R4400Contract::EndsStateDump,
                  .state_dump = extract::R4400Contract::StateDump,
                  .reset_state = extract::R4400Contract::ResetStateFor},

@@ -69,7 +69,7 @@ TEST(I486KernelReplay, TheDefaultMixThroughTheFiles) {
   ASSERT_TRUE(c.report.halted);
   const std::string regenerated =
       absl::StrCat(::testing::TempDir(), "/i486-kernel-regenerated-", getpid(), ".cat");
-  auto writer = cat::CatWriter::Create(regenerated, I486Header(c.x.ims));
+  auto writer = cat::CatWriter::Create(regenerated, *systems::CatHeaderFor(c.x.ims));
   ASSERT_TRUE(writer.ok());
   ReplayOptions options;
   options.regenerated = writer->get();

@@ -30,6 +30,7 @@
 #include "replay/verify.h"
 #include "simcore/bus.h"
 #include "simcore/x86/cpu.h"
+#include "systems/system.h"
 #include "tests/cat_parser/cat_test_util.h"
 
 namespace citcat::replay {
@@ -44,11 +45,12 @@ constexpr uint8_t kVector = 0x20;
 constexpr uint16_t kPowerOff = 0x5C8;
 
 const ReplayMachine& Machine() {
-  static const ReplayMachine m{.machine = ims::MACHINE_I486,
-                               .make_core = MakeI486Adapter,
-                               .header = I486Header,
-                               .starts_after = extract::I486Contract::EndsStateDump,
-                               .state_dump = extract::I486Contract::StateDump};
+  static const ReplayMachine m{
+      .machine = ims::MACHINE_I486,
+      .make_core = MakeI486Adapter,
+      .header = [](const ims::InitialMachineState& ims) { return *systems::CatHeaderFor(ims); },
+      .starts_after = extract::I486Contract::EndsStateDump,
+      .state_dump = extract::I486Contract::StateDump};
   return m;
 }
 
@@ -238,7 +240,7 @@ Capture CaptureLoop(const std::vector<uint64_t>& at_steps, const std::string& na
   }
   EXPECT_TRUE(bus.powered_off);
 
-  const cat::CatHeader header = I486Header(out.ims);
+  const cat::CatHeader header = *systems::CatHeaderFor(out.ims);
   auto dump = extract::I486Contract::StateDump(header, out.ims);
   EXPECT_TRUE(dump.ok()) << dump.status();
   std::vector<OwnedRecord> records = *dump;
@@ -301,7 +303,7 @@ TEST(I486Replay, ReplayRegeneratesTheCaptureExactly) {
   const extract::Extraction x = ExtractFrom(c);
   const std::string regenerated =
       absl::StrCat(::testing::TempDir(), "/i486-regenerated-", getpid(), ".cat");
-  auto writer = cat::CatWriter::Create(regenerated, I486Header(x.ims));
+  auto writer = cat::CatWriter::Create(regenerated, *systems::CatHeaderFor(x.ims));
   ASSERT_TRUE(writer.ok());
   ReplayOptions options;
   options.regenerated = writer->get();

@@ -64,7 +64,7 @@ VerifyResult Check(const Captured& c, const aes::EventSchedule& aes) {
 TEST(R4400KernelReplay, AllWorkloadsThroughTheFiles) {
   Captured c = Capture("sort,hash,compress,int64,fp,memcpy,chase,io", 9);
   std::string regenerated = ::testing::TempDir() + "/kernel-all-regenerated.cat";
-  auto writer = cat::CatWriter::Create(regenerated, R4400Header(c.x.ims));
+  auto writer = cat::CatWriter::Create(regenerated, *systems::CatHeaderFor(c.x.ims));
   ASSERT_TRUE(writer.ok());
   ReplayOptions options;
   options.regenerated = writer->get();

@@ -98,7 +98,7 @@ TEST(R4400Replay, InterruptKeysCarryTheDelaySlotInsteadOfTheRecord) {
 }
 
 TEST(R4400Replay, HeaderIsTheMachines) {
-  EXPECT_EQ(R4400Header(Default().x.ims), Default().capture.header);
+  EXPECT_EQ(*systems::CatHeaderFor(Default().x.ims), Default().capture.header);
 }
 
 class Seeds : public ::testing::TestWithParam<int> {};
@@ -108,7 +108,7 @@ TEST_P(Seeds, CaptureExtractReplayVerifyIsExact) {
   // Replay to files, as `citcat replay` does, then compare the files.
   std::string regenerated = absl::StrCat(::testing::TempDir(), "/regen-", GetParam(), ".cat");
   std::string trace = absl::StrCat(::testing::TempDir(), "/trace-", GetParam(), ".txt");
-  auto writer = cat::CatWriter::Create(regenerated, R4400Header(c.x.ims));
+  auto writer = cat::CatWriter::Create(regenerated, *systems::CatHeaderFor(c.x.ims));
   ASSERT_TRUE(writer.ok());
   auto trace_file = traces::OpenOutput(trace);
   ASSERT_TRUE(trace_file.ok());
@@ -351,7 +351,7 @@ TEST(R4400Replay, TwoFileVerifySeesEveryRegisterOfTheIms) {
   for (int r = 1; r < 32; ++r) {
     ims::InitialMachineState ims = c.x.ims;
     ims.mutable_mips()->set_gpr(r, ims.mips().gpr(r) ^ 0x80);
-    auto writer = cat::CatWriter::Create(regenerated, R4400Header(ims));
+    auto writer = cat::CatWriter::Create(regenerated, *systems::CatHeaderFor(ims));
     ASSERT_TRUE(writer.ok());
     ReplayOptions options;
     options.regenerated = writer->get();
