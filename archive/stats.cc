@@ -136,21 +136,17 @@ absl::StatusOr<Stats> ComputeStats(const ims::InitialMachineState& ims,
   s.sizes.push_back(Size("DMA", aes.dma_size(), part.SerializeAsString()));
   // Interrupts as the AES stores them: in blocks of columns in an archive's (version 2).
   const bool in_blocks = aes.format_version() == aes::kPackedFormatVersion;
+  aes::EventSchedule stored = aes;
+  if (in_blocks) aes::PutInterruptsInBlocks(stored);
   part.Clear();
-  *part.mutable_interrupts() = aes.interrupts();
-  if (in_blocks) aes::PutInterruptsInBlocks(part);
+  *part.mutable_interrupts() = stored.interrupts();
+  *part.mutable_interrupt_blocks() = stored.interrupt_blocks();
   s.sizes.push_back(Size(in_blocks ? "interrupts (columns)" : "interrupts", aes.interrupts_size(),
                          part.SerializeAsString()));
   part.Clear();
   *part.mutable_device_io() = aes.device_io();
   s.sizes.push_back(Size("device I/O", aes.device_io_size(), part.SerializeAsString()));
-  std::string stored = aes.SerializeAsString();
-  if (in_blocks) {
-    aes::EventSchedule blocks = aes;
-    aes::PutInterruptsInBlocks(blocks);
-    stored = blocks.SerializeAsString();
-  }
-  s.sizes.push_back(Size("AES (all)", 1, stored));
+  s.sizes.push_back(Size("AES (all)", 1, stored.SerializeAsString()));
   s.sizes.push_back(Size("IMS", ims.memory_size(), ims.SerializeAsString()));
   const PartSize& a = s.sizes[s.sizes.size() - 2];
   const PartSize& i = s.sizes.back();

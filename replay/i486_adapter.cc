@@ -179,21 +179,18 @@ void I486Adapter::Inject(const aes::Interrupt& irq) {
   // after the first arrival; extraction's says ECX, or in a trace from reset, which has no ECX
   // (no kernel reported it), the acknowledge's place in the CAT (docs/machines/i486-system.md,
   // "Traces from reset"). A key with none of them is the first arrival.
-  uint64_t steps = 0, arrival = 0;
-  bool arrived = false;
+  uint64_t at_pc = 0;  // steps run from the key's EIP: once there, the line stays until it leaves
   const auto at_boundary = [&] {
     if (cpu_.eip() != irq.pc()) return false;
-    if (!arrived) arrival = steps;
-    arrived = true;
-    if (irq.has_steps_after_arrival()) return steps - arrival == irq.steps_after_arrival();
+    if (irq.has_steps_after_arrival()) return at_pc == irq.steps_after_arrival();
     if (from_reset_) return !irq.has_cat_record() || engine_.next_record() == irq.cat_record();
     return !irq.has_rep_remaining() || cpu_.reg(x86::kEcx) == irq.rep_remaining();
   };
   const uint64_t before = engine_.interrupts_taken();
   while (!engine_.stopped() && engine_.interrupts_taken() == before &&
          cpu_.branch_count() == irq.branch_count() && !at_boundary() && !cpu_.halted()) {
+    at_pc += cpu_.eip() == irq.pc();
     Run(1);
-    ++steps;
   }
   if (engine_.stopped() || engine_.interrupts_taken() != before) return;
   if (cpu_.branch_count() != irq.branch_count() || !at_boundary()) {
@@ -220,7 +217,7 @@ void I486Adapter::Inject(const aes::Interrupt& irq) {
   key.clear_cat_record();
   key.clear_rep_remaining();
   key.clear_steps_after_arrival();
-  if (steps != arrival) key.set_steps_after_arrival(steps - arrival);
+  if (at_pc != 0) key.set_steps_after_arrival(at_pc);
   engine_.NoteInterruptKey(key);
   if (engine_.tracing_text()) {
     engine_.TraceEvent(absl::StrCat("interrupt, vector ", Hex(irq.vector()), ", from the AES"));

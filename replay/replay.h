@@ -77,10 +77,11 @@ struct ReplayOptions {
   // hostile AES) would keep an idle loop spinning until its branch count came round.
   uint64_t max_instructions = ~uint64_t{0};
   // Receives every interrupt of the schedule as it is taken, in order, keyed by only what replay
-  // needed to find its boundary: the branch count, the PC and the vector or Cause.IP always; ECX
-  // or the CAT record only where the core reached the PC earlier in the same straight line; on
-  // the R4400, Cause.BD as `delay_slot` instead of the record it came from. A schedule with
-  // these keys replays the same (docs/ims-aes.md, "Interrupts in columns").
+  // needed to find its boundary: the branch count, the PC and the vector or Cause.IP always; on
+  // the i486, `steps_after_arrival` where the core reached the PC earlier in the same straight
+  // line (a REP instruction between iterations) in place of ECX and the CAT record; on the R4400,
+  // Cause.BD as `delay_slot` instead of the record it came from. A schedule with these keys
+  // replays the same (docs/ims-aes.md, "Interrupts in columns").
   std::function<void(const aes::Interrupt& key)> on_interrupt_key;
 };
 

@@ -644,30 +644,12 @@ class Cpu {
 inline bool Cpu::BranchTaken(Op op, uint32_t word) const {
   const uint64_t rs = gpr(Rs(word)), rt = gpr(Rt(word));
   const bool fcc = fpu_.condition();
+  // Every operation of the table: BranchCondition is true for all but the conditional branches.
   switch (op) {
 #define CITCAT_MIPS_BRANCH_CONDITION(name) \
   case Op::k##name:                        \
     return BranchCondition<Op::k##name>(rs, rt, fcc);
-    CITCAT_MIPS_BRANCH_CONDITION(Beq)
-    CITCAT_MIPS_BRANCH_CONDITION(Beql)
-    CITCAT_MIPS_BRANCH_CONDITION(Bne)
-    CITCAT_MIPS_BRANCH_CONDITION(Bnel)
-    CITCAT_MIPS_BRANCH_CONDITION(Blez)
-    CITCAT_MIPS_BRANCH_CONDITION(Blezl)
-    CITCAT_MIPS_BRANCH_CONDITION(Bgtz)
-    CITCAT_MIPS_BRANCH_CONDITION(Bgtzl)
-    CITCAT_MIPS_BRANCH_CONDITION(Bltz)
-    CITCAT_MIPS_BRANCH_CONDITION(Bltzl)
-    CITCAT_MIPS_BRANCH_CONDITION(Bltzal)
-    CITCAT_MIPS_BRANCH_CONDITION(Bltzall)
-    CITCAT_MIPS_BRANCH_CONDITION(Bgez)
-    CITCAT_MIPS_BRANCH_CONDITION(Bgezl)
-    CITCAT_MIPS_BRANCH_CONDITION(Bgezal)
-    CITCAT_MIPS_BRANCH_CONDITION(Bgezall)
-    CITCAT_MIPS_BRANCH_CONDITION(Bc1f)
-    CITCAT_MIPS_BRANCH_CONDITION(Bc1fl)
-    CITCAT_MIPS_BRANCH_CONDITION(Bc1t)
-    CITCAT_MIPS_BRANCH_CONDITION(Bc1tl)
+    CITCAT_MIPS_OPS(CITCAT_MIPS_BRANCH_CONDITION)
 #undef CITCAT_MIPS_BRANCH_CONDITION
     default:
       return true;
