@@ -45,12 +45,12 @@ absl::Status CheckIms(const ims::InitialMachineState& ims) {
   return absl::OkStatus();
 }
 
-class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserver {
+class I486Adapter final : public CoreAdapter, public simcore::Observer {
  public:
   I486Adapter(Engine& engine, bool observe) : engine_(engine), observe_(observe), cpu_(engine) {
-    if (observe_) cpu_.set_instruction_observer(this);
+    if (observe_) cpu_.set_observer(this);
     if (engine.options().sink != nullptr) {
-      recorder_ = std::make_unique<traces::X86Recorder>(*engine.options().sink);
+      recorder_ = std::make_unique<traces::X86Recorder>(*engine.options().sink, cpu_);
     }
   }
 
@@ -82,24 +82,23 @@ class I486Adapter final : public CoreAdapter, public x86::Cpu::InstructionObserv
   }
   absl::Status Finish() override {
     if (!recorder_) return absl::OkStatus();
-    recorder_->Flush(cpu_);
+    recorder_->Flush();
     return recorder_->status();
   }
 
-  // ---- x86::Cpu::InstructionObserver ----
-  void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,
-                     std::span<const uint8_t> view) override {
+  // ---- simcore::Observer ----
+  void OnInstruction(uint64_t eip, std::span<const uint8_t> bytes) override {
     if (recorder_) {
-      recorder_->OnInstruction(cpu, eip, in, view);
+      recorder_->OnInstruction(eip, bytes);
       if (!recorder_->status().ok()) engine_.Fail(recorder_->status());
     }
-    engine_.Instruction(cpu.retired(), eip, view);
+    engine_.Instruction(cpu_.retired(), eip, bytes);
   }
-  void OnAccess(x86::Cpu&, uint32_t linear, int size, bool write, uint32_t value) override {
+  void OnAccess(uint64_t linear, int size, bool write, uint64_t value) override {
     if (recorder_) recorder_->OnAccess(linear, size, write, value);
   }
-  void OnEvent(x86::Cpu& cpu, uint8_t vector, x86::Cpu::EventKind kind) override {
-    if (recorder_) recorder_->OnEvent(cpu, vector, kind);
+  void OnEvent(simcore::EventKind kind, uint32_t vector, uint64_t eip) override {
+    if (recorder_) recorder_->OnEvent(kind, vector, eip);
   }
 
  private:

@@ -20,41 +20,6 @@ constexpr uint32_t kHardwareIp = 0xFC00;  // Cause.IP7..IP2: device lines replay
 
 std::string Hex(uint64_t v) { return absl::StrCat("0x", absl::Hex(v)); }
 
-const char* ExceptionName(mips::ExcCode code) {
-  switch (code) {
-    case mips::kExcInt:
-      return "interrupt";
-    case mips::kExcMod:
-      return "TLB modified";
-    case mips::kExcTlbl:
-      return "TLB load";
-    case mips::kExcTlbs:
-      return "TLB store";
-    case mips::kExcAdel:
-      return "address error load";
-    case mips::kExcAdes:
-      return "address error store";
-    case mips::kExcSys:
-      return "syscall";
-    case mips::kExcBp:
-      return "breakpoint";
-    case mips::kExcRi:
-      return "reserved instruction";
-    case mips::kExcCpu:
-      return "coprocessor unusable";
-    case mips::kExcOv:
-      return "overflow";
-    case mips::kExcTr:
-      return "trap";
-    case mips::kExcFpe:
-      return "floating point";
-    case mips::kExcWatch:
-      return "watch";
-    default:
-      return "exception";
-  }
-}
-
 absl::StatusOr<mips::CpuConfig> Config(const ims::InitialMachineState& ims) {
   if (!ims.has_mips() || ims.description().machine() != ims::MACHINE_R4400) {
     return InvalidReplayInput("the IMS is not an R4400 state");
@@ -92,29 +57,20 @@ absl::StatusOr<mips::CpuConfig> Config(const ims::InitialMachineState& ims) {
   return c;
 }
 
-// InstructionObserver first: the call per instruction then needs no this-adjusting thunk.
-class R4400Adapter final : public mips::InstructionObserver,
-                           public CoreAdapter,
-                           public mips::Cp0Hooks,
-                           public mips::ExceptionObserver {
+// The observer first: the call per instruction then needs no this-adjusting thunk.
+class R4400Adapter final : public simcore::Observer, public CoreAdapter, public mips::Cp0Hooks {
  public:
   R4400Adapter(Engine& engine, bool observe, const mips::CpuConfig& config)
       : engine_(engine), observe_(observe), big_endian_(config.big_endian), cpu_(engine, config) {
     if (observe_) disasm_ = std::make_unique<mips::Disassembler>();
     if (engine.options().sink != nullptr) {
-      recorder_ = std::make_unique<traces::MipsRecorder>(*engine.options().sink);
+      recorder_ = std::make_unique<traces::MipsRecorder>(*engine.options().sink, cpu_);
     }
   }
 
   // ---- CoreAdapter ----
   absl::Status Load(const ims::InitialMachineState& ims) override;
-  void Run(uint64_t steps) override {
-    if (observe_) {
-      cpu_.Run(steps, *this);
-    } else {
-      cpu_.Run(steps);
-    }
-  }
+  void Run(uint64_t steps) override { cpu_.Run(steps); }
   void set_stop_branch_count(uint64_t count) override { cpu_.set_stop_branch_count(count); }
   void RequestStop() override { cpu_.RequestStop(); }
   uint64_t branch_count() const override { return cpu_.branch_count(); }
@@ -134,7 +90,7 @@ class R4400Adapter final : public mips::InstructionObserver,
   }
   absl::Status Finish() override {
     if (!recorder_) return absl::OkStatus();
-    recorder_->Flush(cpu_);
+    recorder_->Flush();
     return recorder_->status();
   }
 
@@ -144,9 +100,16 @@ class R4400Adapter final : public mips::InstructionObserver,
   void WriteCompare(mips::Cpu&, uint32_t) override {}  // the timer comes from the AES
   uint32_t ReadCause(mips::Cpu&, uint32_t cause) override;
 
-  // ---- mips::ExceptionObserver, mips::InstructionObserver ----
-  void OnException(mips::Cpu& cpu, mips::ExcCode code, uint64_t faulting_pc) override;
-  void OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) override;
+  void ExceptionEntered(mips::Cpu& cpu, mips::ExcCode code, uint64_t faulting_pc) override;
+
+  // ---- simcore::Observer ----
+  void OnInstruction(uint64_t pc, std::span<const uint8_t> bytes) override;
+  void OnAccess(uint64_t address, int size, bool write, uint64_t value) override {
+    if (recorder_) recorder_->OnAccess(address, size, write, value);
+  }
+  void OnEvent(simcore::EventKind kind, uint32_t code, uint64_t pc) override {
+    if (recorder_) recorder_->OnEvent(kind, code, pc);
+  }
 
  private:
   bool ExpectDelaySlot(const aes::Interrupt& irq) const;
@@ -194,7 +157,7 @@ absl::Status R4400Adapter::Load(const ims::InitialMachineState& ims) {
   cpu_.set_branch_count(ims.start().branch_count());
   from_reset_ = ims.start().from_reset();
   cpu_.set_cp0_hooks(this);
-  cpu_.set_exception_observer(this);
+  if (observe_) cpu_.set_observer(this);
   return absl::OkStatus();
 }
 
@@ -263,11 +226,10 @@ void R4400Adapter::Inject(const aes::Interrupt& irq) {
   }
 }
 
-void R4400Adapter::OnException(mips::Cpu& cpu, mips::ExcCode code, uint64_t faulting_pc) {
-  if (recorder_) recorder_->OnException(cpu, code, faulting_pc, ExceptionName(code));
+void R4400Adapter::ExceptionEntered(mips::Cpu& cpu, mips::ExcCode code, uint64_t faulting_pc) {
   if (engine_.tracing_text()) {
-    engine_.TraceEvent(absl::StrCat(ExceptionName(code), " (code ", static_cast<int>(code), ") at ",
-                                    Hex(faulting_pc), ", EPC ", Hex(cpu.epc()), ", Cause ",
+    engine_.TraceEvent(absl::StrCat(mips::ExceptionName(code), " (code ", static_cast<int>(code),
+                                    ") at ", Hex(faulting_pc), ", EPC ", Hex(cpu.epc()), ", Cause ",
                                     Hex(cpu.cause()),
                                     code == mips::kExcInt && injecting_ ? ", from the AES" : ""));
   }
@@ -281,14 +243,12 @@ void R4400Adapter::OnException(mips::Cpu& cpu, mips::ExcCode code, uint64_t faul
   engine_.InterruptTaken(key);
 }
 
-void R4400Adapter::OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) {
+void R4400Adapter::OnInstruction(uint64_t pc, std::span<const uint8_t> bytes) {
   if (recorder_) {
-    recorder_->OnInstruction(cpu, pc, word);
+    recorder_->OnInstruction(pc, bytes);
     if (!recorder_->status().ok()) engine_.Fail(recorder_->status());
   }
-  uint8_t bytes[4];
-  mips::WordBytes(word, big_endian_, bytes);
-  engine_.Instruction(cpu.retired(), pc, bytes);
+  engine_.Instruction(cpu_.retired(), pc, bytes);
 }
 
 // ---- CP0 values from the outside world ----

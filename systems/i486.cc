@@ -128,7 +128,7 @@ constexpr uint64_t kSlice = 1'000'000;
 // EIP of the frame the stores after it fit (I486Contract::FindFrame), and replay enters it at the
 // first instruction boundary with that key. So the monitor runs the contract on its own records
 // and compares each key, once the contract has placed the frame, with what the processor did.
-class ResetMonitor final : public machine::BusMonitor, public x86::Cpu::InstructionObserver {
+class ResetMonitor final : public machine::BusMonitor, public simcore::Observer {
  public:
   ResetMonitor(cat::CatWriter& writer, const x86::Cpu& cpu, const cat::CatHeader& header)
       : writer_(writer), cpu_(cpu) {
@@ -137,9 +137,8 @@ class ResetMonitor final : public machine::BusMonitor, public x86::Cpu::Instruct
 
   // The boundary before each instruction (each REP iteration): where it was, in the key's terms.
   // An interrupt's frame is whole by then.
-  void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction&,
-                     std::span<const uint8_t>) override {
-    last_ = {eip, cpu.branch_count(), records_, true};
+  void OnInstruction(uint64_t eip, std::span<const uint8_t>) override {
+    last_ = {static_cast<uint32_t>(eip), cpu_.branch_count(), records_, true};
     delivering_ = false;
   }
 
@@ -283,7 +282,7 @@ absl::StatusOr<CaptureReport> CaptureFromReset(const CaptureRequest& request,
   if (!writer.ok()) return writer.status();
   x86::Cpu& cpu = (*machine)->cpu();
   ResetMonitor monitor(**writer, cpu, header);
-  cpu.set_instruction_observer(&monitor);
+  cpu.set_observer(&monitor);
   const uint64_t max =
       request.max_traced ? request.max_traced : std::numeric_limits<uint64_t>::max() / 2;
   absl::StatusOr<machine::I486RunSummary> run = (*machine)->Run(&monitor, max, request.progress);
@@ -291,7 +290,7 @@ absl::StatusOr<CaptureReport> CaptureFromReset(const CaptureRequest& request,
   for (int i = 0; i < 1000 && run.ok() && monitor.ack_waiting() && !run->powered_off; ++i) {
     run = (*machine)->Run(&monitor, cpu.retired() + 1);
   }
-  cpu.set_instruction_observer(nullptr);
+  cpu.set_observer(nullptr);
   if (run.ok()) {
     if (absl::Status s = monitor.Finish(); !s.ok()) run = s;
   }

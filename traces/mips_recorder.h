@@ -1,7 +1,6 @@
-// Turns the R4400 core's instruction observer calls into trace records. The observer sees each
-// instruction before it executes, so a record is built in two halves: what the encoding and the
-// registers before say (sources, addresses, stored values, branch outcome), then, at the next
-// observed step, what only the state after tells (loaded values, a failed SC, an exception).
+// Turns what the R4400 core reports (simcore::Observer) into trace records. The core tells of
+// each instruction before it runs, then of its access with the value; a record is handed over at
+// the next instruction or event, once nothing more can come for it.
 //
 // What the encoding alone says is worked out once per instruction word at a PC (a form,
 // Record::form): each form keeps a record whose static fields are filled in, and each execution
@@ -10,27 +9,30 @@
 #define CITCAT_TRACES_MIPS_RECORDER_H_
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "simcore/mips/cpu.h"
 #include "simcore/mips/disasm.h"
+#include "simcore/observer.h"
 #include "traces/record.h"
 #include "traces/sink.h"
 
 namespace citcat::traces {
 
-class MipsRecorder final : public Disassembler {
+class MipsRecorder final : public simcore::Observer, public Disassembler {
  public:
-  explicit MipsRecorder(TraceSink& sink);
+  MipsRecorder(TraceSink& sink, const mips::Cpu& cpu);
   ~MipsRecorder() override;
 
-  // Before the instruction at `pc` executes.
-  void OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word);
-  // After the core entered an exception handler (interrupts included).
-  void OnException(mips::Cpu& cpu, uint8_t code, uint64_t faulting_pc, const char* name);
+  // ---- simcore::Observer ----
+  void OnInstruction(uint64_t pc, std::span<const uint8_t> bytes) override;
+  void OnAccess(uint64_t address, int size, bool write, uint64_t value) override;
+  void OnEvent(simcore::EventKind kind, uint32_t code, uint64_t pc) override;
+
   // After the last step: hands over the last record. The sink's Finish is the owner's call.
-  void Flush(mips::Cpu& cpu);
+  void Flush();
   // The first error a sink returned; the caller stops the core when it is not OK.
   const absl::Status& status() const { return status_; }
 
@@ -43,19 +45,18 @@ class MipsRecorder final : public Disassembler {
   struct Form;  // one instruction word at one PC (mips_recorder.cc)
 
  private:
-  Form& FormFor(mips::Cpu& cpu, uint64_t pc, uint32_t word);
+  Form& FormFor(uint64_t pc, uint32_t word);
   void Build(Form& f, uint64_t pc, uint32_t word, bool big_endian);
   // Inlined into OnInstruction: calls from one function to the next were a fifth of the
   // recorder's time.
-  [[gnu::always_inline]] void Complete(mips::Cpu& cpu);
   [[gnu::always_inline]] void Emit(const Record& record);
 
   TraceSink& sink_;
+  const mips::Cpu& cpu_;
   std::vector<Form> forms_;  // direct-mapped by PC
   uint64_t forms_built_ = 0;
   Form* pending_ = nullptr;  // the instruction observed last, until its record is handed over
   Record changed_;           // a pending record changed in ways its form does not cover
-  bool big_endian_ = true;   // the core's instruction byte order
   Event next_before_;        // an interrupt or fetch exception to attach to the next record
   std::unique_ptr<mips::Disassembler> disasm_;
   absl::Status status_;

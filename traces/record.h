@@ -11,6 +11,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "simcore/branch_kind.h"
 #include "traces/registers.h"
 
 namespace citcat::traces {
@@ -26,18 +27,8 @@ constexpr Mode ModeOfRing(uint8_t ring) {
   return ring == 0 ? Mode::kKernel : ring >= 3 ? Mode::kUser : Mode::kSupervisor;
 }
 
-enum class BranchKind : uint8_t {
-  kNone,
-  kConditional,        // conditional, PC-relative
-  kDirectJump,         // unconditional, target in the instruction
-  kIndirectJump,       // unconditional, target from a register
-  kDirectCall,         // links, target in the instruction
-  kIndirectCall,       // links, target from a register
-  kConditionalCall,    // links only when taken (MIPS BLTZAL, BGEZAL)
-  kReturn,             // an indirect jump through the return-address register
-  kExceptionReturn,    // ERET, IRET
-  kSoftwareInterrupt,  // x86 INT n, INT3, INTO: completes and enters a handler (through the IDT)
-};
+// The class of a control transfer, as the cores' decoders give it (simcore/branch_kind.h).
+using BranchKind = simcore::BranchKind;
 
 struct MemoryAccess {
   uint64_t address = 0;  // virtual address (the aligned unit for partial-word accesses)

@@ -1,7 +1,7 @@
-// Turns the i486 core's observer calls into trace records. The observer sees each instruction
-// (each REP iteration) before it executes, then each data access it makes with its value, then
-// the next instruction or the event that ends it; a record is handed over once that tells how
-// it ended: where control went, or that it faulted and did not complete.
+// Turns what the i486 core reports (simcore::Observer) into trace records. The core tells of each
+// instruction (each REP iteration) before it executes, then of each data access it makes with
+// its value, then of the next instruction or the event that ends it; a record is handed over once
+// that tells how it ended: where control went, or that it faulted and did not complete.
 //
 // What the instruction's bytes say is worked out once per instruction at a linear address (a
 // form, Record::form), as for the R4400 (mips_recorder.h); each execution fills in the rest.
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "simcore/observer.h"
 #include "simcore/x86/cpu.h"
 #include "simcore/x86/disasm.h"
 #include "traces/record.h"
@@ -20,20 +21,18 @@
 
 namespace citcat::traces {
 
-class X86Recorder final : public Disassembler {
+class X86Recorder final : public simcore::Observer, public Disassembler {
  public:
-  explicit X86Recorder(TraceSink& sink);
+  X86Recorder(TraceSink& sink, const x86::Cpu& cpu);
   ~X86Recorder() override;
 
-  // Before the instruction at CS:`eip` executes; `bytes` are its bytes.
-  void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,
-                     std::span<const uint8_t> bytes);
-  // A data access of the instruction observed last (x86::Cpu::InstructionObserver::OnAccess).
-  void OnAccess(uint32_t linear, int size, bool write, uint32_t value);
-  // The core is about to enter the handler of `vector`.
-  void OnEvent(x86::Cpu& cpu, uint8_t vector, x86::Cpu::EventKind kind);
+  // ---- simcore::Observer ----
+  void OnInstruction(uint64_t eip, std::span<const uint8_t> bytes) override;
+  void OnAccess(uint64_t linear, int size, bool write, uint64_t value) override;
+  void OnEvent(simcore::EventKind kind, uint32_t vector, uint64_t eip) override;
+
   // After the last step: hands over the last record. The sink's Finish is the owner's call.
-  void Flush(x86::Cpu& cpu);
+  void Flush();
   // The first error a sink returned; the caller stops the core when it is not OK.
   const absl::Status& status() const { return status_; }
 
@@ -47,14 +46,14 @@ class X86Recorder final : public Disassembler {
  private:
   // Inlined where they are called: calls from one function to the next cost as much as their
   // work.
-  [[gnu::always_inline]] Form& FormFor(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,
-                                       std::span<const uint8_t> bytes);
+  [[gnu::always_inline]] Form& FormFor(uint32_t eip, std::span<const uint8_t> bytes);
   void Build(Form& f, const x86::Segment& cs, uint32_t eip, const x86::Instruction& in,
              std::span<const uint8_t> bytes);
-  [[gnu::always_inline]] void Complete(x86::Cpu& cpu);
+  [[gnu::always_inline]] void Complete();
   [[gnu::always_inline]] void Emit(const Record& record);
 
   TraceSink& sink_;
+  const x86::Cpu& cpu_;
   std::vector<Form> forms_;  // direct-mapped by linear address
   uint64_t forms_built_ = 0;
   Form* pending_ = nullptr;  // the instruction observed last, until its record is handed over

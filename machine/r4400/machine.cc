@@ -46,9 +46,7 @@ void StoreBE32(uint8_t* p, uint32_t v) {
 
 }  // namespace
 
-struct R4400Machine::Impl : public simcore::Bus,
-                            public mips::Cp0Hooks,
-                            public mips::ExceptionObserver {
+struct R4400Machine::Impl : public simcore::Bus, public mips::Cp0Hooks {
   explicit Impl(const R4400Options& o)
       : options(o),
         ram(o.memory_bytes, 0),
@@ -58,7 +56,6 @@ struct R4400Machine::Impl : public simcore::Bus,
         world(o.seed, kR4400CountRate),
         cpu(*this, CpuConfig(o)) {
     cpu.set_cp0_hooks(this);
-    cpu.set_exception_observer(this);
     // From power-on, the monitor sees everything: the CPU's state is its reset state.
     began = o.from_reset;
   }
@@ -276,8 +273,7 @@ struct R4400Machine::Impl : public simcore::Bus,
     cpu.RequestStop();
   }
 
-  // ---- mips::ExceptionObserver ----
-  void OnException(mips::Cpu&, mips::ExcCode code, uint64_t) override {
+  void ExceptionEntered(mips::Cpu&, mips::ExcCode code, uint64_t) override {
     if (began && code == mips::kExcInt) ++summary.interrupts;
     // A software interrupt (IP1..IP0) is the program's own doing; a device's is not on the bus.
     if (options.from_reset && code == mips::kExcInt &&

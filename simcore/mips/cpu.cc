@@ -133,12 +133,45 @@ void Cpu::CachesLoaded() {
   FlushTranslations();
 }
 
-uint64_t Cpu::Run(uint64_t n) { return RunLoop<false>(n, nullptr); }
+const char* ExceptionName(ExcCode code) {
+  switch (code) {
+    case kExcInt:
+      return "interrupt";
+    case kExcMod:
+      return "TLB modified";
+    case kExcTlbl:
+      return "TLB load";
+    case kExcTlbs:
+      return "TLB store";
+    case kExcAdel:
+      return "address error load";
+    case kExcAdes:
+      return "address error store";
+    case kExcSys:
+      return "syscall";
+    case kExcBp:
+      return "breakpoint";
+    case kExcRi:
+      return "reserved instruction";
+    case kExcCpu:
+      return "coprocessor unusable";
+    case kExcOv:
+      return "overflow";
+    case kExcTr:
+      return "trap";
+    case kExcFpe:
+      return "floating point";
+    case kExcWatch:
+      return "watch";
+    default:
+      return "exception";
+  }
+}
 
-uint64_t Cpu::Run(uint64_t n, InstructionObserver& observer) { return RunLoop<true>(n, &observer); }
+uint64_t Cpu::Run(uint64_t n) { return observer_ ? RunLoop<true>(n) : RunLoop<false>(n); }
 
 template <bool kObserved>
-uint64_t Cpu::RunLoop(uint64_t n, InstructionObserver* observer) {
+uint64_t Cpu::RunLoop(uint64_t n) {
   stop_ = false;
   flow_break_ = false;
   uint64_t done = 0;
@@ -149,7 +182,7 @@ uint64_t Cpu::RunLoop(uint64_t n, InstructionObserver* observer) {
       FinishFlow(pc);
       ++done;
     } else if (const Inst* inst = Fetch()) [[likely]] {
-      done += RunStraight<kObserved>(inst, n - done, observer);
+      done += RunStraight<kObserved>(inst, n - done);
     } else {  // a fetch exception
       FinishFlow(pc);
       ++done;
@@ -322,7 +355,12 @@ void Cpu::Exception(ExcCode code, int coprocessor, uint32_t vector_offset) {
   in_delay_ = false;
   UpdateMode();
   UpdateInterruptPending();
-  if (observer_) observer_->OnException(*this, code, faulting_pc);
+  if (observer_ != nullptr) {
+    observer_->OnEvent(
+        code == kExcInt ? simcore::EventKind::kInterrupt : simcore::EventKind::kFault, code,
+        faulting_pc);
+  }
+  if (hooks_ != nullptr) hooks_->ExceptionEntered(*this, code, faulting_pc);
 }
 
 void Cpu::EnterResetVector() {

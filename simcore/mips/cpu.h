@@ -28,6 +28,7 @@
 #include "simcore/mips/fpu.h"
 #include "simcore/mips/secondary_cache.h"
 #include "simcore/mips/tlb.h"
+#include "simcore/observer.h"
 
 namespace citcat::mips {
 
@@ -72,6 +73,8 @@ enum ExcCode : uint8_t {
   kExcWatch = 23,
   kExcVced = 31,
 };
+// "TLB load", "syscall", ...: the exception's name in messages and traces.
+const char* ExceptionName(ExcCode code);
 
 // CP0 register numbers.
 enum Cp0Reg : uint8_t {
@@ -157,14 +160,12 @@ class Cp0Hooks {
     (void)cpu;
     return cause;
   }
-};
-
-// Told of every instruction before it executes, by Run(n, observer) only (instruction traces,
-// divergence context); the plain Run(n) has no per-instruction call.
-class InstructionObserver {
- public:
-  virtual ~InstructionObserver() = default;
-  virtual void OnInstruction(Cpu& cpu, uint64_t pc, uint32_t word) = 0;
+  // Every exception entry (interrupts included), once the state is switched to the handler:
+  // the traced machine counts interrupts, replay keys them. `faulting_pc` is the instruction's
+  // own PC (not the branch's for a delay slot).
+  virtual void ExceptionEntered(Cpu& cpu, ExcCode code, uint64_t faulting_pc) {
+    (void)cpu, (void)code, (void)faulting_pc;
+  }
 };
 
 // The condition a branch tests, on the values before it runs: GPRs rs and rt and the FP condition
@@ -184,14 +185,6 @@ constexpr bool BranchCondition(uint64_t rs, uint64_t rt, bool fcc) {
   return true;
 }
 
-// Notified of every exception entry (not a hot path).
-class ExceptionObserver {
- public:
-  virtual ~ExceptionObserver() = default;
-  // Called after the CPU state has been switched to the handler.
-  virtual void OnException(Cpu& cpu, ExcCode code, uint64_t faulting_pc) = 0;
-};
-
 class Cpu {
  public:
   Cpu(simcore::Bus& bus, const CpuConfig& config = {});
@@ -208,9 +201,8 @@ class Cpu {
 
   // Executes up to `n` instruction steps (an exception or interrupt entry counts as a step);
   // returns the number done. Stops early when RequestStop() is called from a hook or the bus.
+  // With an observer set, tells it of each instruction, access and exception.
   uint64_t Run(uint64_t n);
-  // The same, telling `observer` of each instruction fetched.
-  uint64_t Run(uint64_t n, InstructionObserver& observer);
   void Step() { Run(1); }
   void RequestStop() {
     stop_ = true;
@@ -239,6 +231,17 @@ class Cpu {
   uint64_t gpr(int i) const { return gpr_[i & 31]; }
   // Whether the branch `word` (decoded as `op`), about to run, is taken (true for a jump).
   bool BranchTaken(Op op, uint32_t word) const;
+  // Where the control transfer `word` at `pc`, about to run, goes when taken: its target, the
+  // register of JR/JALR, ERET's ErrorEPC or EPC; 0 for anything else. `flow` is
+  // Describe(word).flow, which a caller keeps per instruction.
+  uint64_t BranchTarget(mips::Flow flow, uint64_t pc, uint32_t word) const;
+  // The privilege the running code has: Status.KSU as it applies, 0 kernel (also while EXL or
+  // ERL is set, and for the reserved 3), 1 supervisor, 2 user.
+  uint8_t privilege() const {
+    if (status_ & (kStatusExl | kStatusErl)) return 0;
+    const uint8_t ksu = (status_ >> kStatusKsuShift) & 3;
+    return ksu == 3 ? 0 : ksu;
+  }
   void set_gpr(int i, uint64_t v) {
     if (i & 31) gpr_[i & 31] = v;
   }
@@ -290,7 +293,8 @@ class Cpu {
   void SetInterruptLine(int line, bool asserted);
 
   void set_cp0_hooks(Cp0Hooks* hooks) { hooks_ = hooks; }
-  void set_exception_observer(ExceptionObserver* o) { observer_ = o; }
+  // May be null (the fast path): see simcore/observer.h.
+  void set_observer(simcore::Observer* observer) { observer_ = observer; }
 
   // ---- Counters ----
   uint64_t branch_count() const { return branch_count_; }
@@ -394,10 +398,16 @@ class Cpu {
   }
   const Inst* FetchSlow();
   void FinishFlow(uint64_t pc);  // the non-sequential part of advancing past an instruction
+  // Tells the observer of the instruction at `pc`, about to run.
+  void Observe(uint64_t pc, uint32_t word) {
+    uint8_t bytes[4];
+    WordBytes(word, big_endian_, bytes);
+    observer_->OnInstruction(pc, bytes);
+  }
   template <bool kObserved>
-  uint64_t RunLoop(uint64_t n, InstructionObserver* observer);
+  uint64_t RunLoop(uint64_t n);
   template <bool kObserved>
-  uint64_t RunStraight(const Inst* inst, uint64_t n, InstructionObserver* observer);
+  uint64_t RunStraight(const Inst* inst, uint64_t n);
   // The predecoded words of I-cache line `index`, followed by a kLineEnd sentinel.
   Inst* LineInsts(uint32_t index) { return &decoded_[index * (icache_.line_bytes() / 4 + 1)]; }
   // An empty window (no word is below zero) never matches, whatever the PC. The run loop
@@ -523,6 +533,7 @@ class Cpu {
       return false;
     }
     *out = ToHost(v, data_big_);
+    Accessed(vaddr, sizeof(T), false, *out);
     return true;
   }
 
@@ -535,9 +546,18 @@ class Cpu {
     const T v = ToHost(value, data_big_);
     if (uint8_t* p = DataFast(vaddr, true)) [[likely]] {
       std::memcpy(p, &v, sizeof(T));
-      return true;
+    } else if (!StoreSlow(vaddr, reinterpret_cast<const uint8_t*>(&v), sizeof(T))) {
+      return false;
     }
-    return StoreSlow(vaddr, reinterpret_cast<const uint8_t*>(&v), sizeof(T));
+    Accessed(vaddr, sizeof(T), true, value);
+    return true;
+  }
+
+  // Tells the observer of a data access that succeeded (Load, Store; the partial-word handlers
+  // themselves, with the whole register).
+  void Accessed(uint64_t vaddr, int size, bool write, uint64_t value) {
+    if (observer_ != nullptr) [[unlikely]]
+      observer_->OnAccess(vaddr, size, write, value);
   }
 
   // Loads the aligned unit containing `vaddr` (LWL/LWR/LDL/LDR), translating `vaddr` itself so
@@ -638,8 +658,22 @@ class Cpu {
 
   Fpu fpu_;
   Cp0Hooks* hooks_ = nullptr;
-  ExceptionObserver* observer_ = nullptr;
+  simcore::Observer* observer_ = nullptr;
 };
+
+inline uint64_t Cpu::BranchTarget(mips::Flow flow, uint64_t pc, uint32_t word) const {
+  switch (flow) {
+    case mips::Flow::kBranch:
+    case mips::Flow::kJump:
+      return InstructionInfo{.flow = flow}.Target(pc, word);
+    case mips::Flow::kJumpRegister:
+      return gpr(Rs(word));
+    case mips::Flow::kEret:
+      return (status_ & kStatusErl) ? error_epc_ : epc_;
+    default:
+      return 0;
+  }
+}
 
 inline bool Cpu::BranchTaken(Op op, uint32_t word) const {
   const uint64_t rs = gpr(Rs(word)), rt = gpr(Rt(word));

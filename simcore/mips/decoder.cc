@@ -269,6 +269,109 @@ Op DecodeOp(uint32_t w) {
   }
 }
 
+namespace {
+
+// The FP registers and the condition bit a COP1 operation reads and writes, which the GPR sets
+// leave out.
+void DescribeFpu(uint32_t w, InstructionInfo& info) {
+  const int8_t ft = static_cast<int8_t>(Rt(w)), fs = static_cast<int8_t>(Rd(w)),
+               fd = static_cast<int8_t>(Sa(w));
+  switch (info.op) {
+    case Op::kLwc1:
+    case Op::kLdc1:
+      info.fpr_written = ft;
+      break;
+    case Op::kSwc1:
+    case Op::kSdc1:
+      info.fpr_read[0] = ft;
+      break;
+    case Op::kMfc1:
+    case Op::kDmfc1:
+      info.fpr_read[0] = fs;
+      break;
+    case Op::kMtc1:
+    case Op::kDmtc1:
+      info.fpr_written = fs;
+      break;
+    case Op::kCfc1:
+    case Op::kBc1f:
+    case Op::kBc1t:
+    case Op::kBc1fl:
+    case Op::kBc1tl:
+      info.reads_fcc = true;
+      break;
+    case Op::kCtc1:
+      info.writes_fcc = true;
+      break;
+    case Op::kCop1Arith: {
+      const uint32_t funct = w & 0x3F;
+      info.fpr_read[0] = fs;
+      if (funct >= 0x30) {  // C.cond.fmt
+        info.fpr_read[1] = ft;
+        info.writes_fcc = true;
+      } else {
+        if (funct <= 3) info.fpr_read[1] = ft;  // ADD, SUB, MUL, DIV
+        info.fpr_written = fd;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+int64_t ImmediateOf(Op op, uint32_t w) {
+  switch (op) {
+    case Op::kAndi:
+    case Op::kOri:
+    case Op::kXori:
+    case Op::kLui:
+      return Uimm(w);
+    case Op::kSll:
+    case Op::kSrl:
+    case Op::kSra:
+    case Op::kDsll:
+    case Op::kDsrl:
+    case Op::kDsra:
+      return Sa(w);
+    case Op::kDsll32:
+    case Op::kDsrl32:
+    case Op::kDsra32:
+      return Sa(w) + 32;
+    case Op::kJ:
+    case Op::kJal:
+      return w & 0x03FFFFFF;
+    default:
+      return (w >> 26) == 0 ? 0 : Simm(w);  // SPECIAL-group operations have none
+  }
+}
+
+// BEQ $x,$x is an unconditional branch, BGEZAL $0 a call, JR $31 a return.
+simcore::BranchKind BranchKindOf(const InstructionInfo& info, uint32_t w) {
+  using simcore::BranchKind;
+  switch (info.flow) {
+    case Flow::kBranch:
+      if (info.link) {
+        return info.op == Op::kBgezal && Rs(w) == 0 ? BranchKind::kDirectCall
+                                                    : BranchKind::kConditionalCall;
+      }
+      return info.op == Op::kBeq && Rs(w) == Rt(w) ? BranchKind::kDirectJump
+                                                   : BranchKind::kConditional;
+    case Flow::kJump:
+      return info.link ? BranchKind::kDirectCall : BranchKind::kDirectJump;
+    case Flow::kJumpRegister:
+      return info.op == Op::kJalr ? BranchKind::kIndirectCall
+             : Rs(w) == 31        ? BranchKind::kReturn
+                                  : BranchKind::kIndirectJump;
+    case Flow::kEret:
+      return BranchKind::kExceptionReturn;
+    default:
+      return BranchKind::kNone;
+  }
+}
+
+}  // namespace
+
 uint64_t InstructionInfo::Target(uint64_t pc, uint32_t word) const {
   if (flow == Flow::kJump) return ((pc + 4) & ~uint64_t{0x0FFFFFFF}) | ((word & 0x03FFFFFF) << 2);
   return pc + 4 + (static_cast<int64_t>(Simm(word)) << 2);
@@ -627,6 +730,9 @@ InstructionInfo Describe(uint32_t w) {
       break;
   }
   info.gpr_written &= ~1u;
+  if (info.fpu) DescribeFpu(w, info);
+  info.immediate = ImmediateOf(op, w);
+  info.branch = BranchKindOf(info, w);
   return info;
 }
 

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "simcore/branch_kind.h"
+
 namespace citcat::mips {
 
 // An instruction word as its four bytes lie in memory, and back, in the core's byte order.
@@ -95,6 +97,16 @@ struct InstructionInfo {
   bool fpu = false;          // touches coprocessor 1
   bool cop0 = false;         // privileged coprocessor 0 operation (incl. CACHE)
   bool is64 = false;         // a 64-bit operation (Reserved Instruction in 32-bit user mode)
+  // COP1: the FP registers read, in the order the instruction names them (-1: none), the one
+  // written, and the FP condition bit (CFC1/CTC1: FCSR as a whole).
+  int8_t fpr_read[2] = {-1, -1};
+  int8_t fpr_written = -1;
+  bool reads_fcc = false, writes_fcc = false;
+  // The immediate field as the operation uses it: zero-extended for the logical ones and LUI,
+  // the shift amount (plus 32 for the *32 shifts), J/JAL's 26-bit index, else sign-extended;
+  // 0 for the SPECIAL group's others.
+  int64_t immediate = 0;
+  simcore::BranchKind branch = simcore::BranchKind::kNone;
   // For PC-relative branches and J/JAL: target given the instruction's address.
   uint64_t Target(uint64_t pc, uint32_t word) const;
 };

@@ -380,6 +380,7 @@ struct Exec {
     const unsigned sh = 8 * LaneOffset(c, va, 4);
     const uint32_t old = static_cast<uint32_t>(Rt(c, i));
     Rt(c, i) = S32((w << sh) | (old & ((1u << sh) - 1)));
+    c.Accessed(va & ~uint64_t{3}, 4, false, Rt(c, i));
   }
   static void Lwr(Cpu& c, const Inst& i) {
     const uint64_t va = Addr(c, i);
@@ -388,6 +389,7 @@ struct Exec {
     const unsigned sh = 8 * (3 - LaneOffset(c, va, 4));
     const uint32_t old = static_cast<uint32_t>(Rt(c, i));
     Rt(c, i) = S32((w >> sh) | (old & ~(0xFFFFFFFFu >> sh)));
+    c.Accessed(va & ~uint64_t{3}, 4, false, Rt(c, i));
   }
   static void Ldl(Cpu& c, const Inst& i) {
     if (!Need64(c)) return;
@@ -397,6 +399,7 @@ struct Exec {
     const unsigned sh = 8 * LaneOffset(c, va, 8);
     const uint64_t keep = sh ? (uint64_t{1} << sh) - 1 : 0;
     Rt(c, i) = (d << sh) | (Rt(c, i) & keep);
+    c.Accessed(va & ~uint64_t{7}, 8, false, Rt(c, i));
   }
   static void Ldr(Cpu& c, const Inst& i) {
     if (!Need64(c)) return;
@@ -405,28 +408,37 @@ struct Exec {
     if (!c.LoadUnit<uint64_t>(va, &d)) return;
     const unsigned sh = 8 * (7 - LaneOffset(c, va, 8));
     Rt(c, i) = (d >> sh) | (Rt(c, i) & ~(~uint64_t{0} >> sh));
+    c.Accessed(va & ~uint64_t{7}, 8, false, Rt(c, i));
   }
   static void Swl(Cpu& c, const Inst& i) {
     const uint64_t va = Addr(c, i);
     const unsigned sh = 8 * LaneOffset(c, va, 4);
-    c.StorePartial<uint32_t>(va, static_cast<uint32_t>(Rt(c, i)) >> sh, 0xFFFFFFFFu >> sh);
+    if (c.StorePartial<uint32_t>(va, static_cast<uint32_t>(Rt(c, i)) >> sh, 0xFFFFFFFFu >> sh)) {
+      c.Accessed(va & ~uint64_t{3}, 4, true, Rt(c, i));
+    }
   }
   static void Swr(Cpu& c, const Inst& i) {
     const uint64_t va = Addr(c, i);
     const unsigned sh = 8 * (3 - LaneOffset(c, va, 4));
-    c.StorePartial<uint32_t>(va, static_cast<uint32_t>(Rt(c, i)) << sh, 0xFFFFFFFFu << sh);
+    if (c.StorePartial<uint32_t>(va, static_cast<uint32_t>(Rt(c, i)) << sh, 0xFFFFFFFFu << sh)) {
+      c.Accessed(va & ~uint64_t{3}, 4, true, Rt(c, i));
+    }
   }
   static void Sdl(Cpu& c, const Inst& i) {
     if (!Need64(c)) return;
     const uint64_t va = Addr(c, i);
     const unsigned sh = 8 * LaneOffset(c, va, 8);
-    c.StorePartial<uint64_t>(va, Rt(c, i) >> sh, ~uint64_t{0} >> sh);
+    if (c.StorePartial<uint64_t>(va, Rt(c, i) >> sh, ~uint64_t{0} >> sh)) {
+      c.Accessed(va & ~uint64_t{7}, 8, true, Rt(c, i));
+    }
   }
   static void Sdr(Cpu& c, const Inst& i) {
     if (!Need64(c)) return;
     const uint64_t va = Addr(c, i);
     const unsigned sh = 8 * (7 - LaneOffset(c, va, 8));
-    c.StorePartial<uint64_t>(va, Rt(c, i) << sh, ~uint64_t{0} << sh);
+    if (c.StorePartial<uint64_t>(va, Rt(c, i) << sh, ~uint64_t{0} << sh)) {
+      c.Accessed(va & ~uint64_t{7}, 8, true, Rt(c, i));
+    }
   }
 
   // LL/SC: LLbit is set by LL and cleared only by ERET (one processor, no coherent traffic).
@@ -738,7 +750,7 @@ Inst Predecode(uint32_t word) {
 // a plain operation, before an observer, and on the way out. Returns the steps done (at least
 // one).
 template <bool kObserved>
-uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* observer) {
+uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n) {
   // clang-format off
   static constexpr const void* kLabels[] = {
 #define CITCAT_MIPS_LABEL(name) &&op_##name,
@@ -777,13 +789,13 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n, InstructionObserver* obs
   uint64_t target = target_;
   const uint64_t retired_end = retired_ + n;
 
-#define CITCAT_MIPS_OBSERVE()                         \
-  do {                                                \
-    if constexpr (kObserved) {                        \
-      pc_ = pc;                                       \
-      retired_ = retired_end - left;                  \
-      observer->OnInstruction(*this, pc, inst->word); \
-    }                                                 \
+#define CITCAT_MIPS_OBSERVE()        \
+  do {                               \
+    if constexpr (kObserved) {       \
+      pc_ = pc;                      \
+      retired_ = retired_end - left; \
+      Observe(pc, inst->word);       \
+    }                                \
   } while (0)
 #define CITCAT_MIPS_DISPATCH()                                \
   do {                                                        \
@@ -963,7 +975,7 @@ dispatch:  // the entry, and the one shared jump of the observed loop and the sa
 alone:
   // An instruction that starts with something pending (a recheck): it runs on its own and
   // FinishFlow takes what it left.
-  if constexpr (kObserved) observer->OnInstruction(*this, pc, inst->word);
+  if constexpr (kObserved) Observe(pc, inst->word);
   kHandlers[static_cast<size_t>(inst->op)](*this, *inst);
   gpr_[0] = 0;
   FinishFlow(pc);
@@ -975,7 +987,7 @@ out:
   return n - left;
 }
 
-template uint64_t Cpu::RunStraight<false>(const Inst*, uint64_t, InstructionObserver*);
-template uint64_t Cpu::RunStraight<true>(const Inst*, uint64_t, InstructionObserver*);
+template uint64_t Cpu::RunStraight<false>(const Inst*, uint64_t);
+template uint64_t Cpu::RunStraight<true>(const Inst*, uint64_t);
 
 }  // namespace citcat::mips

@@ -8,6 +8,44 @@
 #include <optional>
 
 namespace citcat::x86 {
+
+const char* EventName(uint8_t vector, simcore::EventKind kind) {
+  if (kind == simcore::EventKind::kInterrupt) return vector == 2 ? "NMI" : "interrupt";
+  switch (vector) {
+    case 0:
+      return "divide error";
+    case 1:
+      return "debug";
+    case 3:
+      return "breakpoint";
+    case 4:
+      return "overflow";
+    case 5:
+      return "bound range";
+    case 6:
+      return "invalid opcode";
+    case 7:
+      return "device not available";
+    case 8:
+      return "double fault";
+    case 10:
+      return "invalid TSS";
+    case 11:
+      return "segment not present";
+    case 12:
+      return "stack fault";
+    case 13:
+      return "general protection";
+    case 14:
+      return "page fault";
+    case 16:
+      return "math fault";
+    case 17:
+      return "alignment check";
+    default:
+      return "exception";
+  }
+}
 namespace {
 
 constexpr uint8_t kCodeAccess = 0x9B;  // present, DPL 0, code, readable, accessed
@@ -98,8 +136,7 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
         (first == FaultClass::kPageFault &&
          (second == FaultClass::kContributory || second == FaultClass::kPageFault));
     if (observer_ != nullptr) {
-      observer_->OnEvent(*this, double_fault ? uint8_t{kVecDoubleFault} : vector,
-                         EventKind::kFault);
+      observer_->OnEvent(EventKind::kFault, double_fault ? uint8_t{kVecDoubleFault} : vector, eip_);
     }
     // A fault saves RF set; a double fault is an abort, and saves RF as it is.
     event_rf_ = double_fault ? 0 : flag::kRF;
@@ -122,7 +159,7 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
 // An event the processor delivers itself, at eip_: an exception, an external interrupt or a debug
 // trap. A fault while it is delivered is a double fault or a second exception (Raise).
 void Cpu::Deliver(uint8_t vector, bool has_error, uint32_t error_code, EventKind kind) {
-  if (observer_ != nullptr) observer_->OnEvent(*this, vector, kind);
+  if (observer_ != nullptr) observer_->OnEvent(kind, vector, eip_);
   // A fault is the pending one (DeliverPendingFault).
   const bool fault = kind == EventKind::kFault && !fault_.breakpoint;
   event_rf_ = fault || (kind != EventKind::kFault && between_iterations_) ? flag::kRF : 0;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "simcore/bus.h"
+#include "simcore/observer.h"
 #include "simcore/x86/alu.h"
 #include "simcore/x86/cache.h"
 #include "simcore/x86/decoder.h"
@@ -80,6 +81,9 @@ struct TableRegister {
   uint32_t limit = 0xFFFF;
   uint16_t selector = 0;  // LDTR only
 };
+
+// "page fault", "interrupt", ...: the name of an event in messages and traces.
+const char* EventName(uint8_t vector, simcore::EventKind kind);
 
 class Cpu {
  public:
@@ -178,34 +182,13 @@ class Cpu {
   // Steps taken: instructions, REP iterations, and exception and interrupt entries.
   uint64_t steps() const { return steps_; }
 
-  // What the processor was doing when it entered a handler (InstructionObserver::OnEvent).
-  enum class EventKind : uint8_t {
-    kFault,      // the instruction observed last faulted: it did not complete
-    kTrap,       // a debug trap after the instruction observed last, which completed
-    kInterrupt,  // INTR or NMI, taken before the next instruction
-  };
-  // Told of every instruction (every REP iteration) about to execute, once it is fetched and
-  // decoded; a faulting one is told again when it runs again. May be null.
-  class InstructionObserver {
-   public:
-    virtual ~InstructionObserver() = default;
-    // `bytes` are the instruction's, as the core fetched them (from the cache where it ran from
-    // a cached line).
-    virtual void OnInstruction(Cpu& cpu, uint32_t eip, const Instruction& in,
-                               std::span<const uint8_t> bytes) = 0;
-    // A data access that succeeded: through a segment (operands, strings, the stack) or to an
-    // inner ring's stack (the frame of a gate or an interrupt). Descriptor-table, IDT and TSS
-    // accesses are not data accesses.
-    virtual void OnAccess(Cpu& cpu, uint32_t linear, int size, bool write, uint32_t value) {
-      (void)cpu, (void)linear, (void)size, (void)write, (void)value;
-    }
-    // The processor is about to enter the handler of `vector`, with EIP where it will return
-    // (the faulting instruction's for a fault). A fault while it delivers one is told too.
-    virtual void OnEvent(Cpu& cpu, uint8_t vector, EventKind kind) {
-      (void)cpu, (void)vector, (void)kind;
-    }
-  };
-  void set_instruction_observer(InstructionObserver* observer) { observer_ = observer; }
+  using EventKind = simcore::EventKind;
+  // May be null (the fast path): see simcore/observer.h. The i486 tells EIP as the PC, each REP
+  // iteration as an instruction, and an event just before it delivers it, with the EIP the
+  // handler returns to (the faulting instruction's for a fault).
+  void set_observer(simcore::Observer* observer) { observer_ = observer; }
+  // The instruction told to the observer last, as decoded (valid while it runs).
+  const Instruction& observed() const { return *observed_; }
   // Whether condition code `cond` (Jcc's tttn) holds on the current flags.
   bool Condition(uint8_t cond) const { return x86::Condition(eflags_, cond); }
   // Whether `in`, about to run, transfers control: the condition of Jcc, LOOPcc, JCXZ and INTO on
@@ -259,10 +242,11 @@ class Cpu {
   bool NearReturn(const Instruction& in, int size);
   void Raise(uint8_t vector, uint32_t error_code = 0);
 
-  // Memory through segmentation and the cache; false once a fault is pending.
+  // Memory through segmentation and the cache; false once a fault is pending. The observer is
+  // told of each access unless `report` is false (the x87 tells of its operand as a whole).
   uint32_t Linear(int seg, uint32_t offset) const { return seg_[seg].base + offset; }
-  bool ReadMem(int seg, uint32_t offset, int size, uint32_t* value);
-  bool WriteMem(int seg, uint32_t offset, int size, uint32_t value);
+  bool ReadMem(int seg, uint32_t offset, int size, uint32_t* value, bool report = true);
+  bool WriteMem(int seg, uint32_t offset, int size, uint32_t value, bool report = true);
   bool Fetch(uint32_t linear, uint8_t* bytes, int size);
   Access DataAccess(uint32_t paddr) const;
 
@@ -313,6 +297,8 @@ class Cpu {
   bool Probe(const Instruction& in);   // LAR, LSL, VERR, VERW, ARPL
   bool PortIo(const Instruction& in);  // IN, OUT, INS, OUTS
   bool X87(const Instruction& in);     // ESC and WAIT (cpu_x87.cc)
+  // Tells the observer of the x87 memory operand `bytes` (cpu_x87.cc).
+  void ReportX87Operand(int seg, uint32_t offset, int size, bool write, const uint8_t* bytes);
   bool MoveTestRegister(const Instruction& in);  // MOV to and from TRn (cpu_test_registers.cc)
   bool IoAllowed(uint32_t port, int size);
   bool Port(bool write, uint32_t port, int size, uint32_t* value);
@@ -520,7 +506,8 @@ class Cpu {
   // Tells the observer of the instruction at `eip`, about to run.
   void Observe(uint32_t eip, const Predecoded& p) {
     uint8_t buffer[kMaxInstructionLength];
-    observer_->OnInstruction(*this, eip, p.in, BytesOf(p, buffer));
+    observed_ = &p.in;
+    observer_->OnInstruction(eip, BytesOf(p, buffer));
   }
   FetchLine& FetchLineOf(uint32_t linear) {
     return fetch_lines_[(linear / Cache::kLineBytes) % kFetchLines];
@@ -557,7 +544,8 @@ class Cpu {
   bool stop_ = false;  // RequestStop: end the current Run after this step
   uint64_t stop_branch_count_ = ~uint64_t{0};
   uint64_t steps_ = 0;
-  InstructionObserver* observer_ = nullptr;
+  simcore::Observer* observer_ = nullptr;
+  const Instruction* observed_ = nullptr;
   Exception exception_;
   uint64_t retired_ = 0;
   Fpu fpu_;
@@ -653,27 +641,27 @@ inline void ToLittleEndian(uint32_t value, uint8_t* bytes, int size) {
   return true;
 }
 
-[[gnu::always_inline]] inline bool Cpu::ReadMem(int seg, uint32_t offset, int size,
-                                                uint32_t* value) {
+[[gnu::always_inline]] inline bool Cpu::ReadMem(int seg, uint32_t offset, int size, uint32_t* value,
+                                                bool report) {
   if (!PlainAccess(seg_[seg], offset, size, false) && !CheckSegment(seg, offset, size, false)) {
     return false;
   }
   if (!CheckAlignment(seg, offset, size)) return false;
   if (!ReadLinear(Linear(seg, offset), size, value)) return false;
   if (dr7_ & 0xFF) DataBreakpoint(Linear(seg, offset), size, false);
-  if (observer_ != nullptr) observer_->OnAccess(*this, Linear(seg, offset), size, false, *value);
+  if (observer_ != nullptr && report) observer_->OnAccess(Linear(seg, offset), size, false, *value);
   return true;
 }
 
-[[gnu::always_inline]] inline bool Cpu::WriteMem(int seg, uint32_t offset, int size,
-                                                 uint32_t value) {
+[[gnu::always_inline]] inline bool Cpu::WriteMem(int seg, uint32_t offset, int size, uint32_t value,
+                                                 bool report) {
   if (!PlainAccess(seg_[seg], offset, size, true) && !CheckSegment(seg, offset, size, true)) {
     return false;
   }
   if (!CheckAlignment(seg, offset, size)) return false;
   if (!WriteLinear(Linear(seg, offset), size, value)) return false;
   if (dr7_ & 0xFF) DataBreakpoint(Linear(seg, offset), size, true);
-  if (observer_ != nullptr) observer_->OnAccess(*this, Linear(seg, offset), size, true, value);
+  if (observer_ != nullptr && report) observer_->OnAccess(Linear(seg, offset), size, true, value);
   return true;
 }
 

@@ -35,9 +35,10 @@ bool Cpu::X87(const Instruction& in) {
     for (int i = 0; i < size; i += 4) {
       uint32_t v;
       const int n = std::min(4, size - i);
-      if (!ReadMem(in.seg, offset + i, n, &v)) return false;
+      if (!ReadMem(in.seg, offset + i, n, &v, /*report=*/false)) return false;
       for (int k = 0; k < n; ++k) mem[i + k] = static_cast<uint8_t>(v >> (8 * k));
     }
+    if (observer_ != nullptr) ReportX87Operand(in.seg, offset, size, false, mem);
   }
   const bool writes = memory && Fpu::WritesMemory(in.op);
   if (writes) {
@@ -62,10 +63,23 @@ bool Cpu::X87(const Instruction& in) {
       const int n = std::min(4, size - i);
       uint32_t v = 0;
       for (int k = n - 1; k >= 0; --k) v = v << 8 | mem[i + k];
-      if (!WriteMem(in.seg, offset + i, n, v)) return false;
+      if (!WriteMem(in.seg, offset + i, n, v, /*report=*/false)) return false;
     }
+    if (observer_ != nullptr) ReportX87Operand(in.seg, offset, size, true, mem);
   }
   return true;
+}
+
+// The operand moves in doublewords (and a last word); a trace shows it in quadwords, then the
+// doubleword and word left over.
+void Cpu::ReportX87Operand(int seg, uint32_t offset, int size, bool write, const uint8_t* bytes) {
+  for (int i = 0; i < size;) {
+    const int n = size - i >= 8 ? 8 : size - i >= 4 ? 4 : size - i;
+    uint64_t v = 0;
+    for (int k = n - 1; k >= 0; --k) v = v << 8 | bytes[i + k];
+    observer_->OnAccess(Linear(seg, offset + i), n, write, v);
+    i += n;
+  }
 }
 
 }  // namespace citcat::x86

@@ -968,4 +968,60 @@ uint32_t FlagsRead(const Instruction& in) {
 uint32_t FlagsWritten(const Instruction& in) { return Facts(in.op).flags_written; }
 uint32_t FlagsUndefined(const Instruction& in) { return Facts(in.op).flags_undefined; }
 
+int64_t ImmediateOf(const Instruction& in) {
+  for (Operand o : {in.dst, in.src, in.src2}) {
+    if (o == Operand::kImm || o == Operand::kImm8 || o == Operand::kRel || o == Operand::kFar) {
+      return static_cast<int32_t>(in.imm);
+    }
+  }
+  return 0;
+}
+
+simcore::BranchKind BranchKindOf(const Instruction& in) {
+  using simcore::BranchKind;
+  const bool direct = in.dst == Operand::kRel || in.dst == Operand::kFar;
+  switch (in.flow) {
+    case Flow::kJcc:
+    case Flow::kLoop:
+      return BranchKind::kConditional;
+    case Flow::kJmp:
+    case Flow::kJmpFar:
+      return direct ? BranchKind::kDirectJump : BranchKind::kIndirectJump;
+    case Flow::kCall:
+    case Flow::kCallFar:
+      return direct ? BranchKind::kDirectCall : BranchKind::kIndirectCall;
+    case Flow::kRet:
+    case Flow::kRetFar:
+      return BranchKind::kReturn;
+    case Flow::kInt:
+      return BranchKind::kSoftwareInterrupt;
+    case Flow::kIret:
+      return BranchKind::kExceptionReturn;
+    case Flow::kRep:
+    case Flow::kNone:
+      break;
+  }
+  return BranchKind::kNone;
+}
+
+X87Registers X87RegistersOf(const Instruction& in) {
+  namespace e = x87;
+  X87Registers regs;
+  const uint16_t effects = Facts(in.op).x87;
+  const int8_t sti = static_cast<int8_t>(in.rm & 7);
+  const bool names_sti = in.dst == Operand::kSti || in.src == Operand::kSti;
+  int8_t* read = regs.read;
+  int8_t* written = regs.written;
+  if (effects & e::kReadsSt0) *read++ = 0;
+  if ((effects & e::kReadsSti) && names_sti) *read++ = sti;
+  if (effects & e::kReadsSt1) *read++ = 1;
+  if (effects & e::kReadsSw) *read++ = kX87Sw;
+  if (effects & e::kWritesSt0) *written++ = 0;
+  if ((effects & e::kWritesSti) && names_sti) *written++ = sti;
+  if (effects & e::kWritesDst) *written++ = in.dst == Operand::kSti ? sti : 0;
+  if (effects & e::kWritesSt1) *written++ = 1;
+  if (effects & e::kWritesSw) *written++ = kX87Sw;
+  return regs;
+}
+
 }  // namespace citcat::x86

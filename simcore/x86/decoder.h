@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "simcore/branch_kind.h"
 #include "simcore/x86/ops.h"
 
 namespace citcat::x86 {
@@ -129,6 +130,32 @@ uint32_t FlagsUndefined(const Instruction& insn);
 
 // "o", "no", "b", "ae", "e", "ne", "be", "a", "s", "ns", "p", "np", "l", "ge", "le", "g".
 const char* ConditionName(uint8_t cond);
+
+// The immediate operand (a relative target's displacement, a far pointer's offset), sign-extended
+// as the instruction uses it; 0 if it has none.
+int64_t ImmediateOf(const Instruction& in);
+
+// Where a relative branch goes: `next_eip` plus the displacement, within 64 KiB for a 16-bit
+// operand size.
+inline uint32_t RelativeTarget(const Instruction& in, uint32_t next_eip) {
+  const uint32_t eip = next_eip + in.imm;
+  return in.opsize == 2 ? eip & 0xFFFF : eip;
+}
+
+// The class of control transfer: a relative or far-pointer target is direct, one from a register
+// or memory indirect; LOOPcc and JCXZ are conditional.
+simcore::BranchKind BranchKindOf(const Instruction& in);
+
+// The x87 registers an instruction reads and writes (ops.h, the x87 column), as stack slots
+// relative to the top before it runs (0 = ST(0)), in the order the column lists them, -1 ending
+// each list; a slot may be written twice (FXCH's ST(0) and ST(i), a form whose destination is
+// one of them). The status word is the last entry where it is read or written: kX87Sw.
+inline constexpr int8_t kX87Sw = 8;
+struct X87Registers {
+  int8_t read[5] = {-1, -1, -1, -1, -1};
+  int8_t written[6] = {-1, -1, -1, -1, -1, -1};
+};
+X87Registers X87RegistersOf(const Instruction& in);
 
 }  // namespace citcat::x86
 

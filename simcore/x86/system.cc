@@ -395,7 +395,7 @@ bool Cpu::PushFrame(int new_cpl, int size, std::span<const uint32_t> values, uin
     const bool ok = WriteLinear(new_ss.base + sp, size, frame[i]);
     system_access_ = false;
     if (!ok) return false;
-    if (observer_ != nullptr) observer_->OnAccess(*this, new_ss.base + sp, size, true, frame[i]);
+    if (observer_ != nullptr) observer_->OnAccess(new_ss.base + sp, size, true, frame[i]);
   }
   cpl_ = new_cpl;
   seg_[kSs] = SegmentOf(ss, ss_desc);

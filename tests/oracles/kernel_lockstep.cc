@@ -47,12 +47,12 @@ class MipssimBus : public simcore::Bus {
   std::vector<uint8_t> rom_;
 };
 
-class ExceptionLog : public mips::ExceptionObserver {
+class ExceptionLog : public simcore::Observer {
  public:
-  void OnException(mips::Cpu& cpu, mips::ExcCode code, uint64_t faulting_pc) override {
-    (void)cpu;
+  void OnInstruction(uint64_t, std::span<const uint8_t>) override {}
+  void OnEvent(simcore::EventKind, uint32_t code, uint64_t faulting_pc) override {
     taken = true;
-    last_code = code;
+    last_code = static_cast<mips::ExcCode>(code);
     last_pc = faulting_pc;
   }
   bool taken = false;
@@ -77,7 +77,7 @@ class Lockstep {
  public:
   Lockstep(const KernelLockstepOptions& options, KernelLockstepResult* result)
       : options_(options), result_(*result), bus_(options.rom), cpu_(bus_) {
-    cpu_.set_exception_observer(&log_);
+    cpu_.set_observer(&log_);
     cpu_.Reset();
   }
 

@@ -289,27 +289,35 @@ TEST_F(ExceptionTest, Cp0WriteMasks) {
 namespace citcat::mips {
 namespace {
 
-class Recorder : public ExceptionObserver {
+class Recorder : public simcore::Observer {
  public:
-  void OnException(Cpu& cpu, ExcCode code, uint64_t pc) override {
-    codes.push_back(code);
+  explicit Recorder(Cpu& cpu) : cpu_(cpu) {}
+  void OnInstruction(uint64_t, std::span<const uint8_t>) override {}
+  void OnEvent(simcore::EventKind kind, uint32_t code, uint64_t pc) override {
+    kinds.push_back(kind);
+    codes.push_back(static_cast<ExcCode>(code));
     pcs.push_back(pc);
-    if (stop) cpu.RequestStop();
+    if (stop) cpu_.RequestStop();
   }
+  std::vector<simcore::EventKind> kinds;
   std::vector<ExcCode> codes;
   std::vector<uint64_t> pcs;
   bool stop = false;
+
+ private:
+  Cpu& cpu_;
 };
 
 class ObserverTest : public CpuTest {};
 
 TEST_F(ObserverTest, SeesEveryEntryAndCanStopTheRun) {
-  Recorder rec;
+  Recorder rec(*cpu_);
   rec.stop = true;
-  cpu_->set_exception_observer(&rec);
+  cpu_->set_observer(&rec);
   Put(kCode, {as::Nop(), as::Syscall(), as::Nop()});
   EXPECT_EQ(cpu_->Run(100), 2u);  // stopped right after the exception entry
   ASSERT_EQ(rec.codes.size(), 1u);
+  EXPECT_EQ(rec.kinds[0], simcore::EventKind::kFault);
   EXPECT_EQ(rec.codes[0], kExcSys);
   EXPECT_EQ(rec.pcs[0], kCode + 4);
 }
@@ -330,11 +338,11 @@ TEST_F(ObserverTest, WatchpointOnStore) {
 namespace citcat::mips {
 namespace {
 
-class PcRecorder : public InstructionObserver {
+class PcRecorder : public simcore::Observer {
  public:
-  void OnInstruction(Cpu&, uint64_t pc, uint32_t word) override {
+  void OnInstruction(uint64_t pc, std::span<const uint8_t> bytes) override {
     pcs.push_back(pc);
-    words.push_back(word);
+    words.push_back(BytesWord(bytes.data(), /*big_endian=*/true));
   }
   std::vector<uint64_t> pcs;
   std::vector<uint32_t> words;
@@ -345,7 +353,8 @@ class RunControlTest : public CpuTest {};
 TEST_F(RunControlTest, ObserverSeesEachInstructionWithItsWord) {
   Put(kCode, {as::Addiu(1, 0, 1), as::Beq(0, 0, 2), as::Nop(), as::Break(), as::Addiu(2, 0, 2)});
   PcRecorder rec;
-  cpu_->Run(4, rec);
+  cpu_->set_observer(&rec);
+  cpu_->Run(4);
   EXPECT_EQ(rec.pcs, (std::vector<uint64_t>{kCode, kCode + 4, kCode + 8, kCode + 16}));
   EXPECT_EQ(rec.words[0], as::Addiu(1, 0, 1));
   EXPECT_EQ(R(2), 2u);

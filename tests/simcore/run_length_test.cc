@@ -25,15 +25,19 @@ constexpr uint32_t kK0 = 26;
 using namespace as;  // NOLINT: the assembler helpers
 
 // Collects the PCs an observed run reports.
-class PcLog : public InstructionObserver {
+class PcLog : public simcore::Observer {
  public:
-  void OnInstruction(Cpu& cpu, uint64_t pc, uint32_t word) override {
-    ASSERT_EQ(pc, cpu.pc());  // the CPU's own view agrees with what it reports
+  explicit PcLog(const Cpu& cpu) : cpu_(cpu) {}
+  void OnInstruction(uint64_t pc, std::span<const uint8_t> bytes) override {
+    ASSERT_EQ(pc, cpu_.pc());  // the CPU's own view agrees with what it reports
     pcs.push_back(pc);
-    words.push_back(word);
+    words.push_back(BytesWord(bytes.data(), cpu_.big_endian()));
   }
   std::vector<uint64_t> pcs;
   std::vector<uint32_t> words;
+
+ private:
+  const Cpu& cpu_;
 };
 
 struct Machine {
@@ -103,16 +107,16 @@ void CompareRuns(Machine& a, Machine& b, uint64_t steps, uint32_t seed, uint64_t
 
     const uint64_t n = 1 + rng() % max_run;
     uint64_t ran;
-    PcLog seen, expected;
+    PcLog seen(b.cpu), expected(a.cpu);
     const bool observed = rng() % 4 == 0;
-    if (observed) {
-      ran = b.cpu.Run(n, seen);
-    } else {
-      ran = b.cpu.Run(n);
-    }
+    b.cpu.set_observer(observed ? &seen : nullptr);
+    ran = b.cpu.Run(n);
     ASSERT_GE(ran, 1u) << where;
     ASSERT_LE(ran, n) << where;
-    for (uint64_t i = 0; i < ran; ++i) ASSERT_EQ(a.cpu.Run(1, expected), 1u) << where;
+    a.cpu.set_observer(&expected);
+    for (uint64_t i = 0; i < ran; ++i) ASSERT_EQ(a.cpu.Run(1), 1u) << where;
+    a.cpu.set_observer(nullptr);
+    b.cpu.set_observer(nullptr);
     if (observed) {
       ASSERT_EQ(seen.pcs, expected.pcs) << where;
       ASSERT_EQ(seen.words, expected.words) << where;

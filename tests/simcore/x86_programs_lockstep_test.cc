@@ -140,11 +140,11 @@ class ChecksumBus final : public simcore::Bus {
 
 // Checks that the bytes the core hands its observer are the instruction's bytes in memory (flat
 // code: EIP is the physical address), and counts those that span two cache lines.
-class BytesChecker final : public Cpu::InstructionObserver {
+class BytesChecker final : public simcore::Observer {
  public:
-  explicit BytesChecker(const ChecksumBus& bus) : bus_(bus) {}
-  void OnInstruction(Cpu&, uint32_t eip, const Instruction& in,
-                     std::span<const uint8_t> bytes) override {
+  BytesChecker(const ChecksumBus& bus, const Cpu& cpu) : bus_(bus), cpu_(cpu) {}
+  void OnInstruction(uint64_t eip, std::span<const uint8_t> bytes) override {
+    const Instruction& in = cpu_.observed();
     ++instructions;
     if ((eip % 16) + in.length > 16) ++spanning;
     const std::span<const uint8_t> memory = bus_.Bytes(eip, in.length);
@@ -157,6 +157,7 @@ class BytesChecker final : public Cpu::InstructionObserver {
 
  private:
   const ChecksumBus& bus_;
+  const Cpu& cpu_;
 };
 
 // The core's predecoded-line fast paths leave exactly the bus trace of the full path on every
@@ -179,8 +180,8 @@ TEST(X86Programs, FastPathsLeaveTheSameBusTraceOnCompiledCode) {
       }
       Cpu cpu(bus);
       cpu.set_fast_paths(mode != kFull);
-      BytesChecker bytes(bus);
-      if (mode != kPlain) cpu.set_instruction_observer(&bytes);
+      BytesChecker bytes(bus, cpu);
+      if (mode != kPlain) cpu.set_observer(&bytes);
       cpu.SetFlat32();
       cpu.set_eip(static_cast<uint32_t>(elf->entry));
       while (!cpu.halted() && !cpu.exception().pending && cpu.retired() < 20'000'000) {

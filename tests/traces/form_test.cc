@@ -111,17 +111,11 @@ TEST(TraceForms, AFormThatTookAnothersSlotIsWorkedOutAgain) {
 
 // A core on 8 MB of RAM in kernel mode, exception vectors at 0x80000180, observed by a
 // MipsRecorder that feeds `sink`, as replay's adapter does.
-class Core : public mips::InstructionObserver, public mips::ExceptionObserver {
+class Core {
  public:
-  explicit Core(TraceSink& sink) : bus_(8 << 20), cpu_(bus_), recorder_(sink) {
+  explicit Core(TraceSink& sink) : bus_(8 << 20), cpu_(bus_), recorder_(sink, cpu_) {
     cpu_.WriteCp0(mips::kCp0Status, 0);
-    cpu_.set_exception_observer(this);
-  }
-  void OnInstruction(mips::Cpu& cpu, uint64_t pc, uint32_t word) override {
-    recorder_.OnInstruction(cpu, pc, word);
-  }
-  void OnException(mips::Cpu& cpu, mips::ExcCode code, uint64_t pc) override {
-    recorder_.OnException(cpu, code, pc, code == mips::kExcInt ? "interrupt" : "exception");
+    cpu_.set_observer(&recorder_);
   }
 
   // Words at a kseg0 or kseg1 address, straight into RAM.
@@ -137,12 +131,12 @@ class Core : public mips::InstructionObserver, public mips::ExceptionObserver {
     cpu_.SetPc(pc);
     for (int i = 0; i < 10000 && cpu_.pc() != end; ++i) {
       if (before_step) before_step(cpu_);
-      cpu_.Run(1, *this);
+      cpu_.Run(1);
     }
     ASSERT_EQ(cpu_.pc(), end);
   }
   void Finish(TraceSink& sink) {
-    recorder_.Flush(cpu_);
+    recorder_.Flush();
     ASSERT_TRUE(recorder_.status().ok());
     ASSERT_TRUE(sink.Finish().ok());
   }

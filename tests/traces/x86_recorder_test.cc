@@ -21,24 +21,6 @@ class Collect final : public TraceSink {
   std::vector<Record> records;
 };
 
-class Forward final : public x86::Cpu::InstructionObserver {
- public:
-  explicit Forward(X86Recorder& r) : r_(r) {}
-  void OnInstruction(x86::Cpu& cpu, uint32_t eip, const x86::Instruction& in,
-                     std::span<const uint8_t> bytes) override {
-    r_.OnInstruction(cpu, eip, in, bytes);
-  }
-  void OnAccess(x86::Cpu&, uint32_t linear, int size, bool write, uint32_t value) override {
-    r_.OnAccess(linear, size, write, value);
-  }
-  void OnEvent(x86::Cpu& cpu, uint8_t vector, x86::Cpu::EventKind kind) override {
-    r_.OnEvent(cpu, vector, kind);
-  }
-
- private:
-  X86Recorder& r_;
-};
-
 TEST(X86Recorder, ConditionalBranchesAreTakenAsTheCoreTakesThem) {
   // Real mode, code at 1000:0000; vector 4 (INTO) to 0000:0500, a HLT.
   const std::vector<uint8_t> code = {
@@ -66,11 +48,10 @@ TEST(X86Recorder, ConditionalBranchesAreTakenAsTheCoreTakesThem) {
   cpu.set_reg(x86::kEsp, 0x100);
   cpu.set_deliver_interrupts(true);
   Collect sink;
-  X86Recorder recorder(sink);
-  Forward forward(recorder);
-  cpu.set_instruction_observer(&forward);
+  X86Recorder recorder(sink, cpu);
+  cpu.set_observer(&recorder);
   cpu.Run(16);
-  recorder.Flush(cpu);
+  recorder.Flush();
   ASSERT_TRUE(recorder.status().ok());
 
   struct Branch {
