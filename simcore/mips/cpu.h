@@ -680,7 +680,7 @@ inline bool Cpu::BranchTaken(Op op, uint32_t word) const {
   const bool fcc = fpu_.condition();
   // Every operation of the table: BranchCondition is true for all but the conditional branches.
   switch (op) {
-#define CITCAT_MIPS_BRANCH_CONDITION(name) \
+#define CITCAT_MIPS_BRANCH_CONDITION(name, ...) \
   case Op::k##name:                        \
     return BranchCondition<Op::k##name>(rs, rt, fcc);
     CITCAT_MIPS_OPS(CITCAT_MIPS_BRANCH_CONDITION)

@@ -1,5 +1,6 @@
 #include "simcore/mips/decoder.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -7,7 +8,7 @@ namespace citcat::mips {
 namespace {
 
 constexpr std::array<std::string_view, static_cast<size_t>(Op::kCount)> kEnumNames = {
-#define CITCAT_MIPS_OP_NAME(name) std::string_view(#name),
+#define CITCAT_MIPS_OP_NAME(name, ...) std::string_view(#name),
     CITCAT_MIPS_OPS(CITCAT_MIPS_OP_NAME)
 #undef CITCAT_MIPS_OP_NAME
 };
@@ -24,120 +25,51 @@ const std::array<std::string, static_cast<size_t>(Op::kCount)>& OpNames() {
   return *names;
 }
 
-Op DecodeSpecial(uint32_t w) {
-  static constexpr Op kTable[64] = {
-      Op::kSll,     Op::kReserved, Op::kSrl,      Op::kSra,      Op::kSllv,     Op::kReserved,
-      Op::kSrlv,    Op::kSrav,     Op::kJr,       Op::kJalr,     Op::kReserved, Op::kReserved,
-      Op::kSyscall, Op::kBreak,    Op::kReserved, Op::kSync,     Op::kMfhi,     Op::kMthi,
-      Op::kMflo,    Op::kMtlo,     Op::kDsllv,    Op::kReserved, Op::kDsrlv,    Op::kDsrav,
-      Op::kMult,    Op::kMultu,    Op::kDiv,      Op::kDivu,     Op::kDmult,    Op::kDmultu,
-      Op::kDdiv,    Op::kDdivu,    Op::kAdd,      Op::kAddu,     Op::kSub,      Op::kSubu,
-      Op::kAnd,     Op::kOr,       Op::kXor,      Op::kNor,      Op::kReserved, Op::kReserved,
-      Op::kSlt,     Op::kSltu,     Op::kDadd,     Op::kDaddu,    Op::kDsub,     Op::kDsubu,
-      Op::kTge,     Op::kTgeu,     Op::kTlt,      Op::kTltu,     Op::kTeq,      Op::kReserved,
-      Op::kTne,     Op::kReserved, Op::kDsll,     Op::kReserved, Op::kDsrl,     Op::kDsra,
-      Op::kDsll32,  Op::kReserved, Op::kDsrl32,   Op::kDsra32};
-  return kTable[w & 63];
-}
+// The decoder's lookup tables, from the table's `where` and `code`.
+struct DecodeTables {
+  Op primary[64], special[64], regimm[32], cop0_rs[16], cop0_fn[64], cop1_rs[16], cop1_bc[4];
+};
 
-Op DecodeRegimm(uint32_t w) {
-  switch (Rt(w)) {
-    case 0x00:
-      return Op::kBltz;
-    case 0x01:
-      return Op::kBgez;
-    case 0x02:
-      return Op::kBltzl;
-    case 0x03:
-      return Op::kBgezl;
-    case 0x08:
-      return Op::kTgei;
-    case 0x09:
-      return Op::kTgeiu;
-    case 0x0A:
-      return Op::kTlti;
-    case 0x0B:
-      return Op::kTltiu;
-    case 0x0C:
-      return Op::kTeqi;
-    case 0x0E:
-      return Op::kTnei;
-    case 0x10:
-      return Op::kBltzal;
-    case 0x11:
-      return Op::kBgezal;
-    case 0x12:
-      return Op::kBltzall;
-    case 0x13:
-      return Op::kBgezall;
-    default:
-      return Op::kReserved;
-  }
-}
-
-Op DecodeCop0(uint32_t w) {
-  uint32_t rs = Rs(w);
-  if (rs & 0x10) {  // CO: the function field selects a TLB operation or ERET
-    switch (w & 63) {
-      case 0x01:
-        return Op::kTlbr;
-      case 0x02:
-        return Op::kTlbwi;
-      case 0x06:
-        return Op::kTlbwr;
-      case 0x08:
-        return Op::kTlbp;
-      case 0x18:
-        return Op::kEret;
-      default:
-        return Op::kReserved;
+constexpr DecodeTables MakeDecodeTables() {
+  DecodeTables t{};
+  for (Op* table : {t.primary, t.special, t.cop0_fn}) std::fill_n(table, 64, Op::kReserved);
+  std::fill_n(t.regimm, 32, Op::kReserved);
+  for (Op* table : {t.cop0_rs, t.cop1_rs}) std::fill_n(table, 16, Op::kReserved);
+  std::fill_n(t.cop1_bc, 4, Op::kReserved);
+  for (size_t i = 0; i < std::size(kOpFacts); ++i) {
+    const OpFacts& f = kOpFacts[i];
+    const Op op = static_cast<Op>(i);
+    switch (f.where) {
+      case Where::kPrimary:
+        t.primary[f.code] = op;
+        break;
+      case Where::kSpecial:
+        t.special[f.code] = op;
+        break;
+      case Where::kRegimm:
+        t.regimm[f.code] = op;
+        break;
+      case Where::kCop0Rs:
+        t.cop0_rs[f.code] = op;
+        break;
+      case Where::kCop0Fn:
+        t.cop0_fn[f.code] = op;
+        break;
+      case Where::kCop1Rs:
+        t.cop1_rs[f.code] = op;
+        break;
+      case Where::kCop1Bc:
+        t.cop1_bc[f.code] = op;
+        break;
+      case Where::kNowhere:
+        break;
     }
   }
-  switch (rs) {
-    case 0x00:
-      return Op::kMfc0;
-    case 0x01:
-      return Op::kDmfc0;
-    case 0x04:
-      return Op::kMtc0;
-    case 0x05:
-      return Op::kDmtc0;
-    default:
-      return Op::kReserved;
-  }
+  for (int lwc2 : {0x32, 0x36, 0x3A, 0x3E}) t.primary[lwc2] = Op::kCop2;  // LWC2 LDC2 SWC2 SDC2
+  return t;
 }
 
-Op DecodeCop1(uint32_t w) {
-  uint32_t rs = Rs(w);
-  if (rs & 0x10) return Op::kCop1Arith;
-  switch (rs) {
-    case 0x00:
-      return Op::kMfc1;
-    case 0x01:
-      return Op::kDmfc1;
-    case 0x02:
-      return Op::kCfc1;
-    case 0x04:
-      return Op::kMtc1;
-    case 0x05:
-      return Op::kDmtc1;
-    case 0x06:
-      return Op::kCtc1;
-    case 0x08:
-      switch (Rt(w) & 3) {
-        case 0:
-          return Op::kBc1f;
-        case 1:
-          return Op::kBc1t;
-        case 2:
-          return Op::kBc1fl;
-        default:
-          return Op::kBc1tl;
-      }
-    default:
-      return Op::kReserved;
-  }
-}
+constexpr DecodeTables kDecode = MakeDecodeTables();
 
 }  // namespace
 
@@ -149,123 +81,16 @@ std::string_view OpName(Op op) {
 Op DecodeOp(uint32_t w) {
   switch (w >> 26) {
     case 0x00:
-      return DecodeSpecial(w);
+      return kDecode.special[w & 63];
     case 0x01:
-      return DecodeRegimm(w);
-    case 0x02:
-      return Op::kJ;
-    case 0x03:
-      return Op::kJal;
-    case 0x04:
-      return Op::kBeq;
-    case 0x05:
-      return Op::kBne;
-    case 0x06:
-      return Op::kBlez;
-    case 0x07:
-      return Op::kBgtz;
-    case 0x08:
-      return Op::kAddi;
-    case 0x09:
-      return Op::kAddiu;
-    case 0x0A:
-      return Op::kSlti;
-    case 0x0B:
-      return Op::kSltiu;
-    case 0x0C:
-      return Op::kAndi;
-    case 0x0D:
-      return Op::kOri;
-    case 0x0E:
-      return Op::kXori;
-    case 0x0F:
-      return Op::kLui;
-    case 0x10:
-      return DecodeCop0(w);
-    case 0x11:
-      return DecodeCop1(w);
-    case 0x12:
-      return Op::kCop2;
-    case 0x13:
-      return Op::kCop3;
-    case 0x14:
-      return Op::kBeql;
-    case 0x15:
-      return Op::kBnel;
-    case 0x16:
-      return Op::kBlezl;
-    case 0x17:
-      return Op::kBgtzl;
-    case 0x18:
-      return Op::kDaddi;
-    case 0x19:
-      return Op::kDaddiu;
-    case 0x1A:
-      return Op::kLdl;
-    case 0x1B:
-      return Op::kLdr;
-    case 0x20:
-      return Op::kLb;
-    case 0x21:
-      return Op::kLh;
-    case 0x22:
-      return Op::kLwl;
-    case 0x23:
-      return Op::kLw;
-    case 0x24:
-      return Op::kLbu;
-    case 0x25:
-      return Op::kLhu;
-    case 0x26:
-      return Op::kLwr;
-    case 0x27:
-      return Op::kLwu;
-    case 0x28:
-      return Op::kSb;
-    case 0x29:
-      return Op::kSh;
-    case 0x2A:
-      return Op::kSwl;
-    case 0x2B:
-      return Op::kSw;
-    case 0x2C:
-      return Op::kSdl;
-    case 0x2D:
-      return Op::kSdr;
-    case 0x2E:
-      return Op::kSwr;
-    case 0x2F:
-      return Op::kCache;
-    case 0x30:
-      return Op::kLl;
-    case 0x31:
-      return Op::kLwc1;
-    case 0x32:
-      return Op::kCop2;  // LWC2
-    case 0x34:
-      return Op::kLld;
-    case 0x35:
-      return Op::kLdc1;
-    case 0x36:
-      return Op::kCop2;  // LDC2
-    case 0x37:
-      return Op::kLd;
-    case 0x38:
-      return Op::kSc;
-    case 0x39:
-      return Op::kSwc1;
-    case 0x3A:
-      return Op::kCop2;  // SWC2
-    case 0x3C:
-      return Op::kScd;
-    case 0x3D:
-      return Op::kSdc1;
-    case 0x3E:
-      return Op::kCop2;  // SDC2
-    case 0x3F:
-      return Op::kSd;
+      return kDecode.regimm[Rt(w)];
+    case 0x10:  // COP0: with CO set, the function field selects a TLB operation or ERET
+      return (Rs(w) & 0x10) ? kDecode.cop0_fn[w & 63] : kDecode.cop0_rs[Rs(w)];
+    case 0x11:  // COP1: rs >= 16 is an arithmetic format; BC1 picks by nd/tf
+      if (Rs(w) & 0x10) return Op::kCop1Arith;
+      return Rs(w) == 0x08 ? kDecode.cop1_bc[Rt(w) & 3] : kDecode.cop1_rs[Rs(w)];
     default:
-      return Op::kReserved;
+      return kDecode.primary[w >> 26];
   }
 }
 
@@ -276,34 +101,27 @@ namespace {
 void DescribeFpu(uint32_t w, InstructionInfo& info) {
   const int8_t ft = static_cast<int8_t>(Rt(w)), fs = static_cast<int8_t>(Rd(w)),
                fd = static_cast<int8_t>(Sa(w));
-  switch (info.op) {
-    case Op::kLwc1:
-    case Op::kLdc1:
+  switch (Facts(info.op).shape) {
+    case Shape::kFpLoad:
       info.fpr_written = ft;
       break;
-    case Op::kSwc1:
-    case Op::kSdc1:
+    case Shape::kFpStore:
       info.fpr_read[0] = ft;
       break;
-    case Op::kMfc1:
-    case Op::kDmfc1:
+    case Shape::kFromFpr:
       info.fpr_read[0] = fs;
       break;
-    case Op::kMtc1:
-    case Op::kDmtc1:
+    case Shape::kToFpr:
       info.fpr_written = fs;
       break;
-    case Op::kCfc1:
-    case Op::kBc1f:
-    case Op::kBc1t:
-    case Op::kBc1fl:
-    case Op::kBc1tl:
+    case Shape::kFromFpuControl:
+    case Shape::kBranchFpCondition:
       info.reads_fcc = true;
       break;
-    case Op::kCtc1:
+    case Shape::kToFpuControl:
       info.writes_fcc = true;
       break;
-    case Op::kCop1Arith: {
+    case Shape::kFpArithmetic: {
       const uint32_t funct = w & 0x3F;
       info.fpr_read[0] = fs;
       if (funct >= 0x30) {  // C.cond.fmt
@@ -320,26 +138,14 @@ void DescribeFpu(uint32_t w, InstructionInfo& info) {
   }
 }
 
-int64_t ImmediateOf(Op op, uint32_t w) {
-  switch (op) {
-    case Op::kAndi:
-    case Op::kOri:
-    case Op::kXori:
-    case Op::kLui:
-      return Uimm(w);
-    case Op::kSll:
-    case Op::kSrl:
-    case Op::kSra:
-    case Op::kDsll:
-    case Op::kDsrl:
-    case Op::kDsra:
+int64_t ImmediateOf(uint32_t w, const OpFacts& facts) {
+  if (facts.traits & op::kZeroExtended) return Uimm(w);
+  switch (facts.shape) {
+    case Shape::kShiftBySa:
       return Sa(w);
-    case Op::kDsll32:
-    case Op::kDsrl32:
-    case Op::kDsra32:
+    case Shape::kShiftBySa32:
       return Sa(w) + 32;
-    case Op::kJ:
-    case Op::kJal:
+    case Shape::kJump:
       return w & 0x03FFFFFF;
     default:
       return (w >> 26) == 0 ? 0 : Simm(w);  // SPECIAL-group operations have none
@@ -379,359 +185,156 @@ uint64_t InstructionInfo::Target(uint64_t pc, uint32_t word) const {
 
 InstructionInfo Describe(uint32_t w) {
   InstructionInfo info;
-  Op op = DecodeOp(w);
+  const Op op = DecodeOp(w);
+  const OpFacts& facts = Facts(op);
   info.op = op;
+  info.is64 = facts.traits & op::kIs64;
+  info.likely = facts.traits & op::kLikely;
+  info.link = facts.traits & op::kLink;
+  info.mem_partial = facts.traits & op::kPartial;
+  info.mem_bytes = facts.bytes;
   const uint32_t rs = 1u << Rs(w), rt = 1u << Rt(w), rd = 1u << Rd(w);
-  auto load = [&](uint8_t n, bool is64 = false) {
-    info.gpr_read = rs;
-    info.gpr_written = rt;
-    info.mem = MemAccess::kLoad;
-    info.mem_bytes = n;
-    info.is64 = is64;
+  const auto flow = [&](Flow f, bool delay_slot) {
+    info.flow = f;
+    info.delay_slot = delay_slot;
+    info.conditional = f == Flow::kBranch || (f == Flow::kTrap && facts.shape != Shape::kSystemCall);
   };
-  auto store = [&](uint8_t n, bool is64 = false) {
-    info.gpr_read = rs | rt;
-    info.mem = MemAccess::kStore;
-    info.mem_bytes = n;
-    info.is64 = is64;
-  };
-  auto branch = [&](uint32_t reads, bool likely, bool link) {
-    info.gpr_read = reads;
-    info.flow = Flow::kBranch;
-    info.conditional = true;
-    info.likely = likely;
-    info.link = link;
-    info.delay_slot = true;
-    if (link) info.gpr_written = 1u << 31;
-  };
-  auto trap = [&](uint32_t reads) {
-    info.gpr_read = reads;
-    info.flow = Flow::kTrap;
-    info.conditional = true;
-  };
-  switch (op) {
-    case Op::kSll:
-    case Op::kSrl:
-    case Op::kSra:
+  switch (facts.shape) {
+    case Shape::kNoOperands:
+      break;
+    case Shape::kShiftBySa:
+    case Shape::kShiftBySa32:
       info.gpr_read = rt;
       info.gpr_written = rd;
       break;
-    case Op::kDsll:
-    case Op::kDsrl:
-    case Op::kDsra:
-    case Op::kDsll32:
-    case Op::kDsrl32:
-    case Op::kDsra32:
-      info.gpr_read = rt;
-      info.gpr_written = rd;
-      info.is64 = true;
-      break;
-    case Op::kSllv:
-    case Op::kSrlv:
-    case Op::kSrav:
-    case Op::kAdd:
-    case Op::kAddu:
-    case Op::kSub:
-    case Op::kSubu:
-    case Op::kAnd:
-    case Op::kOr:
-    case Op::kXor:
-    case Op::kNor:
-    case Op::kSlt:
-    case Op::kSltu:
+    case Shape::kRdRsRt:
       info.gpr_read = rs | rt;
       info.gpr_written = rd;
       break;
-    case Op::kDsllv:
-    case Op::kDsrlv:
-    case Op::kDsrav:
-    case Op::kDadd:
-    case Op::kDaddu:
-    case Op::kDsub:
-    case Op::kDsubu:
-      info.gpr_read = rs | rt;
-      info.gpr_written = rd;
-      info.is64 = true;
-      break;
-    case Op::kJr:
+    case Shape::kRtRsImmediate:
       info.gpr_read = rs;
-      info.flow = Flow::kJumpRegister;
-      info.delay_slot = true;
+      info.gpr_written = rt;
       break;
-    case Op::kJalr:
-      info.gpr_read = rs;
-      info.gpr_written = rd;
-      info.flow = Flow::kJumpRegister;
-      info.delay_slot = true;
-      info.link = true;
+    case Shape::kRtImmediate:
+      info.gpr_written = rt;
       break;
-    case Op::kSyscall:
-    case Op::kBreak:
-      info.flow = Flow::kTrap;
-      break;
-    case Op::kSync:
-      break;
-    case Op::kMfhi:
+    case Shape::kFromHi:
       info.reads_hi = true;
       info.gpr_written = rd;
       break;
-    case Op::kMflo:
+    case Shape::kFromLo:
       info.reads_lo = true;
       info.gpr_written = rd;
       break;
-    case Op::kMthi:
+    case Shape::kToHi:
       info.gpr_read = rs;
       info.writes_hi = true;
       break;
-    case Op::kMtlo:
+    case Shape::kToLo:
       info.gpr_read = rs;
       info.writes_lo = true;
       break;
-    case Op::kMult:
-    case Op::kMultu:
-    case Op::kDiv:
-    case Op::kDivu:
-    case Op::kDmult:
-    case Op::kDmultu:
-    case Op::kDdiv:
-    case Op::kDdivu:
+    case Shape::kMultiplyDivide:
       info.gpr_read = rs | rt;
       info.writes_hi = info.writes_lo = true;
-      info.is64 = op >= Op::kDmult;
       break;
-    case Op::kTge:
-    case Op::kTgeu:
-    case Op::kTlt:
-    case Op::kTltu:
-    case Op::kTeq:
-    case Op::kTne:
-      trap(rs | rt);
-      break;
-    case Op::kTgei:
-    case Op::kTgeiu:
-    case Op::kTlti:
-    case Op::kTltiu:
-    case Op::kTeqi:
-    case Op::kTnei:
-      trap(rs);
-      break;
-    case Op::kBltz:
-    case Op::kBgez:
-    case Op::kBlez:
-    case Op::kBgtz:
-      branch(rs, false, false);
-      break;
-    case Op::kBltzl:
-    case Op::kBgezl:
-    case Op::kBlezl:
-    case Op::kBgtzl:
-      branch(rs, true, false);
-      break;
-    case Op::kBltzal:
-    case Op::kBgezal:
-      branch(rs, false, true);
-      break;
-    case Op::kBltzall:
-    case Op::kBgezall:
-      branch(rs, true, true);
-      break;
-    case Op::kBeq:
-    case Op::kBne:
-      branch(rs | rt, false, false);
-      break;
-    case Op::kBeql:
-    case Op::kBnel:
-      branch(rs | rt, true, false);
-      break;
-    case Op::kJ:
-      info.flow = Flow::kJump;
-      info.delay_slot = true;
-      break;
-    case Op::kJal:
-      info.flow = Flow::kJump;
-      info.delay_slot = true;
-      info.link = true;
-      info.gpr_written = 1u << 31;
-      break;
-    case Op::kAddi:
-    case Op::kAddiu:
-    case Op::kSlti:
-    case Op::kSltiu:
-    case Op::kAndi:
-    case Op::kOri:
-    case Op::kXori:
+    case Shape::kJumpRegister:
       info.gpr_read = rs;
-      info.gpr_written = rt;
+      flow(Flow::kJumpRegister, true);
       break;
-    case Op::kDaddi:
-    case Op::kDaddiu:
+    case Shape::kJumpAndLinkRd:
       info.gpr_read = rs;
+      info.gpr_written = rd;
+      flow(Flow::kJumpRegister, true);
+      break;
+    case Shape::kJump:
+      flow(Flow::kJump, true);
+      break;
+    case Shape::kBranchRs:
+      info.gpr_read = rs;
+      flow(Flow::kBranch, true);
+      break;
+    case Shape::kBranchRsRt:
+      info.gpr_read = rs | rt;
+      flow(Flow::kBranch, true);
+      break;
+    case Shape::kBranchFpCondition:
+      info.fpu = true;
+      flow(Flow::kBranch, true);
+      break;
+    case Shape::kSystemCall:
+      flow(Flow::kTrap, false);
+      break;
+    case Shape::kTrapRs:
+      info.gpr_read = rs;
+      flow(Flow::kTrap, false);
+      break;
+    case Shape::kTrapRsRt:
+      info.gpr_read = rs | rt;
+      flow(Flow::kTrap, false);
+      break;
+    case Shape::kLoad:
+      info.gpr_read = info.mem_partial ? rs | rt : rs;
       info.gpr_written = rt;
-      info.is64 = true;
+      info.mem = MemAccess::kLoad;
       break;
-    case Op::kLui:
+    case Shape::kStore:
+      info.gpr_read = rs | rt;
+      info.mem = MemAccess::kStore;
+      break;
+    case Shape::kStoreConditional:
+      info.gpr_read = rs | rt;
       info.gpr_written = rt;
+      info.mem = MemAccess::kStore;
       break;
-    case Op::kLb:
-    case Op::kLbu:
-      load(1);
-      break;
-    case Op::kLh:
-    case Op::kLhu:
-      load(2);
-      break;
-    case Op::kLw:
-    case Op::kLl:
-      load(4);
-      break;
-    case Op::kLwu:
-      load(4, true);
-      break;
-    case Op::kLd:
-    case Op::kLld:
-      load(8, true);
-      break;
-    case Op::kLwl:
-    case Op::kLwr:
-      load(4);
-      info.gpr_read |= rt;
-      info.mem_partial = true;
-      break;
-    case Op::kLdl:
-    case Op::kLdr:
-      load(8, true);
-      info.gpr_read |= rt;
-      info.mem_partial = true;
-      break;
-    case Op::kSb:
-      store(1);
-      break;
-    case Op::kSh:
-      store(2);
-      break;
-    case Op::kSw:
-      store(4);
-      break;
-    case Op::kSd:
-      store(8, true);
-      break;
-    case Op::kSc:
-      store(4);
-      info.gpr_written = rt;
-      break;
-    case Op::kScd:
-      store(8, true);
-      info.gpr_written = rt;
-      break;
-    case Op::kSwl:
-    case Op::kSwr:
-      store(4);
-      info.mem_partial = true;
-      break;
-    case Op::kSdl:
-    case Op::kSdr:
-      store(8, true);
-      info.mem_partial = true;
-      break;
-    case Op::kCache:
+    case Shape::kCacheOperation:
       info.gpr_read = rs;
       info.mem = MemAccess::kCacheOp;
       info.cop0 = true;
       break;
-    case Op::kMfc0:
+    case Shape::kFromCop0:
       info.gpr_written = rt;
       info.cop0 = true;
       break;
-    case Op::kDmfc0:
-      info.gpr_written = rt;
-      info.cop0 = true;
-      info.is64 = true;
-      break;
-    case Op::kMtc0:
+    case Shape::kToCop0:
       info.gpr_read = rt;
       info.cop0 = true;
       break;
-    case Op::kDmtc0:
-      info.gpr_read = rt;
-      info.cop0 = true;
-      info.is64 = true;
-      break;
-    case Op::kTlbr:
-    case Op::kTlbwi:
-    case Op::kTlbwr:
-    case Op::kTlbp:
+    case Shape::kCop0Operation:
       info.cop0 = true;
       break;
-    case Op::kEret:
+    case Shape::kExceptionReturn:
       info.cop0 = true;
       info.flow = Flow::kEret;
       break;
-    case Op::kMfc1:
-    case Op::kCfc1:
+    case Shape::kFromFpr:
+    case Shape::kFromFpuControl:
       info.gpr_written = rt;
       info.fpu = true;
       break;
-    case Op::kDmfc1:
-      info.gpr_written = rt;
-      info.fpu = true;
-      info.is64 = true;
-      break;
-    case Op::kMtc1:
-    case Op::kCtc1:
+    case Shape::kToFpr:
+    case Shape::kToFpuControl:
       info.gpr_read = rt;
       info.fpu = true;
       break;
-    case Op::kDmtc1:
-      info.gpr_read = rt;
-      info.fpu = true;
-      info.is64 = true;
-      break;
-    case Op::kBc1f:
-    case Op::kBc1t:
-      branch(0, false, false);
+    case Shape::kFpArithmetic:
       info.fpu = true;
       break;
-    case Op::kBc1fl:
-    case Op::kBc1tl:
-      branch(0, true, false);
-      info.fpu = true;
-      break;
-    case Op::kCop1Arith:
-      info.fpu = true;
-      break;
-    case Op::kLwc1:
+    case Shape::kFpLoad:
       info.gpr_read = rs;
       info.mem = MemAccess::kLoad;
-      info.mem_bytes = 4;
       info.fpu = true;
       break;
-    case Op::kLdc1:
-      info.gpr_read = rs;
-      info.mem = MemAccess::kLoad;
-      info.mem_bytes = 8;
-      info.fpu = true;
-      break;
-    case Op::kSwc1:
+    case Shape::kFpStore:
       info.gpr_read = rs;
       info.mem = MemAccess::kStore;
-      info.mem_bytes = 4;
       info.fpu = true;
-      break;
-    case Op::kSdc1:
-      info.gpr_read = rs;
-      info.mem = MemAccess::kStore;
-      info.mem_bytes = 8;
-      info.fpu = true;
-      break;
-    case Op::kReserved:
-    case Op::kCop2:
-    case Op::kCop3:
-    case Op::kCount:
       break;
   }
+  if (info.link && facts.shape != Shape::kJumpAndLinkRd) info.gpr_written = 1u << 31;
   info.gpr_written &= ~1u;
   if (info.fpu) DescribeFpu(w, info);
-  info.immediate = ImmediateOf(op, w);
+  info.immediate = ImmediateOf(w, facts);
   info.branch = BranchKindOf(info, w);
   return info;
 }

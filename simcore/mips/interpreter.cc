@@ -579,46 +579,9 @@ struct Exec {
 
 namespace {
 
-// Operations that cannot raise an exception, change the flow, look at pc_ and retired_ or write
-// $0 (Predecode turns those that would into SYNC, a no-op): the run loop neither stores pc_ and
-// retired_ before them nor looks at the flow or re-zeroes $0 after them.
-constexpr bool IsPlain(Op op) {
-  switch (op) {
-    case Op::kSll:
-    case Op::kSrl:
-    case Op::kSra:
-    case Op::kSllv:
-    case Op::kSrlv:
-    case Op::kSrav:
-    case Op::kSync:
-    case Op::kMfhi:
-    case Op::kMthi:
-    case Op::kMflo:
-    case Op::kMtlo:
-    case Op::kMult:
-    case Op::kMultu:
-    case Op::kDiv:
-    case Op::kDivu:
-    case Op::kAddu:
-    case Op::kSubu:
-    case Op::kAnd:
-    case Op::kOr:
-    case Op::kXor:
-    case Op::kNor:
-    case Op::kSlt:
-    case Op::kSltu:
-    case Op::kAddiu:
-    case Op::kSlti:
-    case Op::kSltiu:
-    case Op::kAndi:
-    case Op::kOri:
-    case Op::kXori:
-    case Op::kLui:
-      return true;
-    default:
-      return false;
-  }
-}
+// The table's plain operations (op::kPlain). One that would write $0 Predecode turns into SYNC, a
+// no-op, so the run loop need not re-zero $0 after them either.
+constexpr bool IsPlain(Op op) { return (Facts(op).traits & op::kPlain) == op::kPlain; }
 
 // Branches and jumps that cannot raise an exception: the run loop takes their delay slot itself.
 // clang-format off
@@ -640,6 +603,26 @@ constexpr int IndexIn(const Op (&list)[N], Op op) {
 }
 
 constexpr bool IsBranch(Op op) { return IndexIn(kBranches, op) >= 0; }
+
+// The lists below name what the table says, in its order: the preprocessor cannot expand the
+// table inside itself, which the pairs' labels need (see CITCAT_MIPS_FUSIBLE).
+template <size_t N>
+constexpr bool ListsWhere(const Op (&list)[N], bool (*in_list)(Op)) {
+  size_t k = 0;
+  for (size_t i = 0; i < static_cast<size_t>(Op::kCount); ++i) {
+    if (!in_list(static_cast<Op>(i))) continue;
+    if (k == N || list[k] != static_cast<Op>(i)) return false;
+    ++k;
+  }
+  return k == N;
+}
+// The branches and jumps that cannot raise an exception: COP1's may (Coprocessor Unusable).
+static_assert(ListsWhere(kBranches, [](Op op) {
+                const Shape s = Facts(op).shape;
+                return s == Shape::kJumpRegister || s == Shape::kJumpAndLinkRd ||
+                       s == Shape::kJump || s == Shape::kBranchRs || s == Shape::kBranchRsRt;
+              }),
+              "CITCAT_MIPS_BRANCHES must list the table's integer branches and jumps, in order");
 
 // The plain operations the run loop fuses in pairs: two of them in a row run under one label
 // of their own, without the indirect jump between them, which on current hosts costs more than
@@ -667,7 +650,9 @@ constexpr Op kFusibleSecond[] = {CITCAT_MIPS_FUSIBLE_AFTER(CITCAT_MIPS_FUSIBLE_S
 constexpr int kNumFusible = static_cast<int>(std::size(kFusible));
 static_assert(std::equal(std::begin(kFusible), std::end(kFusible), std::begin(kFusibleSecond),
                          std::end(kFusibleSecond)));
-static_assert(std::all_of(std::begin(kFusible), std::end(kFusible), IsPlain));
+static_assert(ListsWhere(kFusible,
+                         [](Op op) { return (Facts(op).traits & op::kFusible) == op::kFusible; }),
+              "CITCAT_MIPS_FUSIBLE must list the table's op::kFusible operations, in order");
 
 // Inst::run after the operations and the sentinel: the plain pairs (a, b), then the branches
 // with a plain delay slot (branch, b), each first-major.
@@ -753,7 +738,7 @@ template <bool kObserved>
 uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n) {
   // clang-format off
   static constexpr const void* kLabels[] = {
-#define CITCAT_MIPS_LABEL(name) &&op_##name,
+#define CITCAT_MIPS_LABEL(name, ...) &&op_##name,
       CITCAT_MIPS_OPS(CITCAT_MIPS_LABEL)
 #undef CITCAT_MIPS_LABEL
       &&sentinel,
@@ -769,13 +754,13 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n) {
 #undef CITCAT_MIPS_PAIR_LABEL
   };
   static constexpr const void* kSlotLabels[] = {
-#define CITCAT_MIPS_LABEL(name) &&slot_##name,
+#define CITCAT_MIPS_LABEL(name, ...) &&slot_##name,
       CITCAT_MIPS_OPS(CITCAT_MIPS_LABEL)
 #undef CITCAT_MIPS_LABEL
   };
   // The handlers as plain calls, for the rare instruction that runs alone (see `alone`).
   static constexpr void (*kHandlers[])(Cpu&, const Inst&) = {
-#define CITCAT_MIPS_HANDLER(name) &Exec::name,
+#define CITCAT_MIPS_HANDLER(name, ...) &Exec::name,
       CITCAT_MIPS_OPS(CITCAT_MIPS_HANDLER)
 #undef CITCAT_MIPS_HANDLER
   };
@@ -811,7 +796,7 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n) {
     goto alone;
   goto dispatch;
 
-#define CITCAT_MIPS_CASE(name)                            \
+#define CITCAT_MIPS_CASE(name, ...)                            \
   op_##name : if constexpr (!IsPlain(Op::k##name)) {      \
     pc_ = pc;                                             \
     if constexpr (!IsBranch(Op::k##name)) /* may fault */ \
@@ -890,7 +875,7 @@ slot:
   // something other than kDelaySlot (an exception, a recheck).
   CITCAT_MIPS_OBSERVE();
   goto* kSlotLabels[static_cast<size_t>(inst->op)];
-#define CITCAT_MIPS_SLOT(name)                         \
+#define CITCAT_MIPS_SLOT(name, ...)                         \
   slot_##name : if constexpr (!IsPlain(Op::k##name)) { \
     pc_ = pc;                                          \
     retired_ = retired_end - left;                     \
