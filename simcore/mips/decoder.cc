@@ -197,7 +197,8 @@ InstructionInfo Describe(uint32_t w) {
   const auto flow = [&](Flow f, bool delay_slot) {
     info.flow = f;
     info.delay_slot = delay_slot;
-    info.conditional = f == Flow::kBranch || (f == Flow::kTrap && facts.shape != Shape::kSystemCall);
+    info.conditional =
+        f == Flow::kBranch || (f == Flow::kTrap && facts.shape != Shape::kSystemCall);
   };
   switch (facts.shape) {
     case Shape::kNoOperands:

@@ -181,7 +181,16 @@ inline uint32_t BytesWord(const uint8_t bytes[4], bool big_endian) {
 // clang-format on
 
 // Where an operation's code lies in the instruction word (the table's `where`).
-enum class Where : uint8_t { kNowhere, kPrimary, kSpecial, kRegimm, kCop0Rs, kCop0Fn, kCop1Rs, kCop1Bc };
+enum class Where : uint8_t {
+  kNowhere,
+  kPrimary,
+  kSpecial,
+  kRegimm,
+  kCop0Rs,
+  kCop0Fn,
+  kCop1Rs,
+  kCop1Bc
+};
 
 // What an operation reads and writes and how it changes the flow (the table's `shape`): the
 // fields are rs, rt, rd and sa; a link writes $31 unless the shape names rd.
@@ -225,10 +234,10 @@ enum class Shape : uint8_t {
 
 // The table's traits.
 namespace op {
-inline constexpr uint8_t kIs64 = 1 << 0;    // Reserved Instruction in 32-bit user mode
-inline constexpr uint8_t kLikely = 1 << 1;  // a branch-likely: its slot is nullified untaken
-inline constexpr uint8_t kLink = 1 << 2;    // writes a return address
-inline constexpr uint8_t kPartial = 1 << 3;  // LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR
+inline constexpr uint8_t kIs64 = 1 << 0;          // Reserved Instruction in 32-bit user mode
+inline constexpr uint8_t kLikely = 1 << 1;        // a branch-likely: its slot is nullified untaken
+inline constexpr uint8_t kLink = 1 << 2;          // writes a return address
+inline constexpr uint8_t kPartial = 1 << 3;       // LWL/LWR/LDL/LDR/SWL/SWR/SDL/SDR
 inline constexpr uint8_t kZeroExtended = 1 << 4;  // the immediate is zero-extended
 // Cannot raise an exception, change the flow, look at the PC or the retired count: the run loop
 // neither stores the PC before it nor looks at the flow after it.

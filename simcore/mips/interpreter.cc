@@ -617,11 +617,13 @@ constexpr bool ListsWhere(const Op (&list)[N], bool (*in_list)(Op)) {
   return k == N;
 }
 // The branches and jumps that cannot raise an exception: COP1's may (Coprocessor Unusable).
-static_assert(ListsWhere(kBranches, [](Op op) {
-                const Shape s = Facts(op).shape;
-                return s == Shape::kJumpRegister || s == Shape::kJumpAndLinkRd ||
-                       s == Shape::kJump || s == Shape::kBranchRs || s == Shape::kBranchRsRt;
-              }),
+static_assert(ListsWhere(kBranches,
+                         [](Op op) {
+                           const Shape s = Facts(op).shape;
+                           return s == Shape::kJumpRegister || s == Shape::kJumpAndLinkRd ||
+                                  s == Shape::kJump || s == Shape::kBranchRs ||
+                                  s == Shape::kBranchRsRt;
+                         }),
               "CITCAT_MIPS_BRANCHES must list the table's integer branches and jumps, in order");
 
 // The plain operations the run loop fuses in pairs: two of them in a row run under one label
@@ -796,7 +798,7 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n) {
     goto alone;
   goto dispatch;
 
-#define CITCAT_MIPS_CASE(name, ...)                            \
+#define CITCAT_MIPS_CASE(name, ...)                       \
   op_##name : if constexpr (!IsPlain(Op::k##name)) {      \
     pc_ = pc;                                             \
     if constexpr (!IsBranch(Op::k##name)) /* may fault */ \
@@ -875,7 +877,7 @@ slot:
   // something other than kDelaySlot (an exception, a recheck).
   CITCAT_MIPS_OBSERVE();
   goto* kSlotLabels[static_cast<size_t>(inst->op)];
-#define CITCAT_MIPS_SLOT(name, ...)                         \
+#define CITCAT_MIPS_SLOT(name, ...)                    \
   slot_##name : if constexpr (!IsPlain(Op::k##name)) { \
     pc_ = pc;                                          \
     retired_ = retired_end - left;                     \
