@@ -122,13 +122,7 @@ void MipsRecorder::OnInstruction(uint64_t pc, std::span<const uint8_t> bytes) {
 }
 
 void MipsRecorder::OnAccess(uint64_t address, int size, bool write, uint64_t value) {
-  if (pending_ == nullptr) return;
-  MemoryAccess& a = pending_->record.accesses.emplace_back();
-  a.address = address;
-  a.size = static_cast<uint8_t>(size);
-  a.store = write;
-  a.value_known = true;
-  a.value = value;
+  if (pending_ != nullptr) pending_->record.AddAccess(address, size, write, value);
 }
 
 void MipsRecorder::OnEvent(simcore::EventKind kind, uint32_t code, uint64_t pc) {

@@ -137,6 +137,15 @@ class Record {
     if (!Reads(reg)) read.push_back(reg);
   }
   void AddWritten(uint16_t reg) { written.push_back(reg); }
+  // An access the core made, with its value.
+  void AddAccess(uint64_t address, int size, bool store, uint64_t value) {
+    MemoryAccess& a = accesses.emplace_back();
+    a.address = address;
+    a.size = static_cast<uint8_t>(size);
+    a.store = store;
+    a.value_known = true;
+    a.value = value;
+  }
 };
 
 // Follows runs of REP iterations through a trace, for writers that write a REP instruction's

@@ -113,13 +113,8 @@ void X86Recorder::OnInstruction(uint64_t eip, std::span<const uint8_t> bytes) {
 }
 
 void X86Recorder::OnAccess(uint64_t linear, int size, bool write, uint64_t value) {
-  if (pending_ == nullptr) return;  // an event's entry (its frame), not an instruction's
-  MemoryAccess& a = pending_->record.accesses.emplace_back();
-  a.address = linear;
-  a.size = static_cast<uint8_t>(size);
-  a.store = write;
-  a.value_known = true;
-  a.value = value;
+  // None pending: an event's entry (its frame), not an instruction's.
+  if (pending_ != nullptr) pending_->record.AddAccess(linear, size, write, value);
 }
 
 void X86Recorder::OnEvent(simcore::EventKind kind, uint32_t vector, uint64_t eip) {
