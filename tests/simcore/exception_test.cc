@@ -322,6 +322,46 @@ TEST_F(ObserverTest, SeesEveryEntryAndCanStopTheRun) {
   EXPECT_EQ(rec.pcs[0], kCode + 4);
 }
 
+// What the core reports of each access: the value as the register holds it, from its own load
+// and store paths (a partial-word access: the aligned unit and the whole register), and nothing
+// for a store that did not happen.
+class AccessLog : public simcore::Observer {
+ public:
+  struct Access {
+    uint64_t address;
+    int size;
+    bool write;
+    uint64_t value;
+    bool operator==(const Access&) const = default;
+  };
+  void OnInstruction(uint64_t, std::span<const uint8_t>) override {}
+  void OnAccess(uint64_t address, int size, bool write, uint64_t value) override {
+    accesses.push_back({address, size, write, value});
+  }
+  std::vector<Access> accesses;
+};
+
+TEST_F(ObserverTest, AccessesCarryTheRegistersValue) {
+  bus_.PokeWordBE(Phys(kData), 0x8899AABB);
+  cpu_->set_gpr(1, kData);
+  cpu_->set_gpr(3, 0x11223344);
+  AccessLog log;
+  cpu_->set_observer(&log);
+  Put(kCode, {as::Lb(2, 0, 1),   // the byte, as loaded (sign-extended in $2)
+              as::Sb(3, 5, 1),   // the byte stored
+              as::Lwl(3, 1, 1),  // the aligned word, the merged register
+              as::Sc(3, 8, 1),   // LLbit clear: fails, stores nothing ($3 = 0)
+              as::Ll(4, 0, 1), as::Sc(3, 12, 1)});
+  cpu_->Run(6);
+  using A = AccessLog::Access;
+  EXPECT_EQ(log.accesses, (std::vector<A>{{kData, 1, false, 0x88},
+                                          {kData + 5, 1, true, 0x44},
+                                          {kData, 4, false, 0xFFFFFFFF99AABB44},
+                                          {kData, 4, false, 0x8899AABB},
+                                          {kData + 12, 4, true, 0}}));
+  EXPECT_EQ(cpu_->gpr(3), 1u);  // the second SC stored
+}
+
 TEST_F(ObserverTest, WatchpointOnStore) {
   // WatchLo: PAddr0 = PA[31:3], W (bit 0) enabled.
   cpu_->WriteCp0(kCp0WatchLo, 0x100008 | 1);

@@ -72,5 +72,44 @@ TEST(X86Recorder, ConditionalBranchesAreTakenAsTheCoreTakesThem) {
   EXPECT_EQ(cpu.segment(x86::kCs).base + cpu.eip(), 0x501u);  // halted in the INTO handler
 }
 
+// The core tells of an x87 memory operand as a trace shows it: in quadwords, then what is left
+// (it moves the operand in doublewords and a last word).
+TEST(X86Recorder, AnX87OperandIsOneAccessPerQuadword) {
+  const std::vector<uint8_t> code = {
+      0xDB, 0xE3,              // fninit (after RESET every register is tagged valid)
+      0xDD, 0x06, 0x00, 0x20,  // fld qword [2000h]
+      0xDB, 0x2E, 0x10, 0x20,  // fld tword [2010h]
+      0xF4,                    // hlt
+  };
+  x86::testing::PcBus bus;
+  bus.Poke(0x10000, code);
+  bus.Poke(0x22000, {0, 0, 0, 0, 0, 0, 0xF0, 0x3F});           // 1.0 as a double
+  bus.Poke(0x22010, {0, 0, 0, 0, 0, 0, 0, 0x80, 0xFF, 0x3F});  // 1.0 as 80 bits
+  x86::Cpu cpu(bus);
+  cpu.SetReal(0x1000, 0x2000, 0x3000);
+  cpu.set_eip(0);
+  Collect sink;
+  X86Recorder recorder(sink, cpu);
+  cpu.set_observer(&recorder);
+  cpu.Run(4);
+  recorder.Flush();
+  ASSERT_TRUE(recorder.status().ok());
+  ASSERT_GE(sink.records.size(), 3u);
+  const auto& qword = sink.records[1].accesses;
+  ASSERT_EQ(qword.size(), 1u);
+  EXPECT_EQ(qword[0].address, 0x22000u);
+  EXPECT_EQ(qword[0].size, 8);
+  EXPECT_FALSE(qword[0].store);
+  EXPECT_EQ(qword[0].value, 0x3FF0000000000000u);
+  const auto& tword = sink.records[2].accesses;
+  ASSERT_EQ(tword.size(), 2u);
+  EXPECT_EQ(tword[0].address, 0x22010u);
+  EXPECT_EQ(tword[0].size, 8);
+  EXPECT_EQ(tword[0].value, 0x8000000000000000u);
+  EXPECT_EQ(tword[1].address, 0x22018u);
+  EXPECT_EQ(tword[1].size, 2);
+  EXPECT_EQ(tword[1].value, 0x3FFFu);
+}
+
 }  // namespace
 }  // namespace citcat::traces
