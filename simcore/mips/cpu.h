@@ -294,7 +294,10 @@ class Cpu {
 
   void set_cp0_hooks(Cp0Hooks* hooks) { hooks_ = hooks; }
   // May be null (the fast path): see simcore/observer.h.
-  void set_observer(simcore::Observer* observer) { observer_ = observer; }
+  void set_observer(simcore::Observer* observer) {
+    observer_ = observer;
+    ForgetDataKeys();  // accesses go the slow way, which tells the observer (Accessed)
+  }
 
   // ---- Counters ----
   uint64_t branch_count() const { return branch_count_; }
@@ -529,9 +532,10 @@ class Cpu {
     T v;
     if (const uint8_t* p = DataFast(vaddr, false)) [[likely]] {
       std::memcpy(&v, p, sizeof(T));
-    } else if (!LoadSlow(vaddr, reinterpret_cast<uint8_t*>(&v), sizeof(T))) {
-      return false;
+      *out = ToHost(v, data_big_);
+      return true;
     }
+    if (!LoadSlow(vaddr, reinterpret_cast<uint8_t*>(&v), sizeof(T))) return false;
     *out = ToHost(v, data_big_);
     Accessed(vaddr, sizeof(T), false, *out);
     return true;
@@ -546,16 +550,17 @@ class Cpu {
     const T v = ToHost(value, data_big_);
     if (uint8_t* p = DataFast(vaddr, true)) [[likely]] {
       std::memcpy(p, &v, sizeof(T));
-    } else if (!StoreSlow(vaddr, reinterpret_cast<const uint8_t*>(&v), sizeof(T))) {
-      return false;
+      return true;
     }
+    if (!StoreSlow(vaddr, reinterpret_cast<const uint8_t*>(&v), sizeof(T))) return false;
     Accessed(vaddr, sizeof(T), true, value);
     return true;
   }
 
   // Tells the observer of a data access that succeeded (Load, Store; the partial-word handlers
-  // themselves, with the whole register).
-  void Accessed(uint64_t vaddr, int size, bool write, uint64_t value) {
+  // themselves, with the whole register). Only the slow paths call it: while an observer is set,
+  // no line is keyed for DataFast (RememberDataLine), so every access takes them.
+  [[gnu::always_inline]] void Accessed(uint64_t vaddr, int size, bool write, uint64_t value) {
     if (observer_ != nullptr) [[unlikely]]
       observer_->OnAccess(vaddr, size, write, value);
   }

@@ -188,7 +188,9 @@ bool Cpu::StoreSlow(uint64_t vaddr, const uint8_t* bytes, int n) {
 }
 
 void Cpu::RememberDataLine(uint64_t vaddr, bool store) {
-  // Only a page the micro-TLB holds gets a key: never the watched one.
+  // Only a page the micro-TLB holds gets a key: never the watched one. And none while an observer
+  // is told of every access (Accessed).
+  if (observer_ != nullptr) return;
   if (utlb_cur_[(vaddr >> 12) & (kMicroTlbSize - 1)].vpage != (vaddr >> 12)) return;
   data_keys_[dcache_.Index(vaddr)] = DataKey{DataVline(vaddr), data_stamp_ | (store ? 1 : 0)};
 }
