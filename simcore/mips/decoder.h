@@ -34,8 +34,8 @@ inline uint32_t BytesWord(const uint8_t bytes[4], bool big_endian) {
 // - where, code: its encoding: the primary opcode (kPrimary), SPECIAL's function field
 //   (kSpecial), REGIMM's rt field (kRegimm), COP0's rs field (kCop0Rs) or, with CO set, its
 //   function field (kCop0Fn), COP1's rs field (kCop1Rs), BC1's nd/tf bits (kCop1Bc); kNowhere
-//   for what the decoder gives otherwise (Reserved; Cop1Arith for COP1 with rs >= 16; Cop2 for
-//   COP2 and its loads and stores).
+//   for what the decoder gives otherwise (Reserved; Cop1Arith for COP1 with rs >= 16). COP2's
+//   loads and stores (LWC2 and its kin) decode as Cop2 too.
 // - shape: which fields it reads and writes, and how it changes the flow (Shape below).
 // - bytes: a load's or store's width (the aligned unit for the partial-word ones), else 0.
 // - traits: op:: bits below.
