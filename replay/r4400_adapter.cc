@@ -210,7 +210,7 @@ void R4400Adapter::Inject(const aes::Interrupt& irq) {
       (status & (mips::kStatusIe | mips::kStatusExl | mips::kStatusErl)) == mips::kStatusIe;
   if (can_take) {
     injecting_ = true;
-    Run(1);  // the step is the interrupt entry (OnException checks and counts it)
+    Run(1);  // the step is the interrupt entry (ExceptionEntered checks and counts it)
     injecting_ = false;
     // Extraction took cause_ip from the handler's Cause echo; the entry must agree with it, or
     // the trace would show another Cause than the capture while the echo hides it.
