@@ -61,7 +61,7 @@ absl::StatusOr<mips::CpuConfig> Config(const ims::InitialMachineState& ims) {
 class R4400Adapter final : public simcore::Observer, public CoreAdapter, public mips::Cp0Hooks {
  public:
   R4400Adapter(Engine& engine, bool observe, const mips::CpuConfig& config)
-      : engine_(engine), observe_(observe), big_endian_(config.big_endian), cpu_(engine, config) {
+      : engine_(engine), observe_(observe), cpu_(engine, config) {
     if (observe_) disasm_ = std::make_unique<mips::Disassembler>();
     if (engine.options().sink != nullptr) {
       recorder_ = std::make_unique<traces::MipsRecorder>(*engine.options().sink, cpu_);
@@ -81,7 +81,7 @@ class R4400Adapter final : public simcore::Observer, public CoreAdapter, public 
   const char* key_pc_name() const override { return "EPC"; }
   std::string Disassemble(uint64_t pc, std::span<const uint8_t> bytes) override {
     if (bytes.size() != 4) return "?";
-    return disasm_->Text(pc, mips::BytesWord(bytes.data(), big_endian_));
+    return disasm_->Text(pc, mips::BytesWord(bytes.data(), cpu_.big_endian()));
   }
   bool AtFlowBreak() const override { return cpu_.AtFlowBreak(); }
   absl::Status SaveState(ims::InitialMachineState& ims) const override {
@@ -117,7 +117,6 @@ class R4400Adapter final : public simcore::Observer, public CoreAdapter, public 
 
   Engine& engine_;
   const bool observe_;
-  const bool big_endian_;
   mips::Cpu cpu_;
   // A trace from reset: no kernel echoes Cause, and the only interrupts the program may take
   // are its own software interrupts (the capture refuses device interrupts).

@@ -25,51 +25,27 @@ const std::array<std::string, static_cast<size_t>(Op::kCount)>& OpNames() {
   return *names;
 }
 
-// The decoder's lookup tables, from the table's `where` and `code`.
-struct DecodeTables {
-  Op primary[64], special[64], regimm[32], cop0_rs[16], cop0_fn[64], cop1_rs[16], cop1_bc[4];
-};
+// The decoder's lookup tables, one per `where`, indexed by `code` (the widest field, SPECIAL's and
+// COP0's function, has 64 values).
+using DecodeTables = std::array<std::array<Op, 64>, static_cast<size_t>(Where::kCop1Bc) + 1>;
 
 constexpr DecodeTables MakeDecodeTables() {
   DecodeTables t{};
-  for (Op* table : {t.primary, t.special, t.cop0_fn}) std::fill_n(table, 64, Op::kReserved);
-  std::fill_n(t.regimm, 32, Op::kReserved);
-  for (Op* table : {t.cop0_rs, t.cop1_rs}) std::fill_n(table, 16, Op::kReserved);
-  std::fill_n(t.cop1_bc, 4, Op::kReserved);
+  for (auto& table : t) table.fill(Op::kReserved);
   for (size_t i = 0; i < std::size(kOpFacts); ++i) {
     const OpFacts& f = kOpFacts[i];
-    const Op op = static_cast<Op>(i);
-    switch (f.where) {
-      case Where::kPrimary:
-        t.primary[f.code] = op;
-        break;
-      case Where::kSpecial:
-        t.special[f.code] = op;
-        break;
-      case Where::kRegimm:
-        t.regimm[f.code] = op;
-        break;
-      case Where::kCop0Rs:
-        t.cop0_rs[f.code] = op;
-        break;
-      case Where::kCop0Fn:
-        t.cop0_fn[f.code] = op;
-        break;
-      case Where::kCop1Rs:
-        t.cop1_rs[f.code] = op;
-        break;
-      case Where::kCop1Bc:
-        t.cop1_bc[f.code] = op;
-        break;
-      case Where::kNowhere:
-        break;
-    }
+    if (f.where != Where::kNowhere) t[static_cast<size_t>(f.where)][f.code] = static_cast<Op>(i);
   }
-  for (int lwc2 : {0x32, 0x36, 0x3A, 0x3E}) t.primary[lwc2] = Op::kCop2;  // LWC2 LDC2 SWC2 SDC2
+  for (int lwc2 : {0x32, 0x36, 0x3A, 0x3E}) {  // LWC2 LDC2 SWC2 SDC2
+    t[static_cast<size_t>(Where::kPrimary)][lwc2] = Op::kCop2;
+  }
   return t;
 }
 
 constexpr DecodeTables kDecode = MakeDecodeTables();
+constexpr Op Lookup(Where where, uint32_t code) {
+  return kDecode[static_cast<size_t>(where)][code];
+}
 
 }  // namespace
 
@@ -81,16 +57,16 @@ std::string_view OpName(Op op) {
 Op DecodeOp(uint32_t w) {
   switch (w >> 26) {
     case 0x00:
-      return kDecode.special[w & 63];
+      return Lookup(Where::kSpecial, w & 63);
     case 0x01:
-      return kDecode.regimm[Rt(w)];
+      return Lookup(Where::kRegimm, Rt(w));
     case 0x10:  // COP0: with CO set, the function field selects a TLB operation or ERET
-      return (Rs(w) & 0x10) ? kDecode.cop0_fn[w & 63] : kDecode.cop0_rs[Rs(w)];
+      return (Rs(w) & 0x10) ? Lookup(Where::kCop0Fn, w & 63) : Lookup(Where::kCop0Rs, Rs(w));
     case 0x11:  // COP1: rs >= 16 is an arithmetic format; BC1 picks by nd/tf
       if (Rs(w) & 0x10) return Op::kCop1Arith;
-      return Rs(w) == 0x08 ? kDecode.cop1_bc[Rt(w) & 3] : kDecode.cop1_rs[Rs(w)];
+      return Rs(w) == 0x08 ? Lookup(Where::kCop1Bc, Rt(w) & 3) : Lookup(Where::kCop1Rs, Rs(w));
     default:
-      return kDecode.primary[w >> 26];
+      return Lookup(Where::kPrimary, w >> 26);
   }
 }
 
