@@ -601,8 +601,10 @@ void Engine::ApplyDma(const aes::DmaTransfer& d) {
   r.address = d.address();
   r.branch_count = bc;
   r.data = {bytes, n};
-  TraceEvent(absl::StrCat("DMA ", d.to_memory() ? "write" : "read", " of ", n, " bytes at ",
-                          Hex(d.address()), " by device ", d.device()));
+  if (text_) {
+    TraceEvent(absl::StrCat("DMA ", d.to_memory() ? "write" : "read", " of ", n, " bytes at ",
+                            Hex(d.address()), " by device ", d.device()));
+  }
   Emit(r);
 }
 
@@ -670,39 +672,47 @@ bool Engine::Peek(uint64_t address, std::span<uint8_t> data) const {
 
 void Engine::DeviceRead(const cat::BusRecord& r, std::span<uint8_t> data) {
   const bool port = IsPort(r.kind);
-  const std::string actual =
-      absl::StrCat("a read of ", data.size(), " bytes at ", port ? "port " : "", Hex(r.address));
+  // (Words for a divergence only: device accesses are many, divergences one.)
+  const auto actual = [&] {
+    return absl::StrCat("a read of ", data.size(), " bytes at ", port ? "port " : "",
+                        Hex(r.address));
+  };
   const aes::DeviceAccess* next = events_->device_io().Peek();
   if (next == nullptr) {
-    Diverge(absl::StrCat("the core made ", actual, ", but the schedule has no device access left"));
+    Diverge(
+        absl::StrCat("the core made ", actual(), ", but the schedule has no device access left"));
     return;
   }
   const aes::DeviceAccess& e = *next;
   if (e.write() || e.port() != port || e.address() != r.address || e.data().size() != data.size()) {
-    Diverge(absl::StrCat("expected ", Describe(e), ", the core made ", actual));
+    Diverge(absl::StrCat("expected ", Describe(e), ", the core made ", actual()));
     return;
   }
   std::memcpy(data.data(), e.data().data(), data.size());
   const aes::DeviceAccess& used = Take(events_->device_io(), *segment_.events.mutable_device_io());
-  TraceEvent(absl::StrCat("device read at ", port ? "port " : "", Hex(r.address), ": ",
-                          BytesHex(used.data())));
+  if (text_) {
+    TraceEvent(absl::StrCat("device read at ", port ? "port " : "", Hex(r.address), ": ",
+                            BytesHex(used.data())));
+  }
 }
 
 void Engine::DeviceWrite(const cat::BusRecord& r) {
   const bool port = IsPort(r.kind);
-  const std::string actual =
-      absl::StrCat("a write of ", r.data.size(), " bytes at ", port ? "port " : "", Hex(r.address),
-                   " data=", BytesHex(r.data));
+  const auto actual = [&] {
+    return absl::StrCat("a write of ", r.data.size(), " bytes at ", port ? "port " : "",
+                        Hex(r.address), " data=", BytesHex(r.data));
+  };
   const aes::DeviceAccess* next = events_->device_io().Peek();
   if (next == nullptr) {
-    Diverge(absl::StrCat("the core made ", actual, ", but the schedule has no device access left"));
+    Diverge(
+        absl::StrCat("the core made ", actual(), ", but the schedule has no device access left"));
     return;
   }
   const aes::DeviceAccess& e = *next;
   if (!e.write() || e.port() != port || e.address() != r.address ||
       e.data().size() != r.data.size() ||
       std::memcmp(e.data().data(), r.data.data(), r.data.size()) != 0) {
-    Diverge(absl::StrCat("expected ", Describe(e), ", the core made ", actual));
+    Diverge(absl::StrCat("expected ", Describe(e), ", the core made ", actual()));
     return;
   }
   Take(events_->device_io(), *segment_.events.mutable_device_io());

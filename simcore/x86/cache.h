@@ -137,6 +137,7 @@ class Cache {
   bool Fillable(Access a) const { return a.cacheable && !a.pcd && !cd_; }
   int Find(uint32_t set, uint32_t tag) const {
     const uint32_t* t = &tag_[set * kWays];
+#pragma GCC unroll 4
     for (uint32_t w = 0; w < kWays; ++w) {
       if (t[w] == tag) return static_cast<int>(w);
     }

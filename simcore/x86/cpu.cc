@@ -411,8 +411,14 @@ const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
     if (!Fetch(linear, bytes, have)) return nullptr;  // code that may not be cached
     *scratch = Decode(bytes, have, code32);
   } else {
-    FetchLineOf(linear) = {linear - offset, ref, cr0_, cpl_, paging_.tlb().epoch()};
-    if (const Predecoded* p = FetchFromLine(linear, code32)) return p;
+    const Tlb& tlb = paging_.tlb();
+    const int way = (cr0_ & kCr0Pg) ? tlb.WayOf(linear) : 0;
+    if (way >= 0) {  // (Physical's translation is in the TLB)
+      const TlbEntry entry = tlb.entry(Tlb::SetOf(linear), static_cast<uint32_t>(way));
+      FetchLineOf(linear) = {
+          linear - offset, ref, cr0_, cpl_, tlb.epoch(), static_cast<uint32_t>(way), entry};
+      if (const Predecoded* p = FetchFromLine(linear, code32)) return p;
+    }
     std::memcpy(bytes, line + offset, have);
     *scratch = Decode(bytes, have, code32);
     Predecoded& p = predecoded_[ref.slot * Cache::kLineBytes + offset];
@@ -472,17 +478,10 @@ std::span<const uint8_t> Cpu::BytesOf(const Predecoded& p, uint8_t* buffer) cons
 const Cpu::Predecoded* Cpu::FetchFromLine(uint32_t linear, bool code32) {
   const uint32_t offset = linear & (Cache::kLineBytes - 1);
   const FetchLine& f = FetchLineOf(linear);
-  if (!fast_paths_ || linear - offset != f.linear || !cache_.Current(f.ref) || f.cr0 != cr0_ ||
-      f.cpl != cpl_ || f.tlb_epoch != paging_.tlb().epoch()) {
+  if (!fast_paths_ || linear - offset != f.linear || f.cr0 != cr0_ || f.cpl != cpl_) {
     return nullptr;
   }
-  const Predecoded* p = KeptIn(f, offset, code32);
-  if (p == nullptr) return nullptr;
-  if (p->crosses && !cache_.Current(p->next_line)) return nullptr;
-  if (cr0_ & kCr0Pg) paging_.tlb().Lookup(linear);
-  cache_.Touch(f.ref);
-  if (p->crosses) cache_.Touch(p->next_line);
-  return p;
+  return Refetch(f, offset, code32);
 }
 
 void Cpu::Step() {

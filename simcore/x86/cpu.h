@@ -455,15 +455,14 @@ class Cpu {
   }
   // Register-only and no branch: ends with EIP at the next instruction, raises nothing.
   static bool Pure(Straight form) { return form != Straight::kGeneric && form < Straight::kJcc; }
-  // Predecoded::pure of a pure form that ends in its line, for code of this size (never 0).
-  static uint8_t PureKey(bool code32) { return code32 ? 2 : 1; }
   // Every byte of the instruction at `eip` lies inside the CS limit.
   static bool InLimit(const Segment& cs, uint32_t eip, const Predecoded& p) {
     const uint32_t last = eip + p.in.length - 1;
     return last <= cs.limit && last >= eip;
   }
-  void RunPure(const Predecoded* p, uint32_t generation, uint64_t steps, uint64_t* done,
-               uint32_t* eip, uint64_t* retired);
+  struct FetchLine;
+  bool RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, uint64_t steps,
+                uint64_t* done, const Predecoded** fetched);
   // Runs a predecoded instruction's operation; false when it raised an exception.
   using Handler = bool (*)(Cpu& cpu, const Predecoded& p);
   friend struct StraightForms;  // the handlers (straight.cc)
@@ -482,7 +481,6 @@ class Cpu {
     Straight form = Straight::kGeneric;
     uint8_t dst_reg = 0, src_reg = 0;  // the general registers the straight form names
     bool crosses = false;              // it runs into the next line
-    uint8_t pure = 0;                  // PureKey(code32) when valid, Pure(form) and not crosses
     Cache::LineRef next_line;
     Instruction in;
   };
@@ -495,6 +493,8 @@ class Cpu {
     uint32_t cr0 = 0;
     int cpl = 0;
     uint32_t tlb_epoch = 0;
+    uint32_t tlb_way = 0;  // with paging on, the TLB way translating the line, and its entry
+    TlbEntry tlb_entry;
   };
   static constexpr uint32_t kFetchLines = 256;
   std::array<FetchLine, kFetchLines> fetch_lines_{};
@@ -517,6 +517,23 @@ class Cpu {
   const Predecoded* KeptIn(const FetchLine& f, uint32_t offset, bool code32) const {
     const Predecoded& p = predecoded_[f.ref.slot * Cache::kLineBytes + offset];
     return p.generation == f.ref.generation && p.code32 == code32 && p.valid ? &p : nullptr;
+  }
+  // FetchFromLine of an instruction at `offset` of the line `f` names, for a caller that knows
+  // CR0 and the CPL are what they were when `f` was made.
+  [[gnu::always_inline]] const Predecoded* Refetch(const FetchLine& f, uint32_t offset,
+                                                   bool code32) {
+    Tlb& tlb = paging_.tlb();
+    const bool paged = cr0_ & kCr0Pg;
+    if (!cache_.Current(f.ref) || f.tlb_epoch != tlb.epoch() ||
+        (paged && !tlb.Holds(f.linear, f.tlb_way, f.tlb_entry))) {
+      return nullptr;
+    }
+    const Predecoded* p = KeptIn(f, offset, code32);
+    if (p == nullptr || (p->crosses && !cache_.Current(p->next_line))) return nullptr;
+    if (paged) tlb.Touch(f.linear, f.tlb_way);
+    cache_.Touch(f.ref);
+    if (p->crosses) cache_.Touch(p->next_line);
+    return p;
   }
   bool delivering_ = false;  // an event is being delivered (a fault now may be a double fault)
   FaultClass delivering_class_ = FaultClass::kBenign;

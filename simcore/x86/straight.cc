@@ -4,6 +4,7 @@
 // paths (Cpu::set_fast_paths).
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "simcore/x86/alu.h"
 #include "simcore/x86/cpu.h"
@@ -236,7 +237,6 @@ bool Cpu::RunGeneric(Cpu& cpu, const Predecoded& p) { return cpu.Execute(p.in); 
 void Cpu::ChooseForm(Predecoded& p) {
   p.form = FormOf(p.in, &p.dst_reg, &p.src_reg);
   p.run = StraightForms::Of(p.form, p.in);
-  p.pure = p.valid && !p.crosses && Pure(p.form) ? PureKey(p.code32) : 0;
 }
 
 Cpu::Straight Cpu::FormOf(const Instruction& in, uint8_t* dst_reg, uint8_t* src_reg) {
@@ -332,38 +332,82 @@ Cpu::Straight Cpu::FormOf(const Instruction& in, uint8_t* dst_reg, uint8_t* src_
   return Straight::kGeneric;
 }
 
-// A run of pure register forms from `p` on, to the end of its line (generation `generation`) or
-// the first instruction of another kind: each raises nothing, touches neither the bus, the cache
-// nor the TLB, and changes nothing anyone could see before the run ends, so EIP and the retired
-// count stay in registers (the caller writes them back) and only the first instruction needed a
-// fetch. `p` is the first, already counted in `done`, and inside the CS limit. When the rest of
-// the line lies inside the limit too (and, in 16-bit code, below 64 KB), no later instruction
-// needs a limit check or an EIP wrap.
-inline void Cpu::RunPure(const Predecoded* p, uint32_t generation, uint64_t steps, uint64_t* done,
-                         uint32_t* eip, uint64_t* retired) {
+// Runs straight forms from `p` on, each fetched from its line as RunStraight would fetch it,
+// while no observer is told, TF and RF are clear, and nothing ends the loop: `p` is fetched,
+// inside the CS limit and already counted in `done`; `line` and `retouch` are RunStraight's.
+// Stops after the step that makes a stop condition true or an interrupt due, or before an
+// instruction that is not a straight form or lies beyond the limit (left in `fetched`: it is
+// fetched, its touches made). Returns false when a form raised an exception.
+//
+// EIP and the retired count stay in registers and are written to the state only before a form
+// that may fault, branch or make a bus cycle (the fault, the branch and the bus read them) and at
+// the end: a pure form (register-only, no branch) raises nothing, and nothing it does is seen
+// before the next such write. The next EIP wraps at 64 KB in 16-bit code, as Complete's does.
+bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, uint64_t steps,
+                   uint64_t* done, const Predecoded** fetched) {
   const Segment& cs = seg_[kCs];
-  const uint32_t offset = (cs.base + *eip) & (Cache::kLineBytes - 1);
-  const uint32_t line_end = *eip + (Cache::kLineBytes - 1 - offset);  // EIP of the line's last byte
-  const bool inside = line_end >= *eip && line_end <= cs.limit && (cs.big || line_end <= 0xFFFF);
-  const uint8_t pure = PureKey(cs.big);
-  uint32_t left = Cache::kLineBytes - offset;  // bytes to the end of the line
-  uint64_t n = *done, r = *retired;
-  uint32_t e = *eip;
+  const bool code32 = cs.big;
+  const FetchLine* f = *line;
+  bool touch = *retouch;
+  uint32_t e = eip_;
+  uint64_t r = retired_, n = *done;
+  repeat_ = false;
+  bool ok = true;
   for (;;) {
-    p->run(*this, *p);
     const uint32_t length = p->in.length;
-    e += length;
-    ++r;
-    if (length >= left || n >= steps) break;  // (the first may run into the next line)
-    left -= length;
-    p += length;
-    if (p->generation != generation || p->pure != pure) break;
-    if (!inside && (!InLimit(cs, e, *p) || (!cs.big && e > 0xFFFF))) break;
+    const uint32_t next = code32 ? e + length : (e + length) & 0xFFFF;
+    if (Pure(p->form)) {
+      p->run(*this, *p);
+      e = next;
+      ++r;
+    } else {
+      eip_ = e;
+      next_eip_ = next;
+      jumped_ = false;
+      retired_ = r;
+      if (!p->run(*this, *p)) {
+        ok = false;  // eip_ and retired_ are the faulting instruction's
+        break;
+      }
+      e = jumped_ ? eip_ : next;
+      ++r;
+      touch = !RegisterOnly(p->form);
+      if (stop_ || branch_count_ >= stop_branch_count_ || (deliver_ && InterruptDue())) break;
+    }
+    if (n >= steps) break;
+    const uint32_t linear = cs.base + e;
+    const uint32_t offset = linear & (Cache::kLineBytes - 1);
+    const Predecoded* q = nullptr;
+    if (linear - offset == f->linear) {
+      if (touch) {
+        q = Refetch(*f, offset, code32);
+      } else {
+        q = KeptIn(*f, offset, code32);
+        if (q != nullptr && q->crosses) q = nullptr;  // its second line needs a touch
+      }
+    }
+    if (q == nullptr) {
+      q = FetchFromLine(linear, code32);
+      if (q == nullptr) break;  // RunStraight's Step fetches and decodes it
+      f = &FetchLineOf(linear);
+    }
+    touch = false;
+    if (q->form == Straight::kGeneric || !InLimit(cs, e, *q)) {
+      *fetched = q;
+      break;
+    }
     ++n;
+    p = q;
   }
+  if (ok) {
+    eip_ = e;
+    next_eip_ = e;
+    retired_ = r;
+  }
+  *line = f;
+  *retouch = touch;
   *done = n;
-  *retired = r;
-  *eip = cs.big ? e : e & 0xFFFF;
+  return ok;
 }
 
 // Run's loop for the common case: no breakpoint armed, no interrupt shadow, not halted. Each
@@ -374,67 +418,66 @@ inline void Cpu::RunPure(const Predecoded* p, uint32_t generation, uint64_t step
 // After a register-only form, the next instruction in the same line needs no new look at the
 // line: nothing since its fetch can have changed the cache, the TLB or what the translation
 // depended on, and touching the same line and TLB entry again leaves their pseudo-LRU bits as
-// they are, so leaving the touch out keeps the replacement state exact.
+// they are, so leaving the touch out keeps the replacement state exact. After a straight form
+// with a memory operand, the line is fetched again with its touches (Refetch): such a form
+// changes neither CR0 nor the CPL, so only the line's contents and the TLB need a look.
 //
 // A straight form is completed here, without Complete's general checks, when that cannot differ:
 // it was decoded without fault, raises no trap, never repeats and is neither IRET nor POPF, and
 // while TF and RF are clear (`plain`), no #DB follows it and there is no RF to clear
-// (CanRunStraight: no breakpoint is armed). The observer, if any, is told of it as Complete tells
-// it. Completing, it changes none of what ends the loop but the branch count and a stop request
-// (from the bus or the observer); nor `plain`. Pure runs are for when no observer is told.
-//
-// EIP and the retired count are kept in registers as well as in the state: each instruction
-// depends on the last one's EIP, and reading it back from memory would put a store and a load
-// on that chain. The state stays current (a fault and the bus read it) and the registers are
-// read again after anything but a straight form.
+// (CanRunStraight: no breakpoint is armed). Completing, it changes none of what ends the loop but
+// the branch count, a stop request (from the bus or the observer) and an interrupt becoming due;
+// nor `plain`. With no observer to tell, RunForms runs the straight forms one after another;
+// with one, each is told of as Complete tells it.
 uint64_t Cpu::RunStraight(uint64_t steps) {
   uint64_t done = 0;
-  const FetchLine* line = nullptr;  // the line a run of register-only forms is fetched from
+  const FetchLine* line = nullptr;      // the line the last instruction was fetched from
+  bool retouch = false;                 // a data access since then touched the cache or the TLB
+  const Predecoded* fetched = nullptr;  // the next instruction, fetched by RunForms
   const auto is_plain = [this] { return !(eflags_ & (flag::kTF | flag::kRF)); };
   bool plain = is_plain();
-  uint32_t eip = eip_;
-  uint64_t retired = retired_;
   while (done < steps) {
     ++done;
-    const Predecoded* p = nullptr;
+    const Predecoded* p = std::exchange(fetched, nullptr);
     const Segment& cs = seg_[kCs];
-    if (!(deliver_ && InterruptDue())) {
-      const uint32_t linear = cs.base + eip;
+    if (p == nullptr && !(deliver_ && InterruptDue())) {
+      const uint32_t linear = cs.base + eip_;
       const uint32_t offset = linear & (Cache::kLineBytes - 1);
       if (line != nullptr && linear - offset == line->linear) {
-        p = KeptIn(*line, offset, cs.big);
-        if (p != nullptr && p->crosses) p = nullptr;
+        if (retouch) {
+          p = Refetch(*line, offset, cs.big);
+        } else {
+          p = KeptIn(*line, offset, cs.big);
+          if (p != nullptr && p->crosses) p = nullptr;
+        }
       }
       if (p == nullptr) {
         p = FetchFromLine(linear, cs.big);
         line = &FetchLineOf(linear);
       }
-    }
-    if (p != nullptr && plain && observer_ == nullptr && Pure(p->form) && InLimit(cs, eip, *p)) {
-      RunPure(p, line->ref.generation, steps, &done, &eip, &retired);
-      eip_ = eip;
-      next_eip_ = eip;
-      retired_ = retired;
-      repeat_ = false;
-      continue;
+      retouch = false;
     }
     if (p != nullptr && plain && p->form != Straight::kGeneric) {
-      if (InLimit(cs, eip, *p)) {
-        if (observer_ != nullptr) Observe(eip, *p);
-        const uint32_t next = p->code32 ? eip + p->in.length : (eip + p->in.length) & 0xFFFF;
-        next_eip_ = next;
-        jumped_ = false;
-        repeat_ = false;
-        if (p->run(*this, *p)) {
-          eip = jumped_ ? eip_ : next;
-          eip_ = eip;
-          retired_ = ++retired;
-          if (!RegisterOnly(p->form)) line = nullptr;
+      if (!InLimit(cs, eip_, *p)) {
+        Raise(kVecGeneralProtection);
+      } else if (observer_ == nullptr) {
+        if (RunForms(p, &line, &retouch, steps, &done, &fetched)) {
           if (stop_ || branch_count_ >= stop_branch_count_) break;
           continue;
         }
       } else {
-        Raise(kVecGeneralProtection);
+        Observe(eip_, *p);
+        const uint32_t next = p->code32 ? eip_ + p->in.length : (eip_ + p->in.length) & 0xFFFF;
+        next_eip_ = next;
+        jumped_ = false;
+        repeat_ = false;
+        if (p->run(*this, *p)) {
+          if (!jumped_) eip_ = next;
+          ++retired_;
+          retouch = !RegisterOnly(p->form);
+          if (stop_ || branch_count_ >= stop_branch_count_) break;
+          continue;
+        }
       }
       DeliverPendingFault();
       faulted_ = false;
@@ -451,8 +494,6 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
       line = nullptr;
       plain = is_plain();
     }
-    eip = eip_;
-    retired = retired_;
     if (exception_.pending || stop_ || branch_count_ >= stop_branch_count_ || !CanRunStraight()) {
       break;
     }

@@ -12,7 +12,6 @@ uint32_t Tlb::Insert(uint32_t linear, uint32_t pte) {
     if (entries_[set][w].valid()) valid |= static_cast<uint8_t>(1u << w);
   }
   if (way == kWays) way = PlruChoose(valid, lru_[set]);
-  ++epoch_;
   entries_[set][way] = {
       tag, pte & (kPteFrame | kPteWritable | kPteUser | kPtePwt | kPtePcd | kPteDirty)};
   lru_[set] = PlruTouch(lru_[set], way);

@@ -47,6 +47,7 @@ class Tlb {
   const TlbEntry* Lookup(uint32_t linear) {
     const uint32_t set = SetOf(linear);
     const uint32_t tag = (linear & kPteFrame) | 1;
+#pragma GCC unroll 4
     for (uint32_t w = 0; w < kWays; ++w) {
       if (entries_[set][w].page == tag) {
         lru_[set] = PlruTouch(lru_[set], w);
@@ -54,6 +55,25 @@ class Tlb {
       }
     }
     return nullptr;
+  }
+  // The way holding the page of `linear` (the one Lookup would take), or -1; touches nothing.
+  int WayOf(uint32_t linear) const {
+    const uint32_t tag = (linear & kPteFrame) | 1;
+    for (uint32_t w = 0; w < kWays; ++w) {
+      if (entries_[SetOf(linear)][w].page == tag) return static_cast<int>(w);
+    }
+    return -1;
+  }
+  // Whether `way` of the set of `linear` still holds `entry`, as WayOf found it: then, while the
+  // epoch is the same, Lookup(linear) finds the same translation in that way.
+  bool Holds(uint32_t linear, uint32_t way, const TlbEntry& entry) const {
+    const TlbEntry& e = entries_[SetOf(linear)][way];
+    return e.page == entry.page && e.pte == entry.pte;
+  }
+  // Lookup again of a page that Holds says is where it was: the same replacement-bit update,
+  // without the search.
+  void Touch(uint32_t linear, uint32_t way) {
+    lru_[SetOf(linear)] = PlruTouch(lru_[SetOf(linear)], way);
   }
   // Caches a translation of the page holding `linear`: over the entry already holding that page,
   // else into the first invalid way, else the pseudo-LRU victim. `pte` as in TlbEntry. Returns
@@ -70,9 +90,10 @@ class Tlb {
   void FlushAll();                   // CR3 load, task switch
   void Invalidate(uint32_t linear);  // INVLPG
 
-  // Changes whenever an entry does (insert, flush, invalidate, test write): a translation taken
-  // from the TLB
-  // is still its answer while the epoch is the same.
+  // Changes on a flush, an invalidation and a test write, not on an insert, which changes only
+  // the entry it writes: a translation found in a way is still the answer while the epoch is the
+  // same and that way Holds the same entry (an insert never makes a second entry for a page,
+  // a test write may).
   uint32_t epoch() const { return epoch_; }
 
   // Inspection, for tests and the i486 TLB test registers.

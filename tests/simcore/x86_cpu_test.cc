@@ -1525,6 +1525,59 @@ TEST(X86Cpu, FastPathsKeepTheReplacementOrderUnderConflicts) {
   }
 }
 
+// The same with paging on, where the TLB is contested: a loop at 1100h calls a function at 2200h
+// that loads from five pages which, like the loop's page, translate through TLB set 1, so the
+// loop's translation is evicted while the function runs. Back from the call, the loop's line is
+// still in the cache and one a recent fetch used: only the TLB way that translated it says that
+// its entry is gone, and the full path walks again. The loads also keep replacing the line of the
+// loop's page table entry (cache set 0), so each of those walks shows on the bus as its fill.
+// Register-only instructions between the loads are fetched from the line without a touch, each
+// load's successor with one.
+TEST(X86Cpu, FastPathsFollowTheTlbUnderConflicts) {
+  //   1100: CALL 2200h; LOOP 1100h                          E8 rel32, E2 F9
+  //   2200: MOV EAX, [9000h]; INC EDX; ADD EDX, EAX (x5)    8B 05 addr32, 42, 01 C2
+  //         RET                                            C3
+  const std::vector<uint8_t> loop = {0xE8, 0xFB, 0x10, 0x00, 0x00, 0xE2, 0xF9};
+  std::vector<uint8_t> function;
+  for (uint32_t a : {0x9000u, 0x11000u, 0x19000u, 0x21000u, 0x29000u}) {
+    function.insert(function.end(), {0x8B, 0x05, static_cast<uint8_t>(a),
+                                     static_cast<uint8_t>(a >> 8), static_cast<uint8_t>(a >> 16),
+                                     static_cast<uint8_t>(a >> 24), 0x42, 0x01, 0xC2});
+  }
+  function.push_back(0xC3);
+  constexpr uint32_t kPerIteration = 2 + 5 * 3 + 1;
+  PcBus fast_bus, full_bus;
+  Cpu fast(fast_bus), full(full_bus);
+  full.set_fast_paths(false);
+  for (const auto& [bus, cpu] : {std::pair{&fast_bus, &fast}, std::pair{&full_bus, &full}}) {
+    // Page tables at 40000h (directory at 43000h) mapping the first 4 MB onto themselves.
+    for (uint32_t i = 0; i < 1024; ++i) {
+      const uint32_t pte = i << 12 | 7;
+      bus->Poke(0x40000 + 4 * i,
+                {static_cast<uint8_t>(pte), static_cast<uint8_t>(pte >> 8),
+                 static_cast<uint8_t>(pte >> 16), static_cast<uint8_t>(pte >> 24)});
+    }
+    bus->Poke(0x43000, {0x07, 0x00, 0x04, 0x00});
+    bus->Poke(0x1100, loop);
+    bus->Poke(0x2200, function);
+    cpu->SetFlat32();
+    cpu->set_cr3(0x43000);
+    cpu->set_cr0(kCr0Pe | kCr0Et | kCr0Pg);
+    cpu->set_eip(0x1100);
+    cpu->set_reg(kEsp, 0x8000);
+    cpu->set_reg(kEcx, 20);
+    ASSERT_EQ(cpu->Run(20 * kPerIteration), 20u * kPerIteration);
+  }
+  ExpectSameBusTrace(fast_bus, full_bus);
+  EXPECT_EQ(fast.reg(kEdx), full.reg(kEdx));
+  EXPECT_EQ(fast.eip(), 0x1107u);
+  int code_walks = 0;
+  for (const cat::OwnedRecord& r : fast_bus.log()) {
+    code_walks += r.kind == cat::RecordKind::kFill && r.address == 0x40000;
+  }
+  EXPECT_GE(code_walks, 20);
+}
+
 // Task switches by JMP, CALL (to a TSS and through a task gate), INT n, an exception and IRET, in
 // 32- and 16-bit TSSs; faults in the old task and in the new one (tasks.S says what each does).
 TEST(X86Cpu, TaskSwitchRomFromResetToHlt) {
