@@ -471,19 +471,6 @@ std::span<const uint8_t> Cpu::BytesOf(const Predecoded& p, uint8_t* buffer) cons
   return {buffer, length};
 }
 
-// The fast path of FetchAndDecode: the instruction lies in a line a recent fetch used, which
-// still holds the same bytes through the same translation (no TLB entry, CR0 or CPL has changed
-// since), and it was predecoded. The TLB lookup and the line touches are those of the
-// full path, so the replacement state stays exact.
-const Cpu::Predecoded* Cpu::FetchFromLine(uint32_t linear, bool code32) {
-  const uint32_t offset = linear & (Cache::kLineBytes - 1);
-  const FetchLine& f = FetchLineOf(linear);
-  if (!fast_paths_ || linear - offset != f.linear || f.cr0 != cr0_ || f.cpl != cpl_) {
-    return nullptr;
-  }
-  return Refetch(f, offset, code32);
-}
-
 void Cpu::Step() {
   StepInstruction();
   DeliverPendingFault();

@@ -682,6 +682,22 @@ inline void ToLittleEndian(uint32_t value, uint8_t* bytes, int size) {
   return true;
 }
 
+// ---- the fetch from a predecoded line, inline: the straight loop takes it at every new line ----
+
+// The fast path of FetchAndDecode: the instruction lies in a line a recent fetch used, which
+// still holds the same bytes through the same translation (the same CR0 and CPL, and the same TLB
+// entry in the way that translated it), and it was predecoded. The TLB and line touches are those
+// of the full path, so the replacement state stays exact.
+[[gnu::always_inline]] inline const Cpu::Predecoded* Cpu::FetchFromLine(uint32_t linear,
+                                                                        bool code32) {
+  const uint32_t offset = linear & (Cache::kLineBytes - 1);
+  const FetchLine& f = FetchLineOf(linear);
+  if (!fast_paths_ || linear - offset != f.linear || f.cr0 != cr0_ || f.cpl != cpl_) {
+    return nullptr;
+  }
+  return Refetch(f, offset, code32);
+}
+
 // ---- operands, the stack and near branches, inline: the predecoded forms take them ----
 
 [[gnu::always_inline]] inline uint32_t Cpu::EffectiveAddress(const Instruction& in) const {

@@ -8,6 +8,7 @@
 #ifndef CITCAT_SIMCORE_X86_PLRU_H_
 #define CITCAT_SIMCORE_X86_PLRU_H_
 
+#include <array>
 #include <cstdint>
 
 namespace citcat::x86 {
@@ -15,13 +16,23 @@ namespace citcat::x86 {
 inline constexpr uint8_t kPlruB0 = 1, kPlruB1 = 2, kPlruB2 = 4;
 
 // The bits after an access (hit or fill) to `way`; the bit of the other pair is kept. Way 0 sets
-// B0 and B1, way 1 sets B0 and clears B1, way 2 clears B0 and sets B2, way 3 clears B0 and B2;
-// without a branch, since every fetch and data access comes here.
+// B0 and B1, way 1 sets B0 and clears B1, way 2 clears B0 and sets B2, way 3 clears B0 and B2.
+inline constexpr uint8_t PlruTouchRule(uint8_t bits, unsigned way) {
+  constexpr uint8_t kSet[4] = {kPlruB0 | kPlruB1, kPlruB0, kPlruB2, 0};
+  constexpr uint8_t kKeep[4] = {kPlruB2, kPlruB2, kPlruB1, kPlruB1};
+  return static_cast<uint8_t>((bits & kKeep[way]) | kSet[way]);
+}
+// The rule as a table, by way and the three bits before: every fetch and data access comes here,
+// and a load is cheaper than the rule's shifts and masks.
+inline constexpr auto kPlruTouched = [] {
+  std::array<std::array<uint8_t, 8>, 4> t{};
+  for (unsigned way = 0; way < 4; ++way) {
+    for (uint8_t bits = 0; bits < 8; ++bits) t[way][bits] = PlruTouchRule(bits, way);
+  }
+  return t;
+}();
 inline constexpr uint8_t PlruTouch(uint8_t bits, unsigned way) {
-  way &= 3;
-  const unsigned set = (0x00040103u >> (8 * way)) & 0xFF;  // B0|B1, B0, B2, none
-  const unsigned keep = kPlruB2 >> (way >> 1);             // B2, B2, B1, B1
-  return static_cast<uint8_t>((bits & keep) | set);
+  return kPlruTouched[way & 3][bits & 7];
 }
 
 // The way the bits name for replacement when all four ways are valid.
