@@ -455,6 +455,8 @@ class Cpu {
   }
   // Register-only and no branch: ends with EIP at the next instruction, raises nothing.
   static bool Pure(Straight form) { return form != Straight::kGeneric && form < Straight::kJcc; }
+  // Predecoded::pure of a pure form that ends in its line, for code of this size (never 0).
+  static uint8_t PureKey(bool code32) { return code32 ? 2 : 1; }
   // Every byte of the instruction at `eip` lies inside the CS limit.
   static bool InLimit(const Segment& cs, uint32_t eip, const Predecoded& p) {
     const uint32_t last = eip + p.in.length - 1;
@@ -481,6 +483,7 @@ class Cpu {
     Straight form = Straight::kGeneric;
     uint8_t dst_reg = 0, src_reg = 0;  // the general registers the straight form names
     bool crosses = false;              // it runs into the next line
+    uint8_t pure = 0;                  // PureKey(code32) when valid, Pure(form) and not crosses
     Cache::LineRef next_line;
     Instruction in;
   };

@@ -237,6 +237,7 @@ bool Cpu::RunGeneric(Cpu& cpu, const Predecoded& p) { return cpu.Execute(p.in); 
 void Cpu::ChooseForm(Predecoded& p) {
   p.form = FormOf(p.in, &p.dst_reg, &p.src_reg);
   p.run = StraightForms::Of(p.form, p.in);
+  p.pure = p.valid && !p.crosses && Pure(p.form) ? PureKey(p.code32) : 0;
 }
 
 Cpu::Straight Cpu::FormOf(const Instruction& in, uint8_t* dst_reg, uint8_t* src_reg) {
@@ -354,13 +355,27 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
   repeat_ = false;
   bool ok = true;
   for (;;) {
-    const uint32_t length = p->in.length;
-    const uint32_t next = code32 ? e + length : (e + length) & 0xFFFF;
     if (Pure(p->form)) {
-      p->run(*this, *p);
-      e = next;
-      ++r;
+      // A run of pure forms along the line: each successor is the next predecoded copy, current
+      // when decoded from the same bytes (its generation) as a pure form of this code size that
+      // ends in the line (its `pure` key).
+      uint32_t left = Cache::kLineBytes - ((cs.base + e) & (Cache::kLineBytes - 1));
+      for (;;) {
+        p->run(*this, *p);
+        const uint32_t length = p->in.length;
+        const uint32_t from = e;
+        e = code32 ? e + length : (e + length) & 0xFFFF;
+        ++r;
+        if (length >= left || n >= steps || e < from) break;  // (e < from: IP wrapped at 64 KB)
+        const Predecoded* q = p + length;
+        if (q->generation != p->generation || q->pure != p->pure || !InLimit(cs, e, *q)) break;
+        left -= length;
+        ++n;
+        p = q;
+      }
     } else {
+      const uint32_t length = p->in.length;
+      const uint32_t next = code32 ? e + length : (e + length) & 0xFFFF;
       eip_ = e;
       next_eip_ = next;
       jumped_ = false;
