@@ -1578,6 +1578,40 @@ TEST(X86Cpu, FastPathsFollowTheTlbUnderConflicts) {
   EXPECT_GE(code_walks, 20);
 }
 
+// 16-bit code whose IP wraps at 64 KB in the middle of a line: CS at base 1008h, so IP FFFFh is
+// byte 7 of the line at 11000h and IP 0 is at 1008h. The line's bytes after IP FFFFh were run
+// before, as code at the start of another segment, and so are predecoded for 16-bit code: a run
+// that went on along the line instead of to IP 0 would take them (INC CX) for the next
+// instruction.
+TEST(X86Cpu, A16BitIpWrapsToTheSegmentsStartInsideALine) {
+  for (const bool fast : {true, false}) {
+    SCOPED_TRACE(fast ? "fast paths" : "full path");
+    PcBus bus;
+    Cpu cpu(bus);
+    bus.Poke(0x11005, {0x90, 0x90, 0x90, 0x41, 0x41, 0xF4});  // NOP x3 | INC CX x2, HLT
+    bus.Poke(0x1008, {0x40, 0x40, 0xF4});                     // INC AX x2, HLT
+    cpu.SetFlat32();
+    cpu.set_fast_paths(fast);
+    const Segment code16 = {0x08, 0x11008, 0xFFFF, false, cpu.segment(kCs).access};
+    cpu.set_segment(kCs, code16);
+    cpu.set_eip(0);
+    ASSERT_EQ(cpu.Run(3), 3u);  // INC CX x2, HLT at 11008h
+    ASSERT_EQ(cpu.reg(kEcx), 2u);
+    Segment wrapping = code16;
+    wrapping.base = 0x1008;
+    cpu.set_segment(kCs, wrapping);
+    for (int pass = 0; pass < 2; ++pass) {  // the second from the predecoded copies
+      cpu.set_halted(false);
+      cpu.set_eip(0xFFFD);
+      cpu.set_reg(kEax, 0);
+      EXPECT_EQ(cpu.Run(6), 6u);  // NOP x3, then at IP 0: INC AX x2, HLT
+      EXPECT_EQ(cpu.reg(kEax), 2u);
+      EXPECT_EQ(cpu.reg(kEcx), 2u);
+      EXPECT_EQ(cpu.eip(), 3u);
+    }
+  }
+}
+
 // Task switches by JMP, CALL (to a TSS and through a task gate), INT n, an exception and IRET, in
 // 32- and 16-bit TSSs; faults in the old task and in the new one (tasks.S says what each does).
 TEST(X86Cpu, TaskSwitchRomFromResetToHlt) {
