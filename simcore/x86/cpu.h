@@ -538,6 +538,22 @@ class Cpu {
     if (p->crosses) cache_.Touch(p->next_line);
     return p;
   }
+  // The next instruction of the straight loops, at `linear`: from `*line`, the line the last one
+  // came from, when it is the same line (touched again only when `retouch`: a data access came
+  // between; one that runs into the next line is kept for FetchFromLine, which touches both),
+  // else through the line table, `*line` then naming that line's entry (only when it gave the
+  // instruction: `*line` must be a line fetched from, with its touches made).
+  [[gnu::always_inline]] const Predecoded* FetchNext(uint32_t linear, bool code32, bool retouch,
+                                                     const FetchLine** line) {
+    const uint32_t offset = linear & (Cache::kLineBytes - 1);
+    if (const FetchLine* f = *line; f != nullptr && linear - offset == f->linear) {
+      const Predecoded* p = retouch ? Refetch(*f, offset, code32) : KeptIn(*f, offset, code32);
+      if (p != nullptr && (retouch || !p->crosses)) return p;
+    }
+    const Predecoded* p = FetchFromLine(linear, code32);
+    if (p != nullptr) *line = &FetchLineOf(linear);
+    return p;
+  }
   bool delivering_ = false;  // an event is being delivered (a fault now may be a double fault)
   FaultClass delivering_class_ = FaultClass::kBenign;
   // A fault raised during the current step, delivered at its end.

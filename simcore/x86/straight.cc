@@ -390,22 +390,8 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
       if (stop_ || branch_count_ >= stop_branch_count_ || (deliver_ && InterruptDue())) break;
     }
     if (n >= steps) break;
-    const uint32_t linear = cs.base + e;
-    const uint32_t offset = linear & (Cache::kLineBytes - 1);
-    const Predecoded* q = nullptr;
-    if (linear - offset == f->linear) {
-      if (touch) {
-        q = Refetch(*f, offset, code32);
-      } else {
-        q = KeptIn(*f, offset, code32);
-        if (q != nullptr && q->crosses) q = nullptr;  // its second line needs a touch
-      }
-    }
-    if (q == nullptr) {
-      q = FetchFromLine(linear, code32);
-      if (q == nullptr) break;  // RunStraight's Step fetches and decodes it
-      f = &FetchLineOf(linear);
-    }
+    const Predecoded* q = FetchNext(cs.base + e, code32, touch, &f);
+    if (q == nullptr) break;  // RunStraight's Step fetches and decodes it
     touch = false;
     if (q->form == Straight::kGeneric || !InLimit(cs, e, *q)) {
       *fetched = q;
@@ -456,20 +442,7 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
     const Predecoded* p = std::exchange(fetched, nullptr);
     const Segment& cs = seg_[kCs];
     if (p == nullptr && !(deliver_ && InterruptDue())) {
-      const uint32_t linear = cs.base + eip_;
-      const uint32_t offset = linear & (Cache::kLineBytes - 1);
-      if (line != nullptr && linear - offset == line->linear) {
-        if (retouch) {
-          p = Refetch(*line, offset, cs.big);
-        } else {
-          p = KeptIn(*line, offset, cs.big);
-          if (p != nullptr && p->crosses) p = nullptr;
-        }
-      }
-      if (p == nullptr) {
-        p = FetchFromLine(linear, cs.big);
-        line = &FetchLineOf(linear);
-      }
+      p = FetchNext(cs.base + eip_, cs.big, retouch, &line);
       retouch = false;
     }
     if (p != nullptr && plain && p->form != Straight::kGeneric) {

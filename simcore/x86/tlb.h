@@ -45,20 +45,16 @@ class Tlb {
 
   // The entry translating `linear`, or nullptr; a hit updates the set's replacement bits.
   const TlbEntry* Lookup(uint32_t linear) {
-    const uint32_t set = SetOf(linear);
-    const uint32_t tag = (linear & kPteFrame) | 1;
-#pragma GCC unroll 4
-    for (uint32_t w = 0; w < kWays; ++w) {
-      if (entries_[set][w].page == tag) {
-        lru_[set] = PlruTouch(lru_[set], w);
-        return &entries_[set][w];
-      }
-    }
-    return nullptr;
+    const int way = WayOf(linear);
+    if (way < 0) return nullptr;
+    Touch(linear, static_cast<uint32_t>(way));
+    return &entries_[SetOf(linear)][way];
   }
-  // The way holding the page of `linear` (the one Lookup would take), or -1; touches nothing.
+  // The way holding the page of `linear` (the lowest, if a test write made two), or -1; touches
+  // nothing.
   int WayOf(uint32_t linear) const {
     const uint32_t tag = (linear & kPteFrame) | 1;
+#pragma GCC unroll 4
     for (uint32_t w = 0; w < kWays; ++w) {
       if (entries_[SetOf(linear)][w].page == tag) return static_cast<int>(w);
     }
