@@ -28,6 +28,7 @@
 #include "absl/strings/strip.h"
 #include "aes/aes_util.h"
 #include "aes/interrupt_columns.h"
+#include "archive/segment_starts.h"
 #include "cat_parser/crc.h"
 #include "cat_parser/format.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -62,6 +63,8 @@ struct SectionInFile {
   std::string header;  // those 32 bytes
 };
 constexpr char kManifestType[] = "MANI", kImsType[] = "IMSP", kAesType[] = "AESP";
+// Optional: a reader that does not know it checks and skips it.
+constexpr char kSegmentStartsType[] = "segs";
 constexpr char kManifestFirstLine[] = "citcat-archive-manifest ";  // then the version
 
 uint64_t Load(const uint8_t* p, int n) {
@@ -110,6 +113,10 @@ uint64_t MaxImageBytes(const Manifest& m) { return RecordBytes(m) + ims::kMaxRes
 uint64_t MaxImsBytes(const Manifest& m) {
   return std::min(kMaxIms, ims::kMaxStateBytes + MaxImageBytes(m) * (1 + kExtentFieldBytes));
 }
+// Segment starts: the segments' first-touch bytes are the whole's records' as the IMS's are (the
+// segments do not overlap), and their states as many again as the IMS's may hold.
+uint64_t MaxSegmentStartsBytes(const Manifest& m) { return std::min(kMaxIms, 2 * MaxImsBytes(m)); }
+
 std::string Counts(const Manifest& m) {
   return absl::StrCat("(", m.records, " records of ", m.record_bytes, " bytes)");
 }
@@ -683,7 +690,8 @@ class PackedSchedule {
 }  // namespace
 
 absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
-                             std::shared_ptr<const aes::ScheduleBytes> schedule) {
+                             std::shared_ptr<const aes::ScheduleBytes> schedule,
+                             uint64_t segments) {
   Archive a;
   Manifest& m = a.manifest;
   m.machine = ims::MachineName(state.description().machine());
@@ -700,6 +708,12 @@ absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
   ReplayChecksums sums;
   sums.Attach(options, state);
   options.on_interrupt_key = [&packed](const aes::Interrupt& key) { packed->Add(key); };
+  // The same replay records where the segments begin.
+  SegmentStartsBuilder starts(state);
+  options.cut_at_cpu_transactions = SegmentCuts(state, parsed->end(), segments);
+  if (!options.cut_at_cpu_transactions.empty()) {
+    options.on_segment = [&starts](replay::Segment s) { return starts.Add(std::move(s)); };
+  }
   absl::StatusOr<replay::ReplaySummary> summary = systems::Replay(state, *parsed, options);
   if (!summary.ok()) return summary.status();
   absl::StatusOr<std::shared_ptr<const aes::ScheduleBytes>> bytes = packed->Finish(*parsed);
@@ -711,6 +725,9 @@ absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
   }
   a.aes = *std::move(bytes);
   sums.Fill(*summary, m);
+  // More than a reader takes: none.
+  if (starts.starts().ByteSizeLong() <= MaxSegmentStartsBytes(m))
+    a.segment_starts = starts.starts();
   m.start_branch_count = state.start().branch_count();
   m.start_pc = ims::StartPc(state);
   m.ims_bytes = a.ims.size();
@@ -720,8 +737,8 @@ absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
 }
 
 absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
-                             const aes::EventSchedule& schedule) {
-  return Pack(state, aes::BytesInMemory(schedule.SerializeAsString(), "the AES"));
+                             const aes::EventSchedule& schedule, uint64_t segments) {
+  return Pack(state, aes::BytesInMemory(schedule.SerializeAsString(), "the AES"), segments);
 }
 
 // A manifest that names a segment's place must be a segment's (docs/archive-format.md,
@@ -796,7 +813,9 @@ absl::Status Write(const Archive& a, io::OutputFile& out, int level) {
   }
   Store(head, a.manifest.version, 2);  // the major version is the manifest's
   Store(head, kMinor, 2);
-  Store(head, 3, 4);
+  const std::string starts_bytes = a.segment_starts.SerializeAsString();
+  const bool starts = !starts_bytes.empty();
+  Store(head, starts ? 4 : 3, 4);
   Store(head, cat::Crc32(Bytes(head).subspan(8)), 4);
   if (absl::Status s = out.Write(head); !s.ok()) return s;
   const std::string manifest = a.manifest.ToText();
@@ -807,10 +826,11 @@ absl::Status Write(const Archive& a, io::OutputFile& out, int level) {
           bytes.data(), static_cast<int>(bytes.size()));
     };
   };
-  const std::pair<const char*, std::function<absl::StatusOr<Stream>()>> sections[] = {
+  std::vector<std::pair<const char*, std::function<absl::StatusOr<Stream>()>>> sections = {
       {kManifestType, in_memory(manifest)}, {kImsType, in_memory(a.ims)}, {kAesType, [&a] {
                                                                              return a.aes->Open();
                                                                            }}};
+  if (starts) sections.emplace_back(kSegmentStartsType, in_memory(starts_bytes));
   for (const auto& [type, open] : sections) {
     // Two passes over the content, streamed: its length and CRC-64 for the header, then the
     // frame (with the length in it).
@@ -825,9 +845,10 @@ absl::Status Write(const Archive& a, io::OutputFile& out, int level) {
     }
     if (raw > kMaxRaw) return absl::InvalidArgumentError(absl::StrCat(type, " too large"));
     // What a reader would refuse is not written (the manifest's own section has no bound).
-    const uint64_t most = type == kImsType   ? MaxImsBytes(a.manifest)
-                          : type == kAesType ? MaxAesBytes(a.manifest)
-                                             : kMaxRaw;
+    const uint64_t most = type == kImsType             ? MaxImsBytes(a.manifest)
+                          : type == kAesType           ? MaxAesBytes(a.manifest)
+                          : type == kSegmentStartsType ? MaxSegmentStartsBytes(a.manifest)
+                                                       : kMaxRaw;
     if (raw > most) {
       return absl::InvalidArgumentError(absl::StrCat(type, ": ", raw, " bytes, more than the ",
                                                      most, " the manifest's counts allow ",
@@ -932,7 +953,8 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
     }
     const uint64_t section_at = at;
     at += kSectionHeader + stored;
-    if (type != kManifestType && type != kImsType && type != kAesType) {
+    if (type != kManifestType && type != kImsType && type != kAesType &&
+        type != kSegmentStartsType) {
       if (type[0] >= 'a' && type[0] <= 'z') continue;  // optional: checked, then skipped
       return Damaged(name, section_at, absl::StrCat("unknown required section '", type, "'"));
     }
@@ -944,7 +966,8 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
     sections.push_back({type, h[4], Load(h + 16, 8), Load(h + 24, 8), section_at, payload});
   }
   if (at != b.size()) return Damaged(name, at, "bytes after the last section");
-  if (sections.size() != 3) {
+  if (std::count_if(sections.begin(), sections.end(),
+                    [](const Section& x) { return x.type != kSegmentStartsType; }) != 3) {
     return Damaged(name, at, "a required section (MANI, IMSP, AESP) is missing");
   }
   std::sort(sections.begin(), sections.end(), [](const Section& x, const Section& y) {
@@ -962,7 +985,13 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
                      absl::StrCat("section '", sec.type, "' claims ", sec.raw,
                                   " bytes, more than the ", limit, " such a section may hold"));
     }
-    if (sec.type != kManifestType) {
+    if (sec.type == kSegmentStartsType && sec.raw > MaxSegmentStartsBytes(a.manifest)) {
+      return Damaged(name, sec.at + 16,
+                     absl::StrCat("section 'segs' claims ", sec.raw, " bytes, more than the ",
+                                  MaxSegmentStartsBytes(a.manifest),
+                                  " the manifest's counts allow ", Counts(a.manifest)));
+    }
+    if (sec.type == kImsType || sec.type == kAesType) {
       const uint64_t stated = sec.type == kImsType ? a.manifest.ims_bytes : a.manifest.aes_bytes;
       if (sec.raw != stated) {
         return Damaged(name, sec.at + 16,
@@ -1042,6 +1071,14 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
       a.ims.reserve(sec.raw);
       if (std::string bad = CheckContent(keep, sec.raw, sec.raw_crc, &a.ims); !bad.empty()) {
         return ContentDamage(name, sec.at, sec.type, sec.raw, bad);
+      }
+    }
+    if (sec.type == kSegmentStartsType) {
+      // Parsed as it is decoded: bytes that are no such message stop it at once.
+      if (!a.segment_starts.ParseFromZeroCopyStream(
+              StreamOf(std::make_unique<SectionReader>(sec.codec, sec.payload)).get())) {
+        return Damaged(name, sec.at + kSectionHeader,
+                       "section 'segs' is not a SegmentStarts message");
       }
     }
     if (sec.type != kManifestType) continue;
@@ -1163,7 +1200,12 @@ absl::StatusOr<ReplayInput> OpenForReplay(const std::string& path) {
   if (absl::Status s = CheckSegmentPlace(packed->manifest, ims.start(), schedule->end()); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
   }
-  return ReplayInput{packed->manifest, std::move(ims), *std::move(schedule)};
+  if (absl::Status s = CheckSegmentStarts(packed->segment_starts, packed->manifest, ims, *schedule);
+      !s.ok()) {
+    return absl::DataLossError(absl::StrCat(path, ": ", s.message()));
+  }
+  return ReplayInput{packed->manifest, std::move(ims), *std::move(schedule),
+                     std::move(packed->segment_starts)};
 }
 
 bool LooksLikeArchive(const std::string& path) {

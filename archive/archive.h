@@ -115,14 +115,20 @@ struct Archive {
   // The serialized aes::EventSchedule: in memory, or left in a file (an aes.pb that Pack was
   // given, the archive ReadForReplay read) and read from there as it is used.
   std::shared_ptr<const aes::ScheduleBytes> aes;
+  // Where segments 2, 3, ... begin (segment_starts.h), or none.
+  ims::SegmentStarts segment_starts;
 };
 
-// Replays `state` under `schedule` once and builds the full manifest, at kFormatVersion. The
-// schedule is streamed (aes::Schedule), so memory does not grow with it.
+// Replays `state` under `schedule` once and builds the full manifest, at kFormatVersion, and the
+// starts of up to `segments` segments (segment_starts.h; fewer on a short capture, none for 0 or
+// 1: each costs about the memory the replay has changed and reads on from there). The schedule is
+// streamed (aes::Schedule), so memory does not grow with it.
 absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
-                             std::shared_ptr<const aes::ScheduleBytes> schedule);
+                             std::shared_ptr<const aes::ScheduleBytes> schedule,
+                             uint64_t segments = 0);
 absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
-                             const aes::EventSchedule& schedule);
+                             const aes::EventSchedule& schedule,
+                             uint64_t segments = 0);
 
 // Writes `archive` (zstd at `level`) to `out`, the AES streamed from where it is; the caller
 // commits.
@@ -152,6 +158,7 @@ struct ReplayInput {
   Manifest manifest;
   ims::InitialMachineState ims;
   aes::Schedule schedule;
+  ims::SegmentStarts segment_starts;  // checked against the rest (CheckSegmentStarts)
 };
 absl::StatusOr<ReplayInput> OpenForReplay(const std::string& path);
 

@@ -83,10 +83,11 @@ constexpr Command kCommands[] = {
      "Reads the text form of docs/cat-format.md (as written by citcat dump, or by hand).",
      "citcat/assemble.cc", RunAssemble},
     {"pack", "pack an extraction's IMS and AES into one checked, compressed archive",
-     "citcat pack DIR -o TRACE.citcat [--level N]\n\n"
+     "citcat pack DIR -o TRACE.citcat [--level N] [--segment-starts K]\n\n"
      "Reads DIR/ims.pb and DIR/aes.pb, replays them once to record the instruction count and\n"
-     "the checksums of the instruction trace and regenerated CAT in a manifest, and writes\n"
-     "all three zstd-compressed; see docs/archive-format.md.",
+     "the checksums of the instruction trace and regenerated CAT in a manifest, and where K\n"
+     "segments of the replay begin (so that citcat replay --jobs starts them all at once), and\n"
+     "writes them zstd-compressed; see docs/archive-format.md.",
      "citcat/pack.cc", RunPack},
     {"split", "cut an archive into segment archives that each replay alone",
      "citcat split TRACE.citcat --segments K | --every N -o DIR\n\n"

@@ -5,10 +5,14 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "archive/archive.h"
+#include "archive/segment_starts.h"
 #include "citcat/command.h"
 #include "ims/bounds.h"
 
 ABSL_FLAG(int, level, 19, "zstd compression level of the archive's sections (1-22)");
+ABSL_FLAG(uint64_t, segment_starts, 0,
+          "record where this many segments begin, so that replay --jobs starts them at once (fewer "
+          "on a short capture; each costs about the memory the program has changed and reads on)");
 
 namespace citcat::cli {
 
@@ -26,7 +30,13 @@ absl::Status RunPack(const std::vector<std::string>& args) {
   if (absl::Status s = ims::ReadFile(args[0] + "/ims.pb", ims); !s.ok()) return s;
   // One replay fills the manifest: what a replay of the archive must reproduce. The AES is
   // streamed from its file, for the replay and into the archive.
-  absl::StatusOr<archive::Archive> a = archive::Pack(ims, aes::BytesInFile(args[0] + "/aes.pb"));
+  const uint64_t segments = absl::GetFlag(FLAGS_segment_starts);
+  if (segments > archive::kMaxSegmentStarts + 1) {
+    return BadUsage(
+        absl::StrCat("--segment-starts must be at most ", archive::kMaxSegmentStarts + 1));
+  }
+  absl::StatusOr<archive::Archive> a =
+      archive::Pack(ims, aes::BytesInFile(args[0] + "/aes.pb"), segments);
   if (!a.ok()) return a.status();
   absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(path);
   if (!out.ok()) return out.status();

@@ -20,6 +20,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "archive/archive.h"
+#include "archive/segment_starts.h"
 #include "cat_parser/reader.h"
 #include "cat_parser/writer.h"
 #include "citcat/command.h"
@@ -173,9 +174,12 @@ TraceOutput MakeTraceOutput(const TraceSettings& settings,
 
 // ---- --jobs N ----
 
-// One segment: handed over by a replay cutting the whole, or an archive of citcat split's.
+// One segment: handed over by a replay cutting the whole, made from an archive's segment start,
+// or an archive of citcat split's.
 struct Piece {
   replay::Segment segment;
+  // Makes `segment`, on the thread that replays it (a segment start), or null.
+  std::function<absl::StatusOr<replay::Segment>()> make;
   std::string archive;  // the segment archive, or ""
   // Its place among the `count` archives of a split directory (from 1), which its manifest must
   // name; 0 for none.
@@ -223,6 +227,11 @@ absl::Status ReplayPiece(Piece& p, const TraceSettings& settings, std::optional<
     schedule = std::move(packed->schedule);
     manifest = std::move(packed->manifest);
   } else {
+    if (p.make) {
+      absl::StatusOr<replay::Segment> made = p.make();
+      if (!made.ok()) return made.status();
+      p.segment = *std::move(made);
+    }
     schedule = aes::Schedule(p.segment.aes);
   }
   p.start = p.segment.ims.start();
@@ -435,6 +444,24 @@ absl::Status ReplayCut(const ims::InitialMachineState& ims, const aes::Schedule&
   return ReplaySegments(cut, manifest, settings, jobs, progress);
 }
 
+// --jobs N on an archive that records where its segments begin (docs/archive-format.md, "Segment
+// starts"): every segment is made from the whole and its start by the thread that replays it,
+// with no replay of the whole first.
+absl::Status ReplayStarts(const ims::InitialMachineState& ims, const aes::Schedule& aes,
+                          const ims::SegmentStarts& starts, const archive::Manifest& manifest,
+                          const TraceSettings& settings, int jobs) {
+  const SegmentFeed each = [&](const std::function<absl::Status(Piece)>& add) {
+    for (int k = 0; k <= starts.starts_size(); ++k) {
+      Piece p;
+      p.make = [&ims, &aes, &starts, k] { return archive::SegmentOf(ims, aes, starts, k); };
+      if (absl::Status s = add(std::move(p)); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  };
+  Progress progress("replay", aes.end().cat_records(), "records");
+  return ReplaySegments(each, manifest, settings, jobs, progress);
+}
+
 // Hands over the segment archives in order; each is read by the thread that replays it.
 SegmentFeed EachSegment(const std::vector<std::string>& paths) {
   return [&paths](const std::function<absl::Status(Piece)>& add) {
@@ -490,6 +517,7 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   ims::InitialMachineState ims;
   absl::StatusOr<aes::Schedule> schedule;
   std::optional<archive::Manifest> manifest;
+  ims::SegmentStarts starts;
   if (segments) {
     // The first segment's IMS stands for the whole in --format's settings; each segment is read
     // by the thread that replays it.
@@ -507,6 +535,7 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
     ims = std::move(packed->ims);
     schedule = std::move(packed->schedule);
     manifest = std::move(packed->manifest);
+    starts = std::move(packed->segment_starts);
   } else {
     if (absl::Status s = ims::ReadFile(ims_path, ims); !s.ok()) return s;
     schedule = aes::Schedule::Parse(aes::BytesInFile(aes_path));
@@ -516,6 +545,16 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
 
   absl::StatusOr<TraceSettings> settings = ParseTraceSettings(ims);
   if (!settings.ok()) return settings.status();
+  if (jobs > 1 && starts.starts_size() > 0) {
+    return ReplayStarts(ims, aes, starts, *manifest, *settings, jobs);
+  }
+  if (jobs > 1 && from_archive && !absl::GetFlag(FLAGS_quiet)) {
+    std::fprintf(stderr,
+                 "citcat replay: %s records no segment starts, so a replay of the whole cuts it "
+                 "into segments as it goes, which bounds what --jobs gains (citcat pack "
+                 "--segment-starts K records them)\n",
+                 args[0].c_str());
+  }
   if (jobs > 1) return ReplayCut(ims, aes, manifest, *settings, jobs);
 
   replay::ReplayOptions options;

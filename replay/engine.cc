@@ -426,8 +426,7 @@ void Engine::EndCpuTransaction(const cat::BusRecord& r) {
   if (end_known_ && cpu_transactions_ == end_.cpu_transactions() && !end_.at_branch_count()) {
     ended_ = true;
     core_->RequestStop();
-  } else if (next_cut_ < options_.cut_at_instructions.size() &&
-             core_->retired() >= options_.cut_at_instructions[next_cut_] && !cut_armed_) {
+  } else if (!cut_armed_ && CutDue()) {
     cut_armed_ = true;  // at the first flow break from the end of this step on
     core_->RequestStop();
   }
@@ -462,11 +461,23 @@ void Engine::Touch(uint64_t a, uint64_t n, bool read) {
   }
 }
 
+bool Engine::CutDue() const {
+  const std::vector<uint64_t>& by_instructions = options_.cut_at_instructions;
+  const std::vector<uint64_t>& by_transactions = options_.cut_at_cpu_transactions;
+  return (next_cut_ < by_instructions.size() && core_->retired() >= by_instructions[next_cut_]) ||
+         (next_transaction_cut_ < by_transactions.size() &&
+          cpu_transactions_ >= by_transactions[next_transaction_cut_]);
+}
+
 void Engine::Cut() {
   cut_armed_ = false;
   while (next_cut_ < options_.cut_at_instructions.size() &&
          options_.cut_at_instructions[next_cut_] <= core_->retired()) {
     ++next_cut_;
+  }
+  while (next_transaction_cut_ < options_.cut_at_cpu_transactions.size() &&
+         options_.cut_at_cpu_transactions[next_transaction_cut_] <= cpu_transactions_) {
+    ++next_transaction_cut_;
   }
   HandOverSegment(/*last=*/false);
   if (stopped()) return;

@@ -169,6 +169,8 @@ class Engine final : public simcore::Bus {
     uint64_t transactions = 0, records = 0;
   };
   bool cutting() const { return options_.on_segment != nullptr; }
+  // Whether a cut point of either kind has been passed.
+  bool CutDue() const;
   // Ends the current segment (handed to on_segment) and begins the next at this boundary.
   void Cut();
   void HandOverSegment(bool last);
@@ -216,8 +218,9 @@ class Engine final : public simcore::Bus {
 
   SegmentStart segment_;
   std::optional<aes::Interrupt> noted_key_;
-  size_t next_cut_ = 0;     // the next of options_.cut_at_instructions
-  bool cut_armed_ = false;  // a transaction passed the cut: cut at the next flow break
+  size_t next_cut_ = 0;              // the next of options_.cut_at_instructions
+  size_t next_transaction_cut_ = 0;  // the next of options_.cut_at_cpu_transactions
+  bool cut_armed_ = false;           // a transaction passed the cut: cut at the next flow break
   std::vector<uint64_t> touched_, first_known_;  // RAM bitmaps of the current segment
   std::vector<uint8_t> first_;                   // the first-read values
   std::map<uint64_t, uint8_t> rom_first_;        // ROM bytes the current segment has read

@@ -71,6 +71,10 @@ struct ReplayOptions {
   // order, once it is complete (the last after the replay's end); a non-OK status stops the
   // replay and is returned. The first segment's IMS is the replay's own.
   std::vector<uint64_t> cut_at_instructions;
+  // The same, after the first step at or beyond each of these counts of CPU bus transactions
+  // (ascending): what a replay that does not know its instruction count beforehand can cut by,
+  // from the schedule's end point (citcat pack's segment starts).
+  std::vector<uint64_t> cut_at_cpu_transactions;
   std::function<absl::Status(Segment segment)> on_segment;
   // The instructions the replay retires, when known beforehand (an archive's manifest records
   // them): running past them is a divergence. Without it, an end point that lies (a damaged or

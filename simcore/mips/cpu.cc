@@ -333,6 +333,7 @@ void Cpu::SetInterruptLine(int line, bool asserted) {
 
 void Cpu::Exception(ExcCode code, int coprocessor, uint32_t vector_offset) {
   ++exceptions_;
+  event_retired_ = retired_;
   ++branch_count_;
   const uint64_t faulting_pc = pc_;
   if (!(status_ & kStatusExl)) {
@@ -366,6 +367,7 @@ void Cpu::Exception(ExcCode code, int coprocessor, uint32_t vector_offset) {
 
 void Cpu::EnterResetVector() {
   ++exceptions_;
+  event_retired_ = retired_;
   ++branch_count_;
   error_epc_ = in_delay_ ? pc_ - 4 : pc_;  // a pending delay slot is abandoned with its branch
   status_ = (status_ | kStatusBev | kStatusSr | kStatusErl) & ~kStatusTs;

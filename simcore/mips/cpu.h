@@ -220,8 +220,9 @@ class Cpu {
   bool in_delay_slot() const { return in_delay_; }
   // The run stopped at its stop branch count after a step that left the sequential flow: a taken
   // branch whose slot completed, an untaken branch-likely that skipped its slot, an exception
-  // entry or ERET. False after any other stop (where a replay may not be cut: replay/engine.h).
-  bool AtFlowBreak() const { return flow_break_ && !in_delay_; }
+  // entry or ERET. False after any other stop (where a replay may not be cut: replay/engine.h),
+  // and right after an exception's entry, which a trace shows with the instruction that follows.
+  bool AtFlowBreak() const { return flow_break_ && !in_delay_ && event_retired_ != retired_; }
   // Where the branch before a delay slot goes once the slot completes (its branch target, or the
   // instruction after the slot if not taken); meaningful while in_delay_slot().
   uint64_t branch_target() const { return target_; }
@@ -646,6 +647,7 @@ class Cpu {
   bool flow_break_ = false;  // the step that stopped the run at the branch count broke the flow
   uint64_t retired_ = 0;
   uint64_t exceptions_ = 0;
+  uint64_t event_retired_ = ~uint64_t{0};  // retired_ at the last exception's entry
 
   Cache icache_;
   Cache dcache_;
@@ -686,7 +688,7 @@ inline bool Cpu::BranchTaken(Op op, uint32_t word) const {
   // Every operation of the table: BranchCondition is true for all but the conditional branches.
   switch (op) {
 #define CITCAT_MIPS_BRANCH_CONDITION(name, ...) \
-  case Op::k##name:                        \
+  case Op::k##name:                             \
     return BranchCondition<Op::k##name>(rs, rt, fcc);
     CITCAT_MIPS_OPS(CITCAT_MIPS_BRANCH_CONDITION)
 #undef CITCAT_MIPS_BRANCH_CONDITION

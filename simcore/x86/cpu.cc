@@ -138,6 +138,7 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
     if (observer_ != nullptr) {
       observer_->OnEvent(EventKind::kFault, double_fault ? uint8_t{kVecDoubleFault} : vector, eip_);
     }
+    event_retired_ = retired_;
     // A fault saves RF set; a double fault is an abort, and saves RF as it is.
     event_rf_ = double_fault ? 0 : flag::kRF;
     if (double_fault) {
@@ -160,6 +161,7 @@ void Cpu::Raise(uint8_t vector, uint32_t error_code) {
 // trap. A fault while it is delivered is a double fault or a second exception (Raise).
 void Cpu::Deliver(uint8_t vector, bool has_error, uint32_t error_code, EventKind kind) {
   if (observer_ != nullptr) observer_->OnEvent(kind, vector, eip_);
+  event_retired_ = retired_;
   // A fault is the pending one (DeliverPendingFault).
   const bool fault = kind == EventKind::kFault && !fault_.breakpoint;
   event_rf_ = fault || (kind != EventKind::kFault && between_iterations_) ? flag::kRF : 0;

@@ -175,8 +175,9 @@ class Cpu {
   void RequestStop() { stop_ = true; }
   // The next instruction is not the one after the instruction that ran last (a jump went
   // elsewhere, or an event's handler comes next) and no REP iteration is pending: where a replay
-  // may be cut into segments without a trace writer seeing the difference. False where unsure.
-  bool AtFlowBreak() const { return !repeat_ && eip_ != next_eip_; }
+  // may be cut into segments without a trace writer seeing the difference. Not right after an
+  // event's entry, which a trace shows with the instruction that follows it. False where unsure.
+  bool AtFlowBreak() const { return !repeat_ && eip_ != next_eip_ && event_retired_ != retired_; }
   // Run also ends after the step that brings the branch count to `count` or beyond.
   void set_stop_branch_count(uint64_t count) { stop_branch_count_ = count; }
   // Steps taken: instructions, REP iterations, and exception and interrupt entries.
@@ -580,6 +581,7 @@ class Cpu {
   bool stop_ = false;  // RequestStop: end the current Run after this step
   uint64_t stop_branch_count_ = ~uint64_t{0};
   uint64_t steps_ = 0;
+  uint64_t event_retired_ = ~uint64_t{0};  // retired_ at the last event's entry
   simcore::Observer* observer_ = nullptr;
   const Instruction* observed_ = nullptr;
   Exception exception_;

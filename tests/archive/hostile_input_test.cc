@@ -147,10 +147,11 @@ class HostileInput : public replay_test::GuestCliTest<HostileInput> {
     aes_ = new std::string(ReadFile(Path("x/aes.pb")));
   }
 
-  // The fixture's archive with these contents, its manifest stating their sizes; with `forged`,
-  // its counts too, as high as the bombs need to pass the bounds that follow from them.
+  // The fixture's archive with these contents (and `more` sections after them), its manifest
+  // stating their sizes; with `forged`, its counts too, as high as the bombs need to pass the
+  // bounds that follow from them.
   static std::string Hostile(const std::string& name, const Content& ims, const Content& aes,
-                             bool forged) {
+                             bool forged, const std::vector<std::string>& more = {}) {
     archive::Manifest m = *manifest_;
     m.ims_bytes = ims.raw;
     m.aes_bytes = aes.raw;
@@ -160,14 +161,16 @@ class HostileInput : public replay_test::GuestCliTest<HostileInput> {
     }
     const std::string stem = absl::StrCat(name, forged ? "-forged-counts" : "");
     const std::string path = Path(stem + ".citcat");
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << ArchiveFile(
-        {Section("MANI", Zstd(m.ToText())), Section("IMSP", ims), Section("AESP", aes)});
+    std::vector<std::string> sections = {Section("MANI", Zstd(m.ToText())), Section("IMSP", ims),
+                                         Section("AESP", aes)};
+    sections.insert(sections.end(), more.begin(), more.end());
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << ArchiveFile(sections);
     // The same as the one segment of a split directory, for join (which checks a segment's place
     // before it reads its sections).
     fs::create_directories(Path("segments-" + stem));
+    sections[0] = Section("MANI", Zstd(m.ToText() + "segment 1 of 1\n"));
     std::ofstream(Path("segments-" + stem + "/segment-0001.citcat"), std::ios::binary)
-        << ArchiveFile({Section("MANI", Zstd(m.ToText() + "segment 1 of 1\n")),
-                        Section("IMSP", ims), Section("AESP", aes)});
+        << ArchiveFile(sections);
     return path;
   }
 
@@ -253,6 +256,15 @@ TEST_F(HostileInput, AnImsSectionOfAGibibyteOfZerosCostsNoMemory) {
                 "section 'IMSP' claims 1073741824 bytes, more than the ");
   ExpectRefused(Hostile("ims-zeros", zeros, Zstd(*aes_), true),
                 "section 'IMSP': not a citcat.ims.InitialMachineState message (at byte 0)");
+}
+
+TEST_F(HostileInput, ASegmentStartsSectionOfAGibibyteOfZerosCostsNoMemory) {
+  const std::vector<std::string> zeros = {Section("segs", Zstd("", kGiB))};
+  ExpectRefused(Hostile("segs-zeros", Zstd(*ims_), Zstd(*aes_), false, zeros),
+                "section 'segs' claims 1073741824 bytes, more than the ");
+  // Within the bound of forged counts: parsed as it is decoded, and refused at its first byte.
+  ExpectRefused(Hostile("segs-zeros", Zstd(*ims_), Zstd(*aes_), true, zeros),
+                "section 'segs' is not a SegmentStarts message");
 }
 
 TEST_F(HostileInput, PackAndReplayReadImsAndAesFilesWithinTheirBounds) {

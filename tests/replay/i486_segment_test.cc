@@ -85,6 +85,46 @@ TEST(I486Segments, ConcatenatedSegmentsAreTheWhole) {
   }
 }
 
+// A cut asked for just before an interrupt is taken waits for the instruction after its entry:
+// the trace shows the entry with that instruction, which a segment that began after the entry
+// would not (the text trace would lose its "! interrupt" line).
+TEST(I486Segments, CutsWaitForTheInstructionAfterAnInterrupt) {
+  const citcat::testing::GuestCapture c = citcat::testing::CaptureGuest("i486", "io", 3, 600'000);
+  const Output whole = ReplayOf(c.x.ims, c.x.aes);
+  ASSERT_TRUE(whole.status.ok()) << whole.status;
+  const std::vector<uint64_t> after =
+      citcat::testing::InstructionsAfterInterrupts(whole.traces[0], 8);
+  ASSERT_GE(after.size(), 4u);
+  std::vector<Segment> segments;
+  ReplayOptions cutting;
+  uint64_t before = 0;
+  for (uint64_t i : after) {
+    if (i - 1 > before) cutting.cut_at_instructions.push_back(i - 1);
+    before = i - 1;
+  }
+  cutting.on_segment = [&](Segment s) {
+    segments.push_back(std::move(s));
+    return absl::OkStatus();
+  };
+  ASSERT_TRUE(ReplayOf(c.x.ims, c.x.aes, cutting).status.ok());
+  ASSERT_GE(segments.size(), 4u);
+  std::vector<std::string> traces(citcat::testing::AllFormats().size());
+  for (size_t i = 0; i < segments.size(); ++i) {
+    SCOPED_TRACE(absl::StrCat("segment ", i));
+    const Segment& s = segments[i];
+    if (i > 0) {  // never at the handler's first instruction
+      EXPECT_EQ(std::count(after.begin(), after.end(), s.ims.start().instructions()), 0);
+    }
+    const Output part = ReplayOf(s.ims, s.aes);
+    ASSERT_TRUE(part.status.ok()) << part.status;
+    for (size_t f = 0; f < traces.size(); ++f) traces[f] += part.traces[f];
+  }
+  for (size_t f = 0; f < traces.size(); ++f) {
+    SCOPED_TRACE(absl::StrCat("format ", f));
+    EXPECT_TRUE(traces[f] == whole.traces[f]);
+  }
+}
+
 // What a segment's start holds beyond the architectural registers comes back as it was saved,
 // and a state that no i486 could hold is refused.
 TEST(I486Segments, StateRoundTrip) {
@@ -179,6 +219,24 @@ TEST(I486Segments, SplitAndJobsOnTheCommandLine) {
                        "jobs.txt"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(read("jobs.txt") == read("whole.txt"));
+
+  // An archive packed with the starts of its segments: --jobs replays them all at once, with no
+  // replay of the whole, to the same trace and CAT; without them, replay says what bounds it.
+  r = run(absl::StrCat("pack --quiet --segment-starts 4 ", d, "x -o ", d, "s.citcat"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(std::filesystem::file_size(d + "s.citcat"), std::filesystem::file_size(d + "t.citcat"));
+  r = run(absl::StrCat("replay --jobs 2 ", d, "s.citcat --format champsim -o ", d,
+                       "s.champsim --cat ", d, "s.cat"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read("s.champsim") == read("whole.champsim"));
+  EXPECT_TRUE(read("s.cat") == read("whole.cat"));
+  EXPECT_EQ(r.err.find("no segment starts"), std::string::npos) << r.err;
+  r = run(absl::StrCat("replay ", d, "s.citcat -o ", d, "s.txt"));  // one thread: the same
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(read("s.txt") == read("whole.txt"));
+  r = run(absl::StrCat("replay --jobs 2 ", d, "t.citcat -o ", d, "t2.txt"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("records no segment starts"), std::string::npos) << r.err;
 
   // The directory of segment archives: no replay of the whole to cut it, each segment checked
   // against its own manifest, on one thread or two, to the same trace and CAT.

@@ -4,11 +4,14 @@
 // traces, concatenated, are those of the whole replay, byte for byte.
 #include <unistd.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "archive/archive.h"
+#include "archive/segment_starts.h"
 #include "cat_parser/reader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -137,6 +140,98 @@ TEST(R4400Segments, ConcatenatedSegmentsAreTheWhole) {
   EXPECT_GT(c.dirty, 100u);  // newer than memory: the segment's image cannot hold them
   EXPECT_GT(c.tlb_changed, 0u);
   ExpectConcatenationIsTheWhole(segments, whole);
+}
+
+// A cut asked for just before an interrupt is taken waits for the instruction after its entry:
+// the trace shows the entry with that instruction, which a segment that began after the entry
+// would not (the text trace would lose its "! interrupt" line).
+TEST(R4400Segments, CutsWaitForTheInstructionAfterAnInterrupt) {
+  const Output& whole = Whole();
+  ASSERT_TRUE(whole.status.ok()) << whole.status;
+  const std::vector<uint64_t> after =
+      citcat::testing::InstructionsAfterInterrupts(whole.traces[0], 8);
+  ASSERT_GE(after.size(), 4u);
+  std::vector<Segment> segments;
+  ReplayOptions cutting;
+  for (uint64_t i : after) cutting.cut_at_instructions.push_back(i - 1);
+  cutting.on_segment = [&](Segment s) {
+    segments.push_back(std::move(s));
+    return absl::OkStatus();
+  };
+  ASSERT_TRUE(TextReplayOf(Kernel().ims, Kernel().aes, cutting).status.ok());
+  ASSERT_GE(segments.size(), 4u);
+  for (size_t i = 1; i < segments.size(); ++i) {
+    EXPECT_EQ(std::count(after.begin(), after.end(), segments[i].ims.start().instructions()), 0)
+        << "segment " << i << " begins at a handler's first instruction";
+  }
+  ExpectConcatenationIsTheWhole(segments, whole);
+}
+
+// The segment starts an archive records (docs/archive-format.md, "Segment starts"): each segment
+// made from the whole and its start replays alone, the concatenation is the whole, and a start
+// holds only the memory that the whole's IMS does not (a cut segment holds all it reads).
+TEST(R4400Segments, ArchivedStartsMakeSegmentsThatAreTheWhole) {
+  const Output& whole = Whole();
+  ASSERT_TRUE(whole.status.ok()) << whole.status;
+  absl::StatusOr<archive::Archive> packed = archive::Pack(Kernel().ims, Kernel().aes, 6);
+  ASSERT_TRUE(packed.ok()) << packed.status();
+  const ims::SegmentStarts& starts = packed->segment_starts;
+  ASSERT_EQ(starts.starts_size(), 5);
+  absl::StatusOr<aes::Schedule> schedule = archive::ScheduleOf(*packed);  // the packed AES
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  ASSERT_TRUE(archive::CheckSegmentStarts(starts, packed->manifest, Kernel().ims, *schedule).ok());
+
+  std::vector<Segment> segments;
+  for (int k = 0; k <= starts.starts_size(); ++k) {
+    absl::StatusOr<Segment> s = archive::SegmentOf(Kernel().ims, *schedule, starts, k);
+    ASSERT_TRUE(s.ok()) << s.status();
+    segments.push_back(*std::move(s));
+  }
+  ExpectConcatenationIsTheWhole(segments, whole);
+
+  // The same cuts made by a replay: the same states and events, and more memory.
+  std::vector<Segment> cut;
+  ReplayOptions cutting;
+  cutting.cut_at_cpu_transactions =
+      archive::SegmentCuts(Kernel().ims, Kernel().aes.end(), starts.starts_size() + 1);
+  cutting.on_segment = [&](Segment s) {
+    cut.push_back(std::move(s));
+    return absl::OkStatus();
+  };
+  ASSERT_TRUE(systems::Replay(Kernel().ims, Kernel().aes, cutting).ok());
+  ASSERT_EQ(cut.size(), segments.size());
+  uint64_t start_bytes = 0, cut_bytes = 0;
+  for (size_t k = 1; k < cut.size(); ++k) {
+    SCOPED_TRACE(absl::StrCat("segment ", k));
+    EXPECT_EQ(segments[k].ims.mips().SerializeAsString(), cut[k].ims.mips().SerializeAsString());
+    EXPECT_EQ(segments[k].aes.interrupts_size(), cut[k].aes.interrupts_size());
+    EXPECT_EQ(segments[k].aes.dma_size(), cut[k].aes.dma_size());
+    EXPECT_EQ(segments[k].aes.device_io_size(), cut[k].aes.device_io_size());
+    EXPECT_EQ(segments[k].aes.end().SerializeAsString(), cut[k].aes.end().SerializeAsString());
+    for (const ims::MemoryExtent& e : starts.starts(k - 1).state().memory()) {
+      start_bytes += e.data().size();
+    }
+    for (const ims::MemoryExtent& e : cut[k].ims.memory()) cut_bytes += e.data().size();
+  }
+  EXPECT_GT(start_bytes, 0u);
+  EXPECT_LT(start_bytes, cut_bytes);
+
+  // Starts that cannot be this replay's are refused, naming the start.
+  ims::SegmentStarts wrong = starts;
+  wrong.mutable_starts(2)->mutable_state()->mutable_start()->set_instructions(
+      starts.starts(0).state().start().instructions());
+  EXPECT_THAT(
+      archive::CheckSegmentStarts(wrong, packed->manifest, Kernel().ims, *schedule).message(),
+      HasSubstr("segment start 4 (section 'segs'): out of order"));
+  wrong = starts;
+  wrong.mutable_starts(4)->set_interrupts_before(schedule->interrupts() + 1);
+  EXPECT_THAT(
+      archive::CheckSegmentStarts(wrong, packed->manifest, Kernel().ims, *schedule).message(),
+      HasSubstr("more of it than there is"));
+  // Packing without starts records none.
+  absl::StatusOr<archive::Archive> plain = archive::Pack(Kernel().ims, Kernel().aes);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->segment_starts.starts_size(), 0);
 }
 
 // Where the branches are that have a delay slot, by instruction index.

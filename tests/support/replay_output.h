@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "replay/replay.h"
 #include "systems/system.h"
@@ -48,6 +50,26 @@ inline const std::vector<traces::Format>& AllFormats() {
       traces::Format::kText, traces::Format::kChampSim, traces::Format::kPenn,
       traces::Format::kDin,  traces::Format::kIdtrace,  traces::Format::kIdtraceExec};
   return all;
+}
+
+// The index of the instruction that follows each of the first `most` interrupt entries of a text
+// trace (its "! interrupt" lines): where a cut right after the entry would fall.
+inline std::vector<uint64_t> InstructionsAfterInterrupts(const std::string& text, size_t most) {
+  std::vector<uint64_t> after;
+  bool entered = false;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (after.size() >= most) break;
+    const std::vector<absl::string_view> words = absl::StrSplit(line, ' ', absl::SkipWhitespace());
+    if (words.empty()) continue;
+    if (words[0] == "!") {
+      entered |= words.size() > 1 && words[1] == "interrupt";
+      continue;
+    }
+    uint64_t index = 0;
+    if (entered && absl::SimpleAtoi(words[0], &index)) after.push_back(index);
+    entered = false;
+  }
+  return after;
 }
 
 struct ReplayOutput {
