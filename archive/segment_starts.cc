@@ -84,18 +84,6 @@ absl::Status Take(aes::EventQueue<Event>& list, uint64_t count, bool rest,
   return absl::OkStatus();
 }
 
-template <typename Event>
-absl::Status Skip(aes::EventQueue<Event>& list, uint64_t count, const char* what) {
-  for (uint64_t n = 0; n < count; ++n) {
-    if (list.empty()) {
-      return absl::DataLossError(
-          absl::StrCat("the segment starts use more ", what, " than the schedule holds"));
-    }
-    list.Pop();
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 std::vector<uint64_t> SegmentCuts(const ims::InitialMachineState& whole, const aes::EndPoint& end,
@@ -197,60 +185,54 @@ absl::Status CheckSegmentStarts(const ims::SegmentStarts& starts, const Manifest
   return absl::OkStatus();
 }
 
-absl::StatusOr<replay::Segment> SegmentOf(const ims::InitialMachineState& whole,
-                                          const aes::Schedule& schedule,
-                                          const ims::SegmentStarts& starts, size_t k) {
-  const size_t count = starts.starts_size() + 1;
-  const bool last = k + 1 == count;
-  const ims::SegmentStart from = k == 0 ? ims::SegmentStart() : starts.starts(k - 1);
+SegmentMaker::SegmentMaker(const ims::InitialMachineState& whole, const aes::Schedule& schedule,
+                           const ims::SegmentStarts& starts)
+    : whole_(whole), schedule_(schedule), starts_(starts), events_(schedule.Read()) {}
+
+absl::StatusOr<replay::Segment> SegmentMaker::Next() {
+  const size_t k = next_++;
+  const bool last = k + 1 == count();
+  const ims::SegmentStart from = k == 0 ? ims::SegmentStart() : starts_.starts(k - 1);
+  const ims::SegmentStart to = last ? ims::SegmentStart() : starts_.starts(k);
   replay::Segment segment;
   if (k == 0) {
-    segment.ims = whole;
+    segment.ims = whole_;
   } else {
     segment.ims = from.state();
-    *segment.ims.mutable_description() = whole.description();
-    *segment.ims.mutable_memory() = Overlay(whole.memory(), from.state().memory());
+    *segment.ims.mutable_description() = whole_.description();
+    *segment.ims.mutable_memory() = Overlay(whole_.memory(), from.state().memory());
   }
 
   aes::EventSchedule& events = segment.aes;
-  events.set_format_version(schedule.format_version());
-  events.set_machine(schedule.machine());
+  events.set_format_version(schedule_.format_version());
+  events.set_machine(schedule_.machine());
   aes::EndPoint& end = *events.mutable_end();
-  const aes::EndPoint& whole_end = schedule.end();
-  const ims::SegmentStart& to = last ? ims::SegmentStart() : starts.starts(k);
   if (last) {
-    end = whole_end;
-    end.set_cat_records(whole_end.cat_records() - from.records_before());
-    end.set_cpu_transactions(whole_end.cpu_transactions() - from.cpu_transactions_before());
+    end = schedule_.end();
+    end.set_cat_records(end.cat_records() - from.records_before());
+    end.set_cpu_transactions(end.cpu_transactions() - from.cpu_transactions_before());
   } else {
     end.set_branch_count(to.state().start().branch_count());
     end.set_cat_records(to.records_before() - from.records_before());
     end.set_cpu_transactions(to.cpu_transactions_before() - from.cpu_transactions_before());
     end.set_at_branch_count(true);
   }
-
-  std::unique_ptr<aes::ScheduleReader> in = schedule.Read();
-  absl::Status s = Skip(in->interrupts(), from.interrupts_before(), "interrupts");
-  if (s.ok()) s = Skip(in->dma(), from.dma_before(), "DMA transfers");
-  if (s.ok()) s = Skip(in->device_io(), from.device_io_before(), "device accesses");
-  if (s.ok()) s = Skip(in->register_reads(), from.register_reads_before(), "register reads");
+  aes::ScheduleReader& in = *events_;
+  absl::Status s = Take(in.interrupts(), to.interrupts_before() - from.interrupts_before(), last,
+                        *events.mutable_interrupts(), "interrupts");
   if (s.ok()) {
-    s = Take(in->interrupts(), to.interrupts_before() - from.interrupts_before(), last,
-             *events.mutable_interrupts(), "interrupts");
-  }
-  if (s.ok()) {
-    s = Take(in->dma(), to.dma_before() - from.dma_before(), last, *events.mutable_dma(),
+    s = Take(in.dma(), to.dma_before() - from.dma_before(), last, *events.mutable_dma(),
              "DMA transfers");
   }
   if (s.ok()) {
-    s = Take(in->device_io(), to.device_io_before() - from.device_io_before(), last,
+    s = Take(in.device_io(), to.device_io_before() - from.device_io_before(), last,
              *events.mutable_device_io(), "device accesses");
   }
   if (s.ok()) {
-    s = Take(in->register_reads(), to.register_reads_before() - from.register_reads_before(), last,
+    s = Take(in.register_reads(), to.register_reads_before() - from.register_reads_before(), last,
              *events.mutable_register_reads(), "register reads");
   }
-  if (s.ok()) s = in->status();
+  if (s.ok()) s = in.status();
   if (!s.ok()) return s;
   for (aes::DmaTransfer& d : *events.mutable_dma()) {
     if (d.after_cpu_transactions() < from.cpu_transactions_before()) {

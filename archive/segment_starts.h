@@ -5,6 +5,7 @@
 #define CITCAT_ARCHIVE_SEGMENT_STARTS_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -52,12 +53,24 @@ absl::Status CheckSegmentStarts(const ims::SegmentStarts& starts, const Manifest
                                 const ims::InitialMachineState& whole,
                                 const aes::Schedule& schedule);
 
-// Segment `k` (0: the one that begins at `whole`) of starts.starts_size() + 1, as replay takes it:
-// its IMS, `whole`'s memory with the start's on top, and its events, read from `schedule` from
-// where it begins to where the next one does.
-absl::StatusOr<replay::Segment> SegmentOf(const ims::InitialMachineState& whole,
-                                          const aes::Schedule& schedule,
-                                          const ims::SegmentStarts& starts, size_t k);
+// The segments of `whole` under `schedule`, one after the other, as replay takes them: the first
+// begins at `whole`, the others at their starts, each with its IMS (`whole`'s memory with the
+// start's on top) and its events, read from the schedule once for all of them.
+class SegmentMaker {
+ public:
+  SegmentMaker(const ims::InitialMachineState& whole, const aes::Schedule& schedule,
+               const ims::SegmentStarts& starts);
+  size_t count() const { return starts_.starts_size() + 1; }
+  // The next segment; at most count() of them.
+  absl::StatusOr<replay::Segment> Next();
+
+ private:
+  const ims::InitialMachineState& whole_;
+  const aes::Schedule& schedule_;
+  const ims::SegmentStarts& starts_;
+  std::unique_ptr<aes::ScheduleReader> events_;
+  size_t next_ = 0;
+};
 
 }  // namespace citcat::archive
 

@@ -178,8 +178,6 @@ TraceOutput MakeTraceOutput(const TraceSettings& settings,
 // or an archive of citcat split's.
 struct Piece {
   replay::Segment segment;
-  // Makes `segment`, on the thread that replays it (a segment start), or null.
-  std::function<absl::StatusOr<replay::Segment>()> make;
   std::string archive;  // the segment archive, or ""
   // Its place among the `count` archives of a split directory (from 1), which its manifest must
   // name; 0 for none.
@@ -227,11 +225,6 @@ absl::Status ReplayPiece(Piece& p, const TraceSettings& settings, std::optional<
     schedule = std::move(packed->schedule);
     manifest = std::move(packed->manifest);
   } else {
-    if (p.make) {
-      absl::StatusOr<replay::Segment> made = p.make();
-      if (!made.ok()) return made.status();
-      p.segment = *std::move(made);
-    }
     schedule = aes::Schedule(p.segment.aes);
   }
   p.start = p.segment.ims.start();
@@ -445,15 +438,18 @@ absl::Status ReplayCut(const ims::InitialMachineState& ims, const aes::Schedule&
 }
 
 // --jobs N on an archive that records where its segments begin (docs/archive-format.md, "Segment
-// starts"): every segment is made from the whole and its start by the thread that replays it,
-// with no replay of the whole first.
+// starts"): each segment is made from the whole and its start, with no replay of the whole, and
+// handed over as soon as a thread is free.
 absl::Status ReplayStarts(const ims::InitialMachineState& ims, const aes::Schedule& aes,
                           const ims::SegmentStarts& starts, const archive::Manifest& manifest,
                           const TraceSettings& settings, int jobs) {
   const SegmentFeed each = [&](const std::function<absl::Status(Piece)>& add) {
-    for (int k = 0; k <= starts.starts_size(); ++k) {
+    archive::SegmentMaker segments(ims, aes, starts);
+    for (size_t k = 0; k < segments.count(); ++k) {
       Piece p;
-      p.make = [&ims, &aes, &starts, k] { return archive::SegmentOf(ims, aes, starts, k); };
+      absl::StatusOr<replay::Segment> segment = segments.Next();
+      if (!segment.ok()) return segment.status();
+      p.segment = *std::move(segment);
       if (absl::Status s = add(std::move(p)); !s.ok()) return s;
     }
     return absl::OkStatus();

@@ -182,8 +182,10 @@ TEST(R4400Segments, ArchivedStartsMakeSegmentsThatAreTheWhole) {
   ASSERT_TRUE(archive::CheckSegmentStarts(starts, packed->manifest, Kernel().ims, *schedule).ok());
 
   std::vector<Segment> segments;
-  for (int k = 0; k <= starts.starts_size(); ++k) {
-    absl::StatusOr<Segment> s = archive::SegmentOf(Kernel().ims, *schedule, starts, k);
+  archive::SegmentMaker maker(Kernel().ims, *schedule, starts);
+  ASSERT_EQ(maker.count(), 6u);
+  for (size_t k = 0; k < maker.count(); ++k) {
+    absl::StatusOr<Segment> s = maker.Next();
     ASSERT_TRUE(s.ok()) << s.status();
     segments.push_back(*std::move(s));
   }
