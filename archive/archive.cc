@@ -725,9 +725,10 @@ absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
   }
   a.aes = *std::move(bytes);
   sums.Fill(*summary, m);
-  // More than a reader takes: none.
-  if (starts.starts().ByteSizeLong() <= MaxSegmentStartsBytes(m))
+  if (starts.starts().ByteSizeLong() <=
+      MaxSegmentStartsBytes(m)) {  // else more than a reader takes
     a.segment_starts = starts.starts();
+  }
   m.start_branch_count = state.start().branch_count();
   m.start_pc = ims::StartPc(state);
   m.ims_bytes = a.ims.size();

@@ -45,15 +45,19 @@ absl::Status RunPack(const std::vector<std::string>& args) {
   if (absl::Status s = (*out)->Commit(); !s.ok()) return s;
   if (!absl::GetFlag(FLAGS_quiet)) {
     const archive::Manifest& m = a->manifest;
-    std::fprintf(stderr,
-                 "citcat pack: %s: %llu bytes for %llu instructions (%.1f:1 against 10 bytes per "
-                 "instruction), %llu records; instruction-crc64 %016llx, cat-crc64 %016llx\n",
-                 path.c_str(), static_cast<unsigned long long>(bytes),
-                 static_cast<unsigned long long>(m.instructions),
-                 bytes ? 10.0 * m.instructions / bytes : 0.0,
-                 static_cast<unsigned long long>(m.records),
-                 static_cast<unsigned long long>(m.instruction_crc64),
-                 static_cast<unsigned long long>(m.cat_crc64));
+    std::fprintf(
+        stderr,
+        "citcat pack: %s: %llu bytes for %llu instructions (%.1f:1 against 10 bytes per "
+        "instruction), %llu records; instruction-crc64 %016llx, cat-crc64 %016llx%s\n",
+        path.c_str(), static_cast<unsigned long long>(bytes),
+        static_cast<unsigned long long>(m.instructions),
+        bytes ? 10.0 * m.instructions / bytes : 0.0, static_cast<unsigned long long>(m.records),
+        static_cast<unsigned long long>(m.instruction_crc64),
+        static_cast<unsigned long long>(m.cat_crc64),
+        segments > 1
+            ? absl::StrCat("; the starts of ", a->segment_starts.starts_size() + 1, " segments")
+                  .c_str()
+            : "");
   }
   return absl::OkStatus();
 }
