@@ -426,7 +426,7 @@ void Engine::EndCpuTransaction(const cat::BusRecord& r) {
   if (end_known_ && cpu_transactions_ == end_.cpu_transactions() && !end_.at_branch_count()) {
     ended_ = true;
     core_->RequestStop();
-  } else if (!cut_armed_ && CutDue()) {
+  } else if (cutting() && !cut_armed_ && CutDue()) {
     cut_armed_ = true;  // at the first flow break from the end of this step on
     core_->RequestStop();
   }
