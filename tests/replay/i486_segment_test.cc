@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "archive/archive.h"
 #include "cat_parser/reader.h"
 #include "core_state/i486_state.h"
 #include "gtest/gtest.h"
+#include "io/file.h"
 #include "replay/replay.h"
 #include "simcore/ram_bus.h"
 #include "systems/system.h"
@@ -237,6 +239,42 @@ TEST(I486Segments, SplitAndJobsOnTheCommandLine) {
   r = run(absl::StrCat("replay --jobs 2 ", d, "t.citcat -o ", d, "t2.txt"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("records no segment starts"), std::string::npos) << r.err;
+
+  // Starts that are not this trace's: refused before anything is replayed (one line), or by
+  // the replay and the manifest's checksums; either way no output is left.
+  const auto damaged = [&](const std::string& name, const auto& damage) {
+    absl::StatusOr<archive::Archive> a = archive::Read(d + "s.citcat");
+    EXPECT_TRUE(a.ok()) << a.status();
+    if (!a.ok()) return citcat::testing::CommandResult{};
+    damage(a->segment_starts);
+    absl::StatusOr<std::unique_ptr<io::OutputFile>> out = io::OutputFile::Create(d + name);
+    EXPECT_TRUE(out.ok() && archive::Write(*a, **out).ok() && (*out)->Commit().ok());
+    const citcat::testing::CommandResult result = run(absl::StrCat(
+        "replay --quiet --jobs 2 ", d, name, " --format champsim -o ", d, name, ".champsim"));
+    EXPECT_NE(result.exit_code, 0) << name;
+    EXPECT_FALSE(std::filesystem::exists(d + name + ".champsim")) << name;
+    return result;
+  };
+  r = damaged("order.citcat", [](ims::SegmentStarts& s) {
+    s.mutable_starts(1)->mutable_state()->mutable_start()->set_instructions(1);
+  });
+  EXPECT_NE(r.err.find("segment start 3 (section 'segs'): out of order"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  r = damaged("far.citcat", [](ims::SegmentStarts& s) {
+    ims::MemoryExtent& e = *s.mutable_starts(0)->mutable_state()->add_memory();
+    e.set_address(uint64_t{1} << 40);
+    e.set_data("x");
+  });
+  EXPECT_NE(r.err.find("outside main memory"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  r = damaged("byte.citcat", [](ims::SegmentStarts& s) {
+    std::string& data = *s.mutable_starts(0)->mutable_state()->mutable_memory(0)->mutable_data();
+    data[0] = static_cast<char>(data[0] ^ 0x5A);  // a byte the segment reads first
+  });
+  EXPECT_TRUE(r.err.find("divergence") != std::string::npos ||
+              r.err.find("does not match the archive's manifest") != std::string::npos)
+      << r.err;
 
   // The directory of segment archives: no replay of the whole to cut it, each segment checked
   // against its own manifest, on one thread or two, to the same trace and CAT.
