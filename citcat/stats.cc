@@ -28,10 +28,12 @@ absl::Status RunStats(const std::vector<std::string>& args) {
   }
   ims::InitialMachineState ims;
   aes::EventSchedule aes;
+  ims::SegmentStarts starts;
   if (archive::LooksLikeArchive(input)) {
     absl::StatusOr<archive::Archive> a = archive::Read(input);
     if (!a.ok()) return a.status();
     if (absl::Status s = archive::Unpack(*a, ims, aes); !s.ok()) return s;
+    starts = std::move(a->segment_starts);
   } else {
     absl::StatusOr<std::unique_ptr<cat::CatReader>> reader = cat::CatReader::Open(input);
     if (!reader.ok()) return reader.status();
@@ -47,6 +49,11 @@ absl::Status RunStats(const std::vector<std::string>& args) {
   // The curve needs the instruction count of every record, which only a replay knows.
   absl::StatusOr<archive::Stats> stats = archive::ComputeStats(ims, aes);
   if (!stats.ok()) return stats.status();
+  if (starts.starts_size() > 0) {  // what the archive pays for them, beside IMS + AES
+    const std::string bytes = starts.SerializeAsString();
+    stats->sizes.push_back({"segment starts", static_cast<uint64_t>(starts.starts_size()),
+                            bytes.size(), archive::ZstdSize(bytes)});
+  }
 
   std::unique_ptr<io::OutputFile> svg;
   if (const std::string path = absl::GetFlag(FLAGS_plot); !path.empty()) {

@@ -227,6 +227,9 @@ TEST(I486Segments, SplitAndJobsOnTheCommandLine) {
   r = run(absl::StrCat("pack --quiet --segment-starts 4 ", d, "x -o ", d, "s.citcat"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_GT(std::filesystem::file_size(d + "s.citcat"), std::filesystem::file_size(d + "t.citcat"));
+  r = run(absl::StrCat("stats ", d, "s.citcat"));  // what they cost, beside IMS + AES
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("segment starts                3 "), std::string::npos) << r.out;
   r = run(absl::StrCat("replay --jobs 2 ", d, "s.citcat --format champsim -o ", d,
                        "s.champsim --cat ", d, "s.cat"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
