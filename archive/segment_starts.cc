@@ -30,6 +30,18 @@ Extents::const_iterator Holding(const Extents& extents, uint64_t address) {
   return address - it->address() < it->data().size() ? it : extents.end();
 }
 
+// Whether `extents` ascend without overlapping, as an IMS's should.
+bool InOrder(const Extents& extents) {
+  for (int i = 1; i < extents.size(); ++i) {
+    const ims::MemoryExtent& before = extents[i - 1];
+    if (extents[i].address() - before.address() < before.data().size() ||
+        extents[i].address() < before.address()) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Appends `value` at `address` to `out`, extending its last extent when it ends there.
 void AddByte(Extents& out, uint64_t address, char value) {
   if (out.empty() || out.rbegin()->address() + out.rbegin()->data().size() != address) {
@@ -88,8 +100,9 @@ absl::Status Take(aes::EventQueue<Event>& list, uint64_t count, bool rest,
 
 std::vector<uint64_t> SegmentCuts(const ims::InitialMachineState& whole, const aes::EndPoint& end,
                                   uint64_t segments) {
-  // A replay from reset is not cut (its start is the machine's reset, not a state).
-  if (whole.start().from_reset()) return {};
+  // A replay from reset is not cut (its start is the machine's reset, not a state); a start's
+  // memory is found against the whole's, which must then be in order.
+  if (whole.start().from_reset() || !InOrder(whole.memory())) return {};
   const uint64_t transactions = end.cpu_transactions();
   segments = std::min({segments, transactions / kMinSegmentTransactions, kMaxSegmentStarts + 1});
   std::vector<uint64_t> cuts;

@@ -230,10 +230,17 @@ TEST(R4400Segments, ArchivedStartsMakeSegmentsThatAreTheWhole) {
   EXPECT_THAT(
       archive::CheckSegmentStarts(wrong, packed->manifest, Kernel().ims, *schedule).message(),
       HasSubstr("more of it than there is"));
-  // Packing without starts records none.
+  // Packing without starts records none; nor does an IMS whose memory is out of order, against
+  // which no start's memory could be found.
   absl::StatusOr<archive::Archive> plain = archive::Pack(Kernel().ims, Kernel().aes);
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_EQ(plain->segment_starts.starts_size(), 0);
+  ims::InitialMachineState unordered = Kernel().ims;
+  ASSERT_GE(unordered.memory_size(), 2);
+  unordered.mutable_memory()->SwapElements(0, 1);
+  absl::StatusOr<archive::Archive> none = archive::Pack(unordered, Kernel().aes, 6);
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->segment_starts.starts_size(), 0);
 }
 
 // Where the branches are that have a delay slot, by instruction index.
