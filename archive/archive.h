@@ -127,8 +127,7 @@ absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
                              std::shared_ptr<const aes::ScheduleBytes> schedule,
                              uint64_t segments = 0);
 absl::StatusOr<Archive> Pack(const ims::InitialMachineState& state,
-                             const aes::EventSchedule& schedule,
-                             uint64_t segments = 0);
+                             const aes::EventSchedule& schedule, uint64_t segments = 0);
 
 // Writes `archive` (zstd at `level`) to `out`, the AES streamed from where it is; the caller
 // commits.
