@@ -20,14 +20,20 @@ constexpr uint64_t kGranule = 32;
 
 using Extents = google::protobuf::RepeatedPtrField<ims::MemoryExtent>;
 
-// The extent of `extents` (ascending, non-overlapping) that holds `address`, or end().
-Extents::const_iterator Holding(const Extents& extents, uint64_t address) {
-  auto it =
+// The index of the first extent of `extents` (ascending) that begins after `address`.
+int After(const Extents& extents, uint64_t address) {
+  return static_cast<int>(
       std::upper_bound(extents.begin(), extents.end(), address,
-                       [](uint64_t a, const ims::MemoryExtent& e) { return a < e.address(); });
-  if (it == extents.begin()) return extents.end();
-  --it;
-  return address - it->address() < it->data().size() ? it : extents.end();
+                       [](uint64_t a, const ims::MemoryExtent& e) { return a < e.address(); }) -
+      extents.begin());
+}
+
+// The index of the extent of `extents` (ascending, non-overlapping) that holds `address`, or -1.
+int Holding(const Extents& extents, uint64_t address) {
+  const int before = After(extents, address) - 1;
+  if (before < 0) return -1;
+  const ims::MemoryExtent& e = extents[before];
+  return address - e.address() < e.data().size() ? before : -1;
 }
 
 // Whether `extents` ascend without overlapping, as an IMS's should.
@@ -58,16 +64,15 @@ Extents Overlay(const Extents& whole, const Extents& top) {
     for (uint64_t i = 0; i < e.data().size();) {
       const uint64_t a = e.address() + i;
       uint64_t n = e.data().size() - i;
-      auto it =
-          std::upper_bound(out.begin(), out.end(), a,
-                           [](uint64_t x, const ims::MemoryExtent& m) { return x < m.address(); });
-      if (it != out.end()) n = std::min(n, it->address() - a);  // up to the next extent
-      if (it != out.begin() && a - std::prev(it)->address() < std::prev(it)->data().size()) {
-        ims::MemoryExtent& under = *std::prev(it);
-        const uint64_t at = a - under.address();
-        n = std::min<uint64_t>(e.data().size() - i, under.data().size() - at);
-        std::memcpy(under.mutable_data()->data() + at, e.data().data() + i, n);
+      if (const int under = Holding(out, a); under >= 0) {
+        ims::MemoryExtent& u = out[under];
+        const uint64_t at = a - u.address();
+        n = std::min<uint64_t>(n, u.data().size() - at);
+        std::memcpy(u.mutable_data()->data() + at, e.data().data() + i, n);
       } else {
+        if (const int next = After(out, a); next < out.size()) {
+          n = std::min(n, out[next].address() - a);  // up to the next extent
+        }
         ims::MemoryExtent& x = *outside.Add();
         x.set_address(a);
         x.set_data(e.data().substr(i, n));
@@ -113,8 +118,10 @@ std::vector<uint64_t> SegmentCuts(const ims::InitialMachineState& whole, const a
 SegmentStartsBuilder::SegmentStartsBuilder(const ims::InitialMachineState& whole) : whole_(whole) {}
 
 char SegmentStartsBuilder::WholeByte(uint64_t address) const {
-  auto under = Holding(whole_.memory(), address);
-  return under == whole_.memory().end() ? 0 : under->data()[address - under->address()];
+  const int under = Holding(whole_.memory(), address);
+  if (under < 0) return 0;
+  const ims::MemoryExtent& e = whole_.memory(under);
+  return e.data()[address - e.address()];
 }
 
 absl::Status SegmentStartsBuilder::Add(replay::Segment segment) {
@@ -205,8 +212,10 @@ SegmentMaker::SegmentMaker(const ims::InitialMachineState& whole, const aes::Sch
 absl::StatusOr<replay::Segment> SegmentMaker::Next() {
   const size_t k = next_++;
   const bool last = k + 1 == count();
-  const ims::SegmentStart from = k == 0 ? ims::SegmentStart() : starts_.starts(k - 1);
-  const ims::SegmentStart to = last ? ims::SegmentStart() : starts_.starts(k);
+  // (The last segment takes all that is left of each list: `to`'s counts go unused.)
+  const ims::SegmentStart& none = ims::SegmentStart::default_instance();
+  const ims::SegmentStart& from = k == 0 ? none : starts_.starts(k - 1);
+  const ims::SegmentStart& to = last ? none : starts_.starts(k);
   replay::Segment segment;
   if (k == 0) {
     segment.ims = whole_;

@@ -461,22 +461,20 @@ void Engine::Touch(uint64_t a, uint64_t n, bool read) {
   }
 }
 
+// Whether `count` has reached the next of `cuts` (ascending), the one at `next`.
+static bool Reached(const std::vector<uint64_t>& cuts, size_t next, uint64_t count) {
+  return next < cuts.size() && count >= cuts[next];
+}
+
 bool Engine::CutDue() const {
-  const std::vector<uint64_t>& by_instructions = options_.cut_at_instructions;
-  const std::vector<uint64_t>& by_transactions = options_.cut_at_cpu_transactions;
-  return (next_cut_ < by_instructions.size() && core_->retired() >= by_instructions[next_cut_]) ||
-         (next_transaction_cut_ < by_transactions.size() &&
-          cpu_transactions_ >= by_transactions[next_transaction_cut_]);
+  return Reached(options_.cut_at_instructions, next_cut_, core_->retired()) ||
+         Reached(options_.cut_at_cpu_transactions, next_transaction_cut_, cpu_transactions_);
 }
 
 void Engine::Cut() {
   cut_armed_ = false;
-  while (next_cut_ < options_.cut_at_instructions.size() &&
-         options_.cut_at_instructions[next_cut_] <= core_->retired()) {
-    ++next_cut_;
-  }
-  while (next_transaction_cut_ < options_.cut_at_cpu_transactions.size() &&
-         options_.cut_at_cpu_transactions[next_transaction_cut_] <= cpu_transactions_) {
+  while (Reached(options_.cut_at_instructions, next_cut_, core_->retired())) ++next_cut_;
+  while (Reached(options_.cut_at_cpu_transactions, next_transaction_cut_, cpu_transactions_)) {
     ++next_transaction_cut_;
   }
   HandOverSegment(/*last=*/false);
