@@ -37,8 +37,9 @@ ABSL_FLAG(std::string, ims, "", "the initial machine state (ims.pb from citcat e
 ABSL_FLAG(std::string, aes, "", "the asynchronous event schedule (aes.pb from citcat extract)");
 ABSL_FLAG(std::string, cat, "", "also write the regenerated CAT here");
 ABSL_FLAG(std::string, format, "",
-          "the instruction trace format for -o: text, champsim, penn, din, idtrace or idtrace-exec "
-          "(.xz and .zst suffixes compress; without --format, the plain text trace)");
+          "the instruction trace format for -o: text, text-values (text with the values of the "
+          "registers written), champsim, penn, din, idtrace or idtrace-exec (.gz, .xz and .zst "
+          "suffixes compress; without --format, the plain text trace)");
 ABSL_FLAG(std::string, mode, "",
           "with --format: only instructions run in this mode (user, kernel)");
 ABSL_FLAG(bool, filter_idle, false,
@@ -475,7 +476,7 @@ SegmentFeed EachSegment(const std::vector<std::string>& paths) {
 absl::Status RunReplay(const std::vector<std::string>& args) {
   const char* synopsis =
       "--ims IMS.pb --aes AES.pb | TRACE.citcat | SEGMENT_DIR [--jobs N] [-o TRACE [--format "
-      "text|champsim|penn|din|idtrace|idtrace-exec] "
+      "text|text-values|champsim|penn|din|idtrace|idtrace-exec] "
       "[--mode user|kernel] [--filter-idle | --idle-range START:END]] [--cat REGENERATED.cat]";
   const std::string ims_path = absl::GetFlag(FLAGS_ims), aes_path = absl::GetFlag(FLAGS_aes);
   // An archive (docs/archive-format.md) stands for --ims and --aes; its manifest is checked at

@@ -48,10 +48,10 @@ absl::Status CheckIms(const ims::InitialMachineState& ims) {
 class I486Adapter final : public CoreAdapter, public simcore::Observer {
  public:
   I486Adapter(Engine& engine, bool observe) : engine_(engine), observe_(observe), cpu_(engine) {
-    if (observe_) cpu_.set_observer(this);
     if (engine.options().sink != nullptr) {
       recorder_ = std::make_unique<traces::X86Recorder>(*engine.options().sink, cpu_);
     }
+    if (observe_) cpu_.set_observer(this);  // after the recorder: WantsRegisters asks it
   }
 
   // ---- CoreAdapter ----
@@ -100,6 +100,8 @@ class I486Adapter final : public CoreAdapter, public simcore::Observer {
   void OnEvent(simcore::EventKind kind, uint32_t vector, uint64_t eip) override {
     if (recorder_) recorder_->OnEvent(kind, vector, eip);
   }
+  void OnRegister(uint16_t reg, uint64_t value) override { recorder_->OnRegister(reg, value); }
+  bool WantsRegisters() const override { return recorder_ && recorder_->WantsRegisters(); }
 
  private:
   // Why the core stopped by itself, as a divergence (shutdown, or what it does not model).

@@ -110,6 +110,8 @@ class R4400Adapter final : public simcore::Observer, public CoreAdapter, public 
   void OnEvent(simcore::EventKind kind, uint32_t code, uint64_t pc) override {
     if (recorder_) recorder_->OnEvent(kind, code, pc);
   }
+  void OnRegister(uint16_t reg, uint64_t value) override { recorder_->OnRegister(reg, value); }
+  bool WantsRegisters() const override { return recorder_ && recorder_->WantsRegisters(); }
 
  private:
   bool ExpectDelaySlot(const aes::Interrupt& irq) const;

@@ -34,6 +34,19 @@ class Observer {
     (void)address, (void)size, (void)write, (void)value;
   }
 
+  // A register the instruction told last wrote, with the value it holds once the instruction
+  // completed: told after it completes and before the next instruction or event is told, only to
+  // an observer that WantsRegisters(), and never for an instruction that faulted. `reg` is the
+  // machine's register number in the trace records' numbering (docs/trace-formats.md,
+  // "Registers"). The registers are the ones the decoder lists as written, so one the
+  // instruction may leave unchanged (CMPXCHG's EAX, a REP iteration's ECX) is told with the value
+  // it kept; EFLAGS is told whole wherever the instruction writes any flag. Not told: the i486's
+  // x87 stack (80 bits) and what an event's entry writes.
+  virtual void OnRegister(uint16_t reg, uint64_t value) { (void)reg, (void)value; }
+  // Asked once, when the observer is set: whether to tell OnRegister (it costs the core a look at
+  // the written registers after every instruction).
+  virtual bool WantsRegisters() const { return false; }
+
   // The processor enters the handler of `code` (the R4400's ExcCode, the i486's vector); `pc` is
   // where it was taken: the instruction that raised it (the R4400's faulting instruction, not the
   // branch before a delay slot), or the next one for a trap or an interrupt. The R4400 tells it

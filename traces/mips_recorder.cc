@@ -108,6 +108,7 @@ void MipsRecorder::OnInstruction(uint64_t pc, std::span<const uint8_t> bytes) {
   r.privilege = cpu_.privilege();
   r.mode = ModeOf(r.privilege);
   r.accesses.clear();
+  r.values.clear();
   // What the branch tests and where a register sends it, on the state before: the core says.
   if (f.flow == mips::Flow::kBranch) {
     r.taken = cpu_.BranchTaken(f.op, f.word);
@@ -123,6 +124,10 @@ void MipsRecorder::OnInstruction(uint64_t pc, std::span<const uint8_t> bytes) {
 
 void MipsRecorder::OnAccess(uint64_t address, int size, bool write, uint64_t value) {
   if (pending_ != nullptr) pending_->record.AddAccess(address, size, write, value);
+}
+
+void MipsRecorder::OnRegister(uint16_t reg, uint64_t value) {
+  if (pending_ != nullptr) pending_->record.values.push_back({reg, value});
 }
 
 void MipsRecorder::OnEvent(simcore::EventKind kind, uint32_t code, uint64_t pc) {

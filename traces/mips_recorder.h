@@ -30,6 +30,8 @@ class MipsRecorder final : public simcore::Observer, public Disassembler {
   void OnInstruction(uint64_t pc, std::span<const uint8_t> bytes) override;
   void OnAccess(uint64_t address, int size, bool write, uint64_t value) override;
   void OnEvent(simcore::EventKind kind, uint32_t code, uint64_t pc) override;
+  void OnRegister(uint16_t reg, uint64_t value) override;
+  bool WantsRegisters() const override { return sink_.WantsRegisterValues(); }
 
   // After the last step: hands over the last record. The sink's Finish is the owner's call.
   void Flush();

@@ -6,14 +6,16 @@
 
 #include <cstdint>
 
+#include "simcore/mips/decoder.h"
 #include "traces/registers.h"
 
 namespace citcat::traces {
 
-inline constexpr uint16_t kMipsHi = 32;
-inline constexpr uint16_t kMipsLo = 33;
-inline constexpr uint16_t kMipsFpr0 = 64;
-inline constexpr uint16_t kMipsFcc = 96;
+// The core's own numbers (simcore/mips/decoder.h), which it tells an observer.
+inline constexpr uint16_t kMipsHi = mips::kRegHi;
+inline constexpr uint16_t kMipsLo = mips::kRegLo;
+inline constexpr uint16_t kMipsFpr0 = mips::kRegFpr0;
+inline constexpr uint16_t kMipsFcc = mips::kRegFcc;
 
 // ABI names ("a0", "hi", "f12", "fcc"); ChampSim numbers `$n` + 32, HI 64, LO 65, `$fn` 66 + n,
 // and the condition bit as ChampSim's flags register.

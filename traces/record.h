@@ -46,6 +46,12 @@ struct Event {
   std::string name;
 };
 
+// A register an instruction wrote and the value it holds after it.
+struct RegisterValue {
+  uint16_t reg = kNoRegister;
+  uint64_t value = 0;
+};
+
 class Record;
 
 // Produces disassembly on demand: most consumers never look at it, and it is the costliest field.
@@ -66,6 +72,7 @@ class Record {
   static constexpr int kInlineAccesses = 4;
   using Registers = absl::InlinedVector<uint16_t, kInlineRegisters>;
   using Accesses = absl::InlinedVector<MemoryAccess, kInlineAccesses>;
+  using Values = absl::InlinedVector<RegisterValue, kInlineRegisters / 2>;
 
   uint64_t index = 0;  // instructions retired before this one since the start of the replay
   // Names the record's static part: records with the same non-zero form have the same pc,
@@ -94,6 +101,10 @@ class Record {
   Registers read;     // each listed once
   Registers written;  // in the order written
   Accesses accesses;  // in the order made
+  // For a sink that WantsRegisterValues (else empty): the registers of `written` the core told,
+  // in its order, with their values once the instruction completed (simcore/observer.h,
+  // OnRegister; not the i486's x87 stack). Empty for an instruction that raised an exception.
+  Values values;
 
   BranchKind branch = BranchKind::kNone;
   bool taken = false;
@@ -126,6 +137,7 @@ class Record {
     raised = std::move(e);
     accesses.clear();
     written.clear();
+    values.clear();
   }
 
   bool Reads(uint16_t reg) const {

@@ -24,10 +24,11 @@ class RegisterSet {
  public:
   constexpr RegisterSet() = default;
   // `registers` indexed by register number (not copied: static storage). `flags`: the condition
-  // flags register (Penn's Flags field), kNoRegister if the machine has none.
+  // flags register (Penn's Flags field), kNoRegister if the machine has none. `value_bytes`: how
+  // wide the machine's registers are, for writers that print their values.
   constexpr RegisterSet(absl::string_view machine, absl::Span<const RegisterInfo> registers,
-                        uint16_t flags)
-      : machine_(machine), registers_(registers), flags_(flags) {}
+                        uint16_t flags, uint8_t value_bytes = 8)
+      : machine_(machine), registers_(registers), flags_(flags), value_bytes_(value_bytes) {}
 
   absl::string_view machine() const { return machine_; }
   // "" for a number outside the table (writers then print "r" and the number).
@@ -39,11 +40,13 @@ class RegisterSet {
     return reg < registers_.size() ? registers_[reg].champsim : 0;
   }
   uint16_t flags() const { return flags_; }
+  uint8_t value_bytes() const { return value_bytes_; }
 
  private:
   absl::string_view machine_;
   absl::Span<const RegisterInfo> registers_;
   uint16_t flags_ = kNoRegister;
+  uint8_t value_bytes_ = 8;
 };
 
 // The table of a record no recorder filled in: no names, nothing for ChampSim.

@@ -20,6 +20,10 @@ class TraceSink {
   virtual absl::Status Consume(const Record& record) = 0;
   // After the last record of a successful replay (writers commit their file here).
   virtual absl::Status Finish() { return absl::OkStatus(); }
+  // Whether records should carry the written registers' values (Record::values): asked once,
+  // before the first record; it costs the replay a look at those registers after every
+  // instruction.
+  virtual bool WantsRegisterValues() const { return false; }
 };
 
 // Which records to pass on: by privilege mode, and without an address range (the kernel idle
@@ -39,6 +43,7 @@ class FilterSink final : public TraceSink {
     return next_.Consume(record);
   }
   absl::Status Finish() override { return next_.Finish(); }
+  bool WantsRegisterValues() const override { return next_.WantsRegisterValues(); }
 
  private:
   const Filter filter_;

@@ -1,6 +1,7 @@
 // The readable text trace: one line per instruction with its bytes, its disassembly, the registers
 // it read and wrote, its memory accesses with their values and its branch outcome; exceptions and
-// interrupts on lines of their own (docs/trace-formats.md, "text").
+// interrupts on lines of their own (docs/trace-formats.md, "text"). text-values adds the values of
+// the registers written.
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -68,9 +69,27 @@ char* PutAccess(char* p, const MemoryAccess& a) {
   return PutHexPadded(p, a.value, 2 * a.size);
 }
 
+// "  NAME=VALUE": the value as 2 x `bytes` hex digits.
+char* PutValue(char* p, const RegisterValue& v, const RegisterSet& set) {
+  *p++ = ' ';
+  *p++ = ' ';
+  const absl::string_view name = set.Name(v.reg);
+  if (name.empty()) {
+    *p++ = 'r';
+    p = PutDecimal(p, v.reg);
+  } else {
+    p = Put(p, name);
+  }
+  *p++ = '=';
+  return PutHexPadded(p, v.value, 2 * set.value_bytes());
+}
+
 class TextWriter final : public BufferedWriter {
  public:
-  using BufferedWriter::BufferedWriter;
+  TextWriter(std::unique_ptr<ByteOutput> out, bool values)
+      : BufferedWriter(std::move(out)), values_(values) {}
+
+  bool WantsRegisterValues() const override { return values_; }
 
   absl::Status Consume(const Record& r) override {
     if (r.taken_before.present) AppendEvent("taken", r.taken_before);
@@ -78,13 +97,18 @@ class TextWriter final : public BufferedWriter {
     // The longest access: "  st" 255 "[" 16 digits "]=" 2 x 255 digits.
     constexpr size_t kAccess = 4 + 3 + 1 + 16 + 2 + 2 * 255;
     constexpr size_t kFixed = 20 + 3 + 3 + 16 + 1 + 2 * Piece::kSlack;
-    char* p = Claim(kFixed + t.middle.size() + t.branch.size() + kAccess * r.accesses.size());
+    // "  " name "=" 16 digits.
+    constexpr size_t kValue = 2 + 16 + 1 + 16;
+    const size_t values = values_ ? r.values.size() : 0;
+    char* p = Claim(kFixed + t.middle.size() + t.branch.size() + kAccess * r.accesses.size() +
+                    kValue * values);
     p = PutDecimalRight(p, r.index, 12);
     *p++ = ' ';
     *p++ = r.mode == Mode::kUser ? 'u' : r.mode == Mode::kSupervisor ? 's' : 'k';
     *p++ = ' ';
     p = Put(p, t.middle);
     for (const MemoryAccess& a : r.accesses) p = PutAccess(p, a);
+    for (size_t i = 0; i < values; ++i) p = PutValue(p, r.values[i], *r.registers);
     if (!t.branch.empty()) {
       p = Put(p, t.branch);
       *p++ = r.taken ? 'T' : 'N';
@@ -102,13 +126,14 @@ class TextWriter final : public BufferedWriter {
     Append(absl::StrFormat("%12s ! %s %s (code %d) at %016x\n", "", e.name, how, e.code, e.pc));
   }
 
+  const bool values_;
   FormCache<TextTemplate> templates_;
 };
 
 }  // namespace
 
-std::unique_ptr<TraceSink> NewTextWriter(std::unique_ptr<ByteOutput> out) {
-  return std::make_unique<TextWriter>(std::move(out));
+std::unique_ptr<TraceSink> NewTextWriter(std::unique_ptr<ByteOutput> out, bool values) {
+  return std::make_unique<TextWriter>(std::move(out), values);
 }
 
 }  // namespace citcat::traces

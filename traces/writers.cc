@@ -11,8 +11,10 @@ absl::StatusOr<Format> ParseFormat(absl::string_view name) {
   if (name == "din") return Format::kDin;
   if (name == "idtrace") return Format::kIdtrace;
   if (name == "idtrace-exec") return Format::kIdtraceExec;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown trace format \"", name, "\" (text, champsim, penn, din, idtrace or idtrace-exec)"));
+  if (name == "text-values") return Format::kTextValues;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown trace format \"", name,
+                   "\" (text, text-values, champsim, penn, din, idtrace or idtrace-exec)"));
 }
 
 std::unique_ptr<TraceSink> NewWriter(Format format, std::unique_ptr<ByteOutput> out) {
@@ -29,6 +31,8 @@ std::unique_ptr<TraceSink> NewWriter(Format format, std::unique_ptr<ByteOutput> 
       return NewIdtraceWriter(std::move(out));
     case Format::kIdtraceExec:
       return NewIdtraceExecWriter(std::move(out));
+    case Format::kTextValues:
+      return NewTextWriter(std::move(out), /*values=*/true);
   }
   return nullptr;
 }

@@ -16,12 +16,14 @@
 
 namespace citcat::traces {
 
-enum class Format { kText, kChampSim, kPenn, kDin, kIdtrace, kIdtraceExec };
+enum class Format { kText, kChampSim, kPenn, kDin, kIdtrace, kIdtraceExec, kTextValues };
 
-// "text", "champsim", "penn", "din", "idtrace", "idtrace-exec".
+// "text", "champsim", "penn", "din", "idtrace", "idtrace-exec", "text-values".
 absl::StatusOr<Format> ParseFormat(absl::string_view name);
 
-std::unique_ptr<TraceSink> NewTextWriter(std::unique_ptr<ByteOutput> out);
+// `values`: each line also gives the registers the instruction wrote with their values after it
+// (the text-values format).
+std::unique_ptr<TraceSink> NewTextWriter(std::unique_ptr<ByteOutput> out, bool values = false);
 std::unique_ptr<TraceSink> NewChampSimWriter(std::unique_ptr<ByteOutput> out);
 std::unique_ptr<TraceSink> NewPennWriter(std::unique_ptr<ByteOutput> out);
 std::unique_ptr<TraceSink> NewDinWriter(std::unique_ptr<ByteOutput> out);

@@ -101,6 +101,7 @@ void X86Recorder::OnInstruction(uint64_t eip, std::span<const uint8_t> bytes) {
   r.privilege = static_cast<uint8_t>(cpu_.cpl());
   r.mode = ModeOfRing(r.privilege);
   r.accesses.clear();
+  r.values.clear();
   // What the instruction itself tests, on the state before it: the core says.
   if (f.flow == Flow::kJcc || f.flow == Flow::kLoop || f.flow == Flow::kInt) {
     r.taken = cpu_.BranchTaken(cpu_.observed());
@@ -115,6 +116,10 @@ void X86Recorder::OnInstruction(uint64_t eip, std::span<const uint8_t> bytes) {
 void X86Recorder::OnAccess(uint64_t linear, int size, bool write, uint64_t value) {
   // None pending: an event's entry (its frame), not an instruction's.
   if (pending_ != nullptr) pending_->record.AddAccess(linear, size, write, value);
+}
+
+void X86Recorder::OnRegister(uint16_t reg, uint64_t value) {
+  if (pending_ != nullptr) pending_->record.values.push_back({reg, value});
 }
 
 void X86Recorder::OnEvent(simcore::EventKind kind, uint32_t vector, uint64_t eip) {

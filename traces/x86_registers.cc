@@ -33,7 +33,7 @@ constexpr std::array<RegisterInfo, kX86Fpsw + 1> Table() {
 }
 
 constexpr std::array<RegisterInfo, kX86Fpsw + 1> kTable = Table();
-constexpr RegisterSet kX86("i486", kTable, kX86Eflags);
+constexpr RegisterSet kX86("i486", kTable, kX86Eflags, 4);
 
 }  // namespace
 

@@ -7,14 +7,16 @@
 
 #include <cstdint>
 
+#include "simcore/x86/decoder.h"
 #include "traces/registers.h"
 
 namespace citcat::traces {
 
-inline constexpr uint16_t kX86Seg0 = 8;
-inline constexpr uint16_t kX86Eflags = 14;
-inline constexpr uint16_t kX86St0 = 16;
-inline constexpr uint16_t kX86Fpsw = 24;
+// The core's own numbers (simcore/x86/decoder.h), which it tells an observer.
+inline constexpr uint16_t kX86Seg0 = x86::kRegSeg0;
+inline constexpr uint16_t kX86Eflags = x86::kRegEflags;
+inline constexpr uint16_t kX86St0 = x86::kRegSt0;
+inline constexpr uint16_t kX86Fpsw = x86::kRegFpsw;
 
 // Intel names ("eax", "ss", "eflags", "st0", "fpsw"). ChampSim numbers: Pin's, which ChampSim's
 // own x86 traces carry (edi 3, esi 4, ebp 5, esp 6, ebx 7, edx 8, ecx 9, eax 10; cs 19, ss 20,

@@ -2,6 +2,7 @@
 #include "simcore/mips/cpu.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace citcat::mips {
 
@@ -190,7 +191,28 @@ template <bool kObserved>
   return done;
 }
 
-uint64_t Cpu::Run(uint64_t n) { return observer_ ? RunLoop<true>(n) : RunLoop<false>(n); }
+uint64_t Cpu::Run(uint64_t n) {
+  if (observer_ == nullptr) return RunLoop<false>(n);
+  const uint64_t done = RunLoop<true>(n);
+  ReportRegisters();
+  return done;
+}
+
+void Cpu::ReportRegisters() {
+  if (!reported_pending_) return;
+  reported_pending_ = false;
+  const InstructionInfo info = Describe(reported_word_);
+  for (uint32_t m = info.gpr_written & ~1u; m != 0; m &= m - 1) {
+    const int r = std::countr_zero(m);
+    observer_->OnRegister(static_cast<uint16_t>(r), gpr_[r]);
+  }
+  if (info.writes_hi) observer_->OnRegister(kRegHi, hi_);
+  if (info.writes_lo) observer_->OnRegister(kRegLo, lo_);
+  if (info.fpr_written >= 0) {
+    observer_->OnRegister(kRegFpr0 + info.fpr_written, fpu_.raw_fgr(info.fpr_written));
+  }
+  if (info.writes_fcc) observer_->OnRegister(kRegFcc, fpu_.condition());
+}
 
 void Cpu::FinishFlow(uint64_t pc) {
   const uint8_t flow = flow_ & ~kRecheck;
@@ -358,6 +380,10 @@ void Cpu::Exception(ExcCode code, int coprocessor, uint32_t vector_offset) {
   UpdateMode();
   UpdateInterruptPending();
   if (observer_ != nullptr) {
+    // The instruction told last completed unless it raised this (a fetch exception comes from
+    // the next one).
+    if (code != kExcInt && reported_pc_ == faulting_pc) reported_pending_ = false;
+    ReportRegisters();
     observer_->OnEvent(
         code == kExcInt ? simcore::EventKind::kInterrupt : simcore::EventKind::kFault, code,
         faulting_pc);

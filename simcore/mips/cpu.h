@@ -297,6 +297,8 @@ class Cpu {
   // May be null (the fast path): see simcore/observer.h.
   void set_observer(simcore::Observer* observer) {
     observer_ = observer;
+    report_registers_ = observer != nullptr && observer->WantsRegisters();
+    reported_pending_ = false;
     ForgetDataKeys();  // accesses go the slow way, which tells the observer (Accessed)
   }
 
@@ -406,8 +408,18 @@ class Cpu {
   void Observe(uint64_t pc, uint32_t word) {
     uint8_t bytes[4];
     WordBytes(word, big_endian_, bytes);
+    if (report_registers_) {
+      ReportRegisters();
+      reported_pending_ = true;
+      reported_pc_ = pc;
+      reported_word_ = word;
+    }
     observer_->OnInstruction(pc, bytes);
   }
+  // Tells the observer the registers the instruction told last wrote, if it has not yet (an
+  // instruction's writes are told once it completed: when the next instruction or an event
+  // that did not come from it is told, or when Run returns).
+  void ReportRegisters();
   template <bool kObserved>
   uint64_t RunLoop(uint64_t n);
   template <bool kObserved>
@@ -666,6 +678,10 @@ class Cpu {
   Fpu fpu_;
   Cp0Hooks* hooks_ = nullptr;
   simcore::Observer* observer_ = nullptr;
+  // The observer WantsRegisters; the instruction told last, whose writes are not told yet.
+  bool report_registers_ = false, reported_pending_ = false;
+  uint64_t reported_pc_ = 0;
+  uint32_t reported_word_ = 0;
 };
 
 inline uint64_t Cpu::BranchTarget(mips::Flow flow, uint64_t pc, uint32_t word) const {

@@ -329,6 +329,13 @@ struct InstructionInfo {
 
 InstructionInfo Describe(uint32_t word);
 
+// Register numbers as the core tells an observer of them and trace records carry them
+// (docs/trace-formats.md, "Registers"): integer registers 0..31, then these.
+inline constexpr uint16_t kRegHi = 32;
+inline constexpr uint16_t kRegLo = 33;
+inline constexpr uint16_t kRegFpr0 = 64;  // FGR 0..31: 64..95
+inline constexpr uint16_t kRegFcc = 96;   // the FP condition bit
+
 }  // namespace citcat::mips
 
 #endif  // CITCAT_SIMCORE_MIPS_DECODER_H_

@@ -529,11 +529,28 @@ void Cpu::Complete(const Predecoded& p) {
     // RF holds instruction breakpoints off for one instruction; IRET and POPF may set it again.
     if (in.op != Op::kIret && in.op != Op::kPopf) eflags_ &= ~flag::kRF;
   }
+  if (report_registers_) ReportRegisters(in);
 
   // A #DB trap after it for TF (set when the instruction or REP iteration began; a software
   // interrupt clears TF on entry and takes none) and for a data breakpoint it hit.
   const bool step = single_step && in.flow != Flow::kInt;
   if ((step || data_breakpoint_) && !shadow_) SingleStepTrap(step ? kDr6Bs : 0);
+}
+
+void Cpu::ReportRegisters(const Instruction& in) {
+  for (uint16_t r = 0; r < 8; ++r) {
+    if (in.gpr_written & (1 << r)) observer_->OnRegister(r, gpr_[r]);
+  }
+  for (uint16_t s = 0; s < 6; ++s) {
+    if (in.seg_written & (1 << s)) observer_->OnRegister(kRegSeg0 + s, seg_[s].selector);
+  }
+  if (FlagsWritten(in) != 0) observer_->OnRegister(kRegEflags, eflags_);
+  if (Facts(in.op).attrs & attr::kFpu) {
+    const X87Registers x87 = X87RegistersOf(in);
+    for (int8_t slot : x87.written) {
+      if (slot == kX87Sw) observer_->OnRegister(kRegFpsw, fpu_.status_word());
+    }
+  }
 }
 
 bool Cpu::NearCall(uint32_t target, int size) {

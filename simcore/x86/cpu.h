@@ -187,7 +187,10 @@ class Cpu {
   // May be null (the fast path): see simcore/observer.h. The i486 tells EIP as the PC, each REP
   // iteration as an instruction, and an event just before it delivers it, with the EIP the
   // handler returns to (the faulting instruction's for a fault).
-  void set_observer(simcore::Observer* observer) { observer_ = observer; }
+  void set_observer(simcore::Observer* observer) {
+    observer_ = observer;
+    report_registers_ = observer != nullptr && observer->WantsRegisters();
+  }
   // The instruction told to the observer last, as decoded (valid while it runs).
   const Instruction& observed() const { return *observed_; }
   // Whether condition code `cond` (Jcc's tttn) holds on the current flags.
@@ -513,6 +516,8 @@ class Cpu {
     observed_ = &p.in;
     observer_->OnInstruction(eip, BytesOf(p, buffer));
   }
+  // Tells the observer the registers `in` wrote, once it completed (simcore::Observer::OnRegister).
+  void ReportRegisters(const Instruction& in);
   FetchLine& FetchLineOf(uint32_t linear) {
     return fetch_lines_[(linear / Cache::kLineBytes) % kFetchLines];
   }
@@ -583,6 +588,7 @@ class Cpu {
   uint64_t steps_ = 0;
   uint64_t event_retired_ = ~uint64_t{0};  // retired_ at the last event's entry
   simcore::Observer* observer_ = nullptr;
+  bool report_registers_ = false;  // the observer WantsRegisters
   const Instruction* observed_ = nullptr;
   Exception exception_;
   uint64_t retired_ = 0;

@@ -157,6 +157,13 @@ struct X87Registers {
 };
 X87Registers X87RegistersOf(const Instruction& in);
 
+// Register numbers as the core tells an observer of them and trace records carry them
+// (docs/trace-formats.md, "Registers"): general registers 0..7 by encoding, then these.
+inline constexpr uint16_t kRegSeg0 = 8;  // es cs ss ds fs gs: 8 + Seg
+inline constexpr uint16_t kRegEflags = 14;
+inline constexpr uint16_t kRegSt0 = 16;   // ST(0)..ST(7), relative to the top: 16..23
+inline constexpr uint16_t kRegFpsw = 24;  // the x87 status word
+
 }  // namespace citcat::x86
 
 #endif  // CITCAT_SIMCORE_X86_DECODER_H_

@@ -460,6 +460,7 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
         jumped_ = false;
         repeat_ = false;
         if (p->run(*this, *p)) {
+          if (report_registers_) ReportRegisters(p->in);
           if (!jumped_) eip_ = next;
           ++retired_;
           retouch = !RegisterOnly(p->form);

@@ -34,6 +34,12 @@ class Tee : public traces::TraceSink {
     }
     return absl::OkStatus();
   }
+  bool WantsRegisterValues() const override {
+    for (const traces::TraceSink* s : sinks_) {
+      if (s->WantsRegisterValues()) return true;
+    }
+    return false;
+  }
   absl::Status Finish() override {
     for (traces::TraceSink* s : sinks_) {
       if (absl::Status st = s->Finish(); !st.ok()) return st;
@@ -47,8 +53,9 @@ class Tee : public traces::TraceSink {
 
 inline const std::vector<traces::Format>& AllFormats() {
   static const std::vector<traces::Format> all = {
-      traces::Format::kText, traces::Format::kChampSim, traces::Format::kPenn,
-      traces::Format::kDin,  traces::Format::kIdtrace,  traces::Format::kIdtraceExec};
+      traces::Format::kText,      traces::Format::kChampSim, traces::Format::kPenn,
+      traces::Format::kDin,       traces::Format::kIdtrace,  traces::Format::kIdtraceExec,
+      traces::Format::kTextValues};
   return all;
 }
 

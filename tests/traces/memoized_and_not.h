@@ -17,8 +17,9 @@
 
 namespace citcat::traces {
 
-inline constexpr Format kFormats[] = {Format::kText, Format::kChampSim, Format::kPenn,
-                                      Format::kDin,  Format::kIdtrace,  Format::kIdtraceExec};
+inline constexpr Format kFormats[] = {Format::kText,      Format::kChampSim, Format::kPenn,
+                                      Format::kDin,       Format::kIdtrace,  Format::kIdtraceExec,
+                                      Format::kTextValues};
 
 // The bytes written: their length, an FNV-1a hash, and the bytes themselves if `keep`.
 class DigestOutput final : public ByteOutput {
@@ -81,6 +82,7 @@ class MemoizedAndNot final : public TraceSink {
     if (absl::Status s = memoized_.Consume(r); !s.ok()) return s;
     return reference_.Consume(copy);
   }
+  bool WantsRegisterValues() const override { return true; }  // text-values
   absl::Status Finish() override {
     memoized_.Finish();
     reference_.Finish();

@@ -318,6 +318,33 @@ TEST(TraceWriters, TextHasEveryRegisterAndAccessOfAnX86Instruction) {
             "ld4[8008]=0000000c  ld4[800c]=0000000a\n");
 }
 
+// text-values: each register the core told with its value, as wide as the machine's registers;
+// the text format leaves them out.
+TEST(TraceWriters, TextValuesGivesTheRegistersWrittenWithTheirValues) {
+  static constexpr RegisterSet kX86Narrow("x86-like", kX86Info, kEflags, 4);
+  std::vector<Record> records = PushadPopad();
+  records[0].accesses.clear();
+  records[1].accesses.clear();
+  records[0].values.push_back({kEsp, 0x7FF0});
+  records[1].registers = &kX86Narrow;
+  records[1].values.push_back({kEdi, 0xD1});
+  records[1].values.push_back({kEsp, 0x8010});
+  records[1].values.push_back({99, 0x12345});  // a number the table does not name
+  EXPECT_EQ(Write(Format::kTextValues, records),
+            "          40 u 0000000000401000 60  pushad  r=eax,ecx,edx,ebx,esp,ebp,esi,edi,ss  "
+            "w=esp  esp=0000000000007ff0\n"
+            "          41 u 0000000000401001 61  popad  r=esp,ss  "
+            "w=edi,esi,ebp,ebx,edx,ecx,eax,esp  edi=000000d1  esp=00008010  r99=00012345\n");
+  const std::string text = Write(Format::kText, records);
+  EXPECT_EQ(text.find("esp=0"), std::string::npos) << text;
+  std::string unused;
+  EXPECT_TRUE(NewWriter(Format::kTextValues, std::make_unique<StringOutput>(&unused))
+                  ->WantsRegisterValues());
+  EXPECT_FALSE(
+      NewWriter(Format::kText, std::make_unique<StringOutput>(&unused))->WantsRegisterValues());
+  EXPECT_EQ(*ParseFormat("text-values"), Format::kTextValues);
+}
+
 TEST(TraceWriters, ChampSimKeepsEveryLineAnX86InstructionTouches) {
   // The machine's own ChampSim numbers; the first 4 sources and 2 destinations fit; one access
   // per 64-byte line, so both lines of the 8 pushes and pops are there.
