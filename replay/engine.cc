@@ -618,9 +618,16 @@ void Engine::ApplyDma(const aes::DmaTransfer& d) {
 }
 
 void Engine::Read(const cat::BusRecord& r, std::span<uint8_t> data) {
-  std::fill(data.begin(), data.end(), 0);
   BeginCpuTransaction(r);
   const uint64_t a = r.address;
+  const bool memory = r.kind != cat::RecordKind::kInterruptAck && !IsPort(r.kind);
+  if (memory && InRam(a, data.size())) [[likely]] {
+    if (cutting()) Touch(a, data.size(), /*read=*/true);
+    CopyData(&ram_[a], data.size(), data.data());
+    EndCpuTransaction(r);
+    return;
+  }
+  std::fill(data.begin(), data.end(), 0);  // what a divergence leaves
   if (r.kind == cat::RecordKind::kInterruptAck) {
     // The vector the interrupt controller put on the bus: the scheduled interrupt's.
     if (const aes::Interrupt* irq = events_->interrupts().Peek(); irq != nullptr && !data.empty()) {
@@ -630,9 +637,6 @@ void Engine::Read(const cat::BusRecord& r, std::span<uint8_t> data) {
     }
   } else if (IsPort(r.kind)) {
     DeviceRead(r, data);
-  } else if (InRam(a, data.size())) {
-    if (cutting()) Touch(a, data.size(), /*read=*/true);
-    std::memcpy(data.data(), &ram_[a], data.size());
   } else if (const Rom* rom = RomArea(a, data.size())) {
     std::memcpy(data.data(), &rom->bytes[a - rom->base], data.size());
     if (cutting()) {
@@ -655,7 +659,7 @@ void Engine::Write(const cat::BusRecord& r) {
     DeviceWrite(r);
   } else if (InRam(a, r.data.size())) {
     if (cutting()) Touch(a, r.data.size(), /*read=*/false);
-    std::memcpy(&ram_[a], r.data.data(), r.data.size());
+    CopyData(r.data.data(), r.data.size(), &ram_[a]);
   } else if (RomArea(a, r.data.size()) != nullptr) {
     // Lost, as on the traced machine: ROM keeps its bytes.
   } else if (Reserved* w = ReservedArea(a, r.data.size())) {

@@ -142,8 +142,8 @@ class Engine final : public simcore::Bus {
   uint64_t RecordOr(uint64_t cat_record) const {
     return cat_record != 0 ? cat_record : CurrentRecord();
   }
-  // Copies n <= 15 bytes in fixed-size pieces, by the bits of n: a library call per instruction
-  // would cost as much as everything else the ring does.
+  // Copies n <= 31 bytes in fixed-size pieces, by the bits of n: a library call per instruction
+  // (or per bus transaction: a word, a 16-byte line) would cost as much as the rest of its work.
   template <size_t kPiece>
   static void CopyPiece(const uint8_t* from, size_t n, uint8_t* to, size_t& done) {
     if (n & kPiece) {
@@ -153,10 +153,19 @@ class Engine final : public simcore::Bus {
   }
   static void CopyBytes(const uint8_t* from, size_t n, uint8_t* to) {
     size_t done = 0;
+    CopyPiece<16>(from, n, to, done);
     CopyPiece<8>(from, n, to, done);
     CopyPiece<4>(from, n, to, done);
     CopyPiece<2>(from, n, to, done);
     CopyPiece<1>(from, n, to, done);
+  }
+  // Bus data: a word, a line, rarely more.
+  static void CopyData(const uint8_t* from, size_t n, uint8_t* to) {
+    if (n < 32) [[likely]] {
+      CopyBytes(from, n, to);
+    } else {
+      std::memcpy(to, from, n);
+    }
   }
   void TraceInstruction(uint64_t index, uint64_t pc, std::span<const uint8_t> bytes);
   void FlushTrace();

@@ -135,7 +135,7 @@ absl::Status I486Adapter::Load(const ims::InitialMachineState& ims) {
   }
   // KEN#: the traced PC caches RAM only (docs/machines/i486-system.md).
   cpu_.set_cacheable(
-      [&memory = engine_.memory()](uint32_t paddr) { return memory.IsMemory(paddr, 1); });
+      [&memory = engine_.memory()](uint32_t page) { return memory.IsMemory(page, 1); });
   cpu_.set_deliver_interrupts(true);
   cpu_.set_branch_count(ims.start().branch_count());
   cpu_.set_retired(ims.start().instructions());

@@ -75,7 +75,7 @@ PcBus::PcBus(PcConfig config)
 
 void PcBus::Attach(x86::Cpu* cpu) {
   cpu_ = cpu;
-  cpu_->set_cacheable([this](uint32_t paddr) { return IsRam(paddr, 1); });
+  cpu_->set_cacheable([this](uint32_t page) { return IsRam(page, 1); });
   UpdateLines();
 }
 

@@ -210,8 +210,11 @@ class Cpu {
   void set_fast_paths(bool on) { fast_paths_ = on; }
 
   // Whether a physical address may be cached (KEN#): device windows may not. Default: all may.
-  void set_cacheable(std::function<bool(uint32_t paddr)> cacheable) {
+  // Asked for the first byte of a 4 KB page, which it decides as a whole (a PC decodes KEN# on
+  // coarser boundaries), so that the last page's answer serves every access until another page.
+  void set_cacheable(std::function<bool(uint32_t page_address)> cacheable) {
     cacheable_ = std::move(cacheable);
+    cacheable_page_ = kNoPage;
   }
   Cache& cache() { return cache_; }
   const Cache& cache() const { return cache_; }
@@ -252,7 +255,7 @@ class Cpu {
   bool ReadMem(int seg, uint32_t offset, int size, uint32_t* value, bool report = true);
   bool WriteMem(int seg, uint32_t offset, int size, uint32_t value, bool report = true);
   bool Fetch(uint32_t linear, uint8_t* bytes, int size);
-  Access DataAccess(uint32_t paddr) const;
+  Access DataAccess(uint32_t paddr);
 
   // Operands.
   uint32_t EffectiveAddress(const Instruction& in) const;
@@ -402,6 +405,10 @@ class Cpu {
   uint64_t branch_count_ = 0;
   Cache cache_;
   std::function<bool(uint32_t)> cacheable_;
+  // The page cacheable_ was asked for last (its number), and its answer.
+  static constexpr uint32_t kNoPage = ~uint32_t{0};
+  uint32_t cacheable_page_ = kNoPage;
+  bool page_cacheable_ = true;
 
   std::array<uint32_t, 8> gpr_{};
   uint32_t eip_ = 0;
@@ -608,9 +615,13 @@ inline void ToLittleEndian(uint32_t value, uint8_t* bytes, int size) {
   for (int i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(value >> (8 * i));
 }
 
-[[gnu::always_inline]] inline Access Cpu::DataAccess(uint32_t paddr) const {
+[[gnu::always_inline]] inline Access Cpu::DataAccess(uint32_t paddr) {
   Access a;
-  a.cacheable = !cacheable_ || cacheable_(paddr);
+  if (cacheable_ && paddr >> 12 != cacheable_page_) [[unlikely]] {
+    cacheable_page_ = paddr >> 12;
+    page_cacheable_ = cacheable_(paddr & ~uint32_t{0xFFF});
+  }
+  a.cacheable = page_cacheable_;
   return a;
 }
 

@@ -207,7 +207,7 @@ Capture CaptureLoop(const std::vector<uint64_t>& at_steps, const std::string& na
   cpu.set_eflags(x86::flag::kIF);
   cpu.set_branch_count(5000);
   cpu.set_deliver_interrupts(true);
-  cpu.set_cacheable([](uint32_t paddr) { return paddr < kRam; });
+  cpu.set_cacheable([](uint32_t page) { return page < kRam; });
   out.ims = Save(cpu);
   out.ims.mutable_start()->set_branch_count(cpu.branch_count());
 

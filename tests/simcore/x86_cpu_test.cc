@@ -215,6 +215,39 @@ TEST(X86Cpu, RepMovsRunsOneIterationPerStepAndRetiresOnce) {
   EXPECT_EQ(r.bus.ByteAt(0x703), 0);
 }
 
+// KEN# is asked once per 4 KB page the core moves to, with the page's address, and its answer
+// holds for every access there: stores alternating between RAM and a device page are
+// write-throughs and uncached writes in turn.
+TEST(X86Cpu, CacheabilityIsAskedPerPageAndEachStoreTakesItsPages) {
+  //   1000: MOV [5004h], AL   A2 04 50
+  //   1003: MOV [A0010h], AL  (a device page, through ES = A000h) 26 A2 10 00
+  //   1007: MOV [5008h], AL   A2 08 50
+  Real r({0xA2, 0x04, 0x50, 0x26, 0xA2, 0x10, 0x00, 0xA2, 0x08, 0x50});
+  r.cpu.set_cr0(kCr0Et);  // caches on
+  Segment es;
+  es.selector = 0xA000;
+  es.base = 0xA0000;
+  r.cpu.set_segment(kEs, es);
+  std::vector<uint32_t> asked;
+  r.cpu.set_cacheable([&](uint32_t page) {
+    asked.push_back(page);
+    return page < 0xA0000;
+  });
+  ASSERT_EQ(r.cpu.Run(3), 3u);
+  std::vector<std::pair<cat::RecordKind, uint64_t>> stores;
+  for (const cat::OwnedRecord& rec : r.bus.log()) {
+    if (rec.kind == cat::RecordKind::kWriteThrough || rec.kind == cat::RecordKind::kUncachedWrite) {
+      stores.emplace_back(rec.kind, rec.address);
+    }
+  }
+  EXPECT_EQ(stores, (std::vector<std::pair<cat::RecordKind, uint64_t>>{
+                        {cat::RecordKind::kWriteThrough, 0x5004},
+                        {cat::RecordKind::kUncachedWrite, 0xA0010},
+                        {cat::RecordKind::kWriteThrough, 0x5008}}));
+  for (uint32_t page : asked) EXPECT_EQ(page % 4096, 0u) << std::hex << page;
+  EXPECT_EQ(std::count(asked.begin(), asked.end(), 0xA0000u), 1);
+}
+
 TEST(X86Cpu, AStoreIntoCodeIsSeenByTheNextFetchOfIt) {
   // A loop that runs MOV AL, imm8 twice; between the runs a store changes its immediate. The
   // instruction was predecoded on the first run: the store into its line must drop that.
