@@ -13,7 +13,9 @@
 #define CITCAT_SIMCORE_X86_CPU_H_
 
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <span>
 #include <vector>
@@ -605,14 +607,23 @@ class Cpu {
 
 // ---- the memory path, inline: every data access takes it ----
 
+// (On a little-endian host, one load or store where the size is known where it is inlined.)
 inline uint32_t LittleEndian(const uint8_t* bytes, int size) {
   uint32_t v = 0;
-  for (int i = size - 1; i >= 0; --i) v = v << 8 | bytes[i];
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(&v, bytes, static_cast<size_t>(size));
+  } else {
+    for (int i = size - 1; i >= 0; --i) v = v << 8 | bytes[i];
+  }
   return v;
 }
 
 inline void ToLittleEndian(uint32_t value, uint8_t* bytes, int size) {
-  for (int i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(value >> (8 * i));
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(bytes, &value, static_cast<size_t>(size));
+  } else {
+    for (int i = 0; i < size; ++i) bytes[i] = static_cast<uint8_t>(value >> (8 * i));
+  }
 }
 
 [[gnu::always_inline]] inline Access Cpu::DataAccess(uint32_t paddr) {

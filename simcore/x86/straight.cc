@@ -348,6 +348,11 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
                    uint64_t* done, const Predecoded** fetched) {
   const Segment& cs = seg_[kCs];
   const bool code32 = cs.big;
+  // A 4 GB code segment holds every instruction that starts 16 bytes or more below its end.
+  const uint32_t flat_below = cs.limit == 0xFFFFFFFF ? 0xFFFFFFF0 : 0;
+  const auto in_limit = [&](uint32_t eip, const Predecoded& q) {
+    return eip < flat_below || InLimit(cs, eip, q);
+  };
   const FetchLine* f = *line;
   bool touch = *retouch;
   uint32_t e = eip_;
@@ -368,7 +373,7 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
         ++r;
         if (length >= left || n >= steps || e < from) break;  // (e < from: IP wrapped at 64 KB)
         const Predecoded* q = p + length;
-        if (q->generation != p->generation || q->pure != p->pure || !InLimit(cs, e, *q)) break;
+        if (q->generation != p->generation || q->pure != p->pure || !in_limit(e, *q)) break;
         left -= length;
         ++n;
         p = q;
@@ -393,7 +398,7 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
     const Predecoded* q = FetchNext(cs.base + e, code32, touch, &f);
     if (q == nullptr) break;  // RunStraight's Step fetches and decodes it
     touch = false;
-    if (q->form == Straight::kGeneric || !InLimit(cs, e, *q)) {
+    if (q->form == Straight::kGeneric || !in_limit(e, *q)) {
       *fetched = q;
       break;
     }
