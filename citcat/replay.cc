@@ -37,9 +37,9 @@ ABSL_FLAG(std::string, ims, "", "the initial machine state (ims.pb from citcat e
 ABSL_FLAG(std::string, aes, "", "the asynchronous event schedule (aes.pb from citcat extract)");
 ABSL_FLAG(std::string, cat, "", "also write the regenerated CAT here");
 ABSL_FLAG(std::string, format, "",
-          "the instruction trace format for -o: text, text-values (text with the values of the "
-          "registers written), champsim, penn, din, idtrace or idtrace-exec (.gz, .xz and .zst "
-          "suffixes compress; without --format, the plain text trace)");
+          "the instruction trace format for -o: text, text-values, champsim, penn, din, idtrace or "
+          "idtrace-exec (text-values: text with the values of the registers written; .gz, .xz "
+          "and .zst suffixes compress; without --format, the plain text trace)");
 ABSL_FLAG(std::string, mode, "",
           "with --format: only instructions run in this mode (user, kernel)");
 ABSL_FLAG(bool, filter_idle, false,
