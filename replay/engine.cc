@@ -327,6 +327,7 @@ void Engine::FinishSchedule() {
   while (!events_->dma().empty() && !diverged() && error_.ok()) {
     // A copy: the core runs on before it is applied, and may take the queue's next.
     const aes::DmaTransfer d = Take(events_->dma(), *segment_.events.mutable_dma());
+    look_at_ = 0;  // the next transfer may be placed anywhere
     if (d.branch_count() > core_->branch_count() && d.branch_count() <= end_bc) {
       core_->set_stop_branch_count(d.branch_count());
       while (core_->branch_count() < d.branch_count() && !diverged() && error_.ok() &&
@@ -407,7 +408,7 @@ void Engine::FlushTrace() {
 
 // ---- the bus ----
 
-void Engine::BeginCpuTransaction(const cat::BusRecord& r) {
+void Engine::LookAtSchedule(const cat::BusRecord& r) {
   // DMA placed after this many CPU transactions happens before this one.
   for (const aes::DmaTransfer* d = events_->dma().Peek();
        d != nullptr && d->after_cpu_transactions() <= cpu_transactions_ && !diverged();
@@ -418,6 +419,9 @@ void Engine::BeginCpuTransaction(const cat::BusRecord& r) {
     Diverge(absl::StrCat("a ", cat::KindName(r.kind), " of ", r.data.size(), " bytes at ",
                          Hex(r.address), " after the end of the schedule"));
   }
+  const aes::DmaTransfer* next = events_->dma().Peek();
+  look_at_ = next != nullptr ? next->after_cpu_transactions() : ~uint64_t{0};
+  if (end_known_) look_at_ = std::min<uint64_t>(look_at_, end_.cpu_transactions());
 }
 
 void Engine::EndCpuTransaction(const cat::BusRecord& r) {

@@ -130,7 +130,13 @@ class Engine final : public simcore::Bus {
   uint64_t Slice() const;
   // Past options().max_instructions: a divergence, and true.
   bool PastMaxInstructions();
-  void BeginCpuTransaction(const cat::BusRecord& r);
+  // Before a CPU transaction: the DMA placed before it, and the end's check; a compare for the
+  // transactions between those places.
+  void BeginCpuTransaction(const cat::BusRecord& r) {
+    if (cpu_transactions_ >= look_at_) [[unlikely]]
+      LookAtSchedule(r);
+  }
+  void LookAtSchedule(const cat::BusRecord& r);
   void EndCpuTransaction(const cat::BusRecord& r);
   void ApplyDma(const aes::DmaTransfer& d);
   void Emit(const cat::BusRecord& r);
@@ -222,6 +228,9 @@ class Engine final : public simcore::Bus {
   uint64_t divergence_record_ = 0;
   absl::Status error_;
   uint64_t cpu_transactions_ = 0;
+  // The CPU transaction count from which the schedule needs a look (LookAtSchedule): the next
+  // DMA transfer's place or the end's, whichever comes first; never later than either.
+  uint64_t look_at_ = 0;
   uint64_t records_ = 0;
   uint64_t last_record_bc_ = 0;
 
