@@ -17,6 +17,7 @@
 #include "simcore/ram_bus.h"
 #include "tests/simcore/mips_asm.h"
 #include "tests/simcore/random_program.h"
+#include "tests/support/register_checker.h"
 
 namespace citcat::mips {
 namespace {
@@ -41,64 +42,17 @@ class PcLog : public simcore::Observer {
   const Cpu& cpu_;
 };
 
-// Checks what the core tells of the registers each instruction wrote (Observer::OnRegister):
-// every register the instruction changed is told, with the value it holds once the instruction
-// completed, before the next instruction or event is told; an instruction that raised an
-// exception tells none (it changed none).
-class RegisterChecker final : public simcore::Observer {
- public:
-  explicit RegisterChecker(const Cpu& cpu) : cpu_(cpu) {}
-  bool WantsRegisters() const override { return true; }
-  void OnInstruction(uint64_t pc, std::span<const uint8_t>) override {
-    Check(false);
-    before_ = Registers();
-    told_.fill(false);
-    pending_ = true;
-    pc_ = pc;
-  }
-  void OnRegister(uint16_t reg, uint64_t value) override {
-    ASSERT_TRUE(pending_) << "register " << reg << " told with no instruction";
-    ASSERT_LT(reg, told_.size());
-    EXPECT_EQ(value, Registers()[reg]) << "register " << reg << " at " << std::hex << pc_;
-    told_[reg] = true;
-    ++told;
-  }
-  void OnEvent(simcore::EventKind kind, uint32_t, uint64_t pc) override {
-    Check(kind == simcore::EventKind::kFault && pc == pc_);
-  }
-  // After a run: the last instruction's registers are told by then.
-  void Check(bool faulted) {
-    if (!std::exchange(pending_, false)) return;
-    const std::array<uint64_t, 97> after = Registers();
-    for (size_t r = 0; r < after.size(); ++r) {
-      if (faulted) {
-        EXPECT_FALSE(told_[r]) << "register " << r << " told by a faulting " << std::hex << pc_;
-      } else if (after[r] != before_[r]) {
-        EXPECT_TRUE(told_[r]) << "register " << r << " changed, untold, at " << std::hex << pc_;
-      }
-      if (testing::Test::HasFailure()) return;
-    }
-    ++checked;
-  }
-  uint64_t checked = 0, told = 0;
-
- private:
-  // In the trace records' numbering (simcore/mips/decoder.h), unused numbers 0.
-  std::array<uint64_t, 97> Registers() const {
-    std::array<uint64_t, 97> v{};
-    for (int r = 1; r < 32; ++r) v[r] = cpu_.gpr(r);
-    v[kRegHi] = cpu_.hi();
-    v[kRegLo] = cpu_.lo();
-    for (int f = 0; f < 32; ++f) v[kRegFpr0 + f] = cpu_.fpu().raw_fgr(f);
-    v[kRegFcc] = cpu_.fpu().condition();
-    return v;
-  }
-  const Cpu& cpu_;
-  std::array<uint64_t, 97> before_{};
-  std::array<bool, 97> told_{};
-  bool pending_ = false;
-  uint64_t pc_ = 0;
-};
+// In the trace records' numbering (simcore/mips/decoder.h), unused numbers 0.
+constexpr size_t kRegisterNumbers = kRegFcc + 1;
+std::array<uint64_t, kRegisterNumbers> RegistersOf(const Cpu& cpu) {
+  std::array<uint64_t, kRegisterNumbers> v{};
+  for (int r = 1; r < 32; ++r) v[r] = cpu.gpr(r);
+  v[kRegHi] = cpu.hi();
+  v[kRegLo] = cpu.lo();
+  for (int f = 0; f < 32; ++f) v[kRegFpr0 + f] = cpu.fpu().raw_fgr(f);
+  v[kRegFcc] = cpu.fpu().condition();
+  return v;
+}
 
 struct Machine {
   Machine() : bus(kRam), cpu(bus) { bus.set_logging(true); }
@@ -186,7 +140,7 @@ void CompareRuns(Machine& a, Machine& b, uint64_t steps, uint32_t seed, uint64_t
       EXPECT_GE(b.cpu.branch_count(), stop) << where;
     }
     ExpectSameState(a, b, where);
-    if (testing::Test::HasFatalFailure()) return;
+    if (::testing::Test::HasFatalFailure()) return;
     done += ran;
     ++runs;
   }
@@ -225,7 +179,7 @@ TEST(RegisterReports, EveryRegisterAnInstructionChangedIsToldWithItsValue) {
     }
     Machine m;
     LoadProgram(m, code, 0x1000, p.data, p.end);
-    RegisterChecker checker(m.cpu);
+    citcat::testing::RegisterChecker<kRegisterNumbers> checker([&] { return RegistersOf(m.cpu); });
     m.cpu.set_observer(&checker);
     std::mt19937_64 rng(seed);
     const uint64_t end = 0xFFFFFFFF00000000ull | p.end;
@@ -233,7 +187,7 @@ TEST(RegisterReports, EveryRegisterAnInstructionChangedIsToldWithItsValue) {
     while (done < 200'000 && m.cpu.pc() != end) {
       m.cpu.SetInterruptLine(2, options.exceptions && rng() % 16 == 0);
       done += m.cpu.Run(1 + rng() % 200);
-      checker.Check(false);
+      checker.Check();
       ASSERT_FALSE(HasFailure()) << "seed " << seed;
     }
     EXPECT_GE(checker.checked, m.cpu.retired()) << "seed " << seed;

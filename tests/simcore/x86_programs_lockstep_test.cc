@@ -17,6 +17,7 @@
 #include "simcore/bus.h"
 #include "simcore/x86/cpu.h"
 #include "tests/simcore/x86_unicorn_lockstep.h"
+#include "tests/support/register_checker.h"
 
 namespace citcat::x86 {
 namespace {
@@ -160,54 +161,15 @@ class BytesChecker final : public simcore::Observer {
   const Cpu& cpu_;
 };
 
-// Checks what the core tells of the registers each instruction wrote (Observer::OnRegister):
-// every general register, segment register and EFLAGS the instruction changed is told, with the
-// value it holds once the instruction completed, before the next instruction is told.
-class RegisterChecker final : public simcore::Observer {
- public:
-  explicit RegisterChecker(const Cpu& cpu) : cpu_(cpu) {}
-  bool WantsRegisters() const override { return true; }
-  void OnInstruction(uint64_t eip, std::span<const uint8_t>) override {
-    Check();
-    before_ = Registers();
-    told_.fill(false);
-    pending_ = true;
-    eip_ = static_cast<uint32_t>(eip);
-  }
-  void OnRegister(uint16_t reg, uint64_t value) override {
-    ASSERT_TRUE(pending_) << "register " << reg << " told with no instruction";
-    ASSERT_LT(reg, told_.size());
-    EXPECT_EQ(value, Registers()[reg]) << "register " << reg << " at " << std::hex << eip_;
-    told_[reg] = true;
-    ++told;
-  }
-  void Check() {
-    if (!std::exchange(pending_, false)) return;
-    const std::array<uint32_t, kRegEflags + 1> after = Registers();
-    for (size_t r = 0; r < after.size(); ++r) {
-      EXPECT_TRUE(after[r] == before_[r] || told_[r])
-          << "register " << r << " changed, untold, at " << std::hex << eip_;
-      if (::testing::Test::HasFailure()) return;
-    }
-    ++checked;
-  }
-  uint64_t checked = 0, told = 0;
-
- private:
-  // In the trace records' numbering (simcore/x86/decoder.h).
-  std::array<uint32_t, kRegEflags + 1> Registers() const {
-    std::array<uint32_t, kRegEflags + 1> v{};
-    for (int r = 0; r < 8; ++r) v[r] = cpu_.reg(r);
-    for (int s = 0; s < 6; ++s) v[kRegSeg0 + s] = cpu_.segment(s).selector;
-    v[kRegEflags] = cpu_.eflags();
-    return v;
-  }
-  const Cpu& cpu_;
-  std::array<uint32_t, kRegEflags + 1> before_{};
-  std::array<bool, kRegEflags + 1> told_{};
-  bool pending_ = false;
-  uint32_t eip_ = 0;
-};
+// The general registers, the segment registers' selectors and EFLAGS, in the trace records'
+// numbering (simcore/x86/decoder.h).
+std::array<uint64_t, kRegEflags + 1> RegistersOf(const Cpu& cpu) {
+  std::array<uint64_t, kRegEflags + 1> v{};
+  for (int r = 0; r < 8; ++r) v[r] = cpu.reg(r);
+  for (int s = 0; s < 6; ++s) v[kRegSeg0 + s] = cpu.segment(s).selector;
+  v[kRegEflags] = cpu.eflags();
+  return v;
+}
 
 // On the full path (Complete) and the fast paths' observed straight forms.
 TEST(X86Programs, EveryRegisterAnInstructionChangedIsToldWithItsValue) {
@@ -221,7 +183,7 @@ TEST(X86Programs, EveryRegisterAnInstructionChangedIsToldWithItsValue) {
       }
       Cpu cpu(bus);
       cpu.set_fast_paths(fast);
-      RegisterChecker checker(cpu);
+      citcat::testing::RegisterChecker<kRegEflags + 1> checker([&] { return RegistersOf(cpu); });
       cpu.set_observer(&checker);
       cpu.SetFlat32();
       cpu.set_eip(static_cast<uint32_t>(elf->entry));
