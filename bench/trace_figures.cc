@@ -278,6 +278,7 @@ std::vector<Row> Rows(const extract::Extraction& x, const std::string& dir,
       {"champsim .xz", "champsim", traces::Format::kChampSim, 0},
       {"champsim .gz", "champsim", traces::Format::kChampSim, 0},
       {"text", "text", traces::Format::kText, 0.10},
+      {"text-values", "text-values", traces::Format::kTextValues, 0},
       {"penn", "penn", traces::Format::kPenn, 0.10},
       {"text .zst", "text", traces::Format::kText, 0},
   };
