@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "aes/aes.pb.h"
 #include "ims/ims.pb.h"
+#include "simcore/instruction_log.h"
 
 namespace citcat::replay {
 
@@ -66,6 +67,14 @@ class CoreAdapter {
   // delay slot or REP iteration pending: only there may a replay be cut into segments, so that
   // every trace writer starts a segment the way it goes on in the whole. False where unsure.
   virtual bool AtFlowBreak() const { return false; }
+
+  // When the engine needs each instruction's index, PC and bytes and nothing more (no trace, no
+  // sink): a core that can write them into `log` from its own run loops, instead of telling an
+  // observer of each, does so from now on and says true (the adapter then observes nothing).
+  virtual bool LogInstructions(simcore::InstructionLog* log) {
+    (void)log;
+    return false;
+  }
 
   // The processor's whole state at this instruction boundary into the `cpu` oneof of `ims`, what
   // is not architectural included (a segment's start). Unimplemented where the core cannot yet.

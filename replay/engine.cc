@@ -105,6 +105,11 @@ absl::Status Engine::Load(const CoreAdapterFactory& make_core) {
   if (!core.ok()) return core.status();
   core_ = std::move(*core);
   if (absl::Status s = core_->Load(ims_); !s.ok()) return s;
+  // Only the ring to fill (an archive's checksums, a divergence's context): the core may log
+  // the instructions itself and keep its fast paths.
+  if (observe_ && options_.trace == nullptr && options_.sink == nullptr) {
+    core_->LogInstructions(&ring_);
+  }
 
   const aes::EndPoint& end = end_;
   end_known_ = end.branch_count() != 0 || end.cat_records() != 0;
@@ -199,9 +204,9 @@ void Engine::Diverge(uint64_t cat_record, const std::string& what) {
                              core_->branch_count(), "): ", what);
   if (observe_) {
     absl::StrAppend(&divergence_, "\nlast instructions executed:");
-    const uint64_t n = std::min<uint64_t>(ring_count_, kContext);
-    for (uint64_t i = ring_count_ - n; i < ring_count_; ++i) {
-      const ExecutedInstruction& e = ring_[i % kRingSize];
+    const uint64_t n = std::min<uint64_t>(ring_.count(), kContext);
+    for (uint64_t i = ring_.count() - n; i < ring_.count(); ++i) {
+      const ExecutedInstruction& e = ring_.at(i);
       const std::span<const uint8_t> bytes = e.Bytes();
       absl::StrAppendFormat(&divergence_, "\n  %10d  %016x  %s  %s", e.index, e.pc, BytesHex(bytes),
                             core_->Disassemble(e.pc, bytes));
@@ -390,9 +395,8 @@ void Engine::TraceInstruction(uint64_t index, uint64_t pc, std::span<const uint8
 
 // The instructions started since the ring last filled, for on_instructions.
 void Engine::FlushInstructions() {
-  const size_t rest = ring_count_ % kRingSize;
-  if (rest != 0 && options_.on_instructions) {
-    options_.on_instructions(std::span<const ExecutedInstruction>(ring_.data(), rest));
+  if (!ring_.Pending().empty() && options_.on_instructions) {
+    options_.on_instructions(ring_.Pending());
   }
 }
 

@@ -68,12 +68,7 @@ class Engine final : public simcore::Bus {
   // the instructions retired before it (the core's retired()).
   // (Defined here for the adapters to inline: it runs for every instruction of every trace.)
   void Instruction(uint64_t index, uint64_t pc, std::span<const uint8_t> bytes) {
-    ExecutedInstruction& e = ring_[ring_count_++ % kRingSize];
-    e.index = index;
-    e.pc = pc;
-    e.size = static_cast<uint8_t>(std::min(bytes.size(), e.bytes.size()));
-    CopyBytes(bytes.data(), e.size, e.bytes.data());
-    if (ring_count_ % kRingSize == 0 && options_.on_instructions) options_.on_instructions(ring_);
+    ring_.Add(index, pc, bytes);
     if (options_.trace != nullptr) TraceInstruction(index, pc, bytes);
   }
   // A line of the text trace that is not an instruction (an exception, a device read).
@@ -148,8 +143,8 @@ class Engine final : public simcore::Bus {
   uint64_t RecordOr(uint64_t cat_record) const {
     return cat_record != 0 ? cat_record : CurrentRecord();
   }
-  // Copies n <= 31 bytes in fixed-size pieces, by the bits of n: a library call per instruction
-  // (or per bus transaction: a word, a 16-byte line) would cost as much as the rest of its work.
+  // Copies n <= 31 bytes in fixed-size pieces, by the bits of n: a library call per bus
+  // transaction (a word, a 16-byte line) would cost as much as the rest of its work.
   template <size_t kPiece>
   static void CopyPiece(const uint8_t* from, size_t n, uint8_t* to, size_t& done) {
     if (n & kPiece) {
@@ -203,8 +198,18 @@ class Engine final : public simcore::Bus {
   std::vector<ims::MemoryExtent> SegmentImage() const;
 
   // The last instructions started, for a divergence report (the last kContext of them) and
-  // on_instructions (the whole ring each time it fills).
-  static constexpr int kRingSize = 1024;
+  // on_instructions (the whole ring each time it fills). Filled through Instruction, or by a
+  // core that logs them itself (CoreAdapter::LogInstructions).
+  class Ring final : public simcore::InstructionLog {
+   public:
+    explicit Ring(const ReplayOptions& options) : options_(options) {}
+
+   private:
+    void Full(std::span<const ExecutedInstruction> ring) override {
+      if (options_.on_instructions) options_.on_instructions(ring);
+    }
+    const ReplayOptions& options_;
+  };
   static constexpr int kContext = 16;
   void FlushInstructions();
 
@@ -243,8 +248,7 @@ class Engine final : public simcore::Bus {
   std::vector<uint8_t> first_;                   // the first-read values
   std::map<uint64_t, uint8_t> rom_first_;        // ROM bytes the current segment has read
 
-  std::array<ExecutedInstruction, kRingSize> ring_{};
-  uint64_t ring_count_ = 0;
+  Ring ring_{options_};
   std::optional<traces::PlainTextTrace> text_;  // into options_.trace, if any
 };
 

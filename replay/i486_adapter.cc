@@ -76,6 +76,12 @@ class I486Adapter final : public CoreAdapter, public simcore::Observer {
     return disasm_.Text(static_cast<uint32_t>(pc), bytes, cpu_.segment(x86::kCs).big);
   }
   bool AtFlowBreak() const override { return cpu_.AtFlowBreak(); }
+  bool LogInstructions(simcore::InstructionLog* log) override {
+    if (recorder_) return false;
+    cpu_.set_observer(nullptr);
+    cpu_.set_instruction_log(log);
+    return true;
+  }
   absl::Status SaveState(ims::InitialMachineState& ims) const override {
     core_state::SaveX86State(cpu_, *ims.mutable_x86());
     return absl::OkStatus();

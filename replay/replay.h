@@ -22,6 +22,7 @@
 #include "ims/ims.pb.h"
 #include "replay/core_adapter.h"
 #include "replay/divergence.h"
+#include "simcore/instruction_log.h"
 #include "traces/output.h"
 #include "traces/sink.h"
 
@@ -36,13 +37,7 @@ struct Segment {
 };
 
 // One instruction the core started (ReplayOptions::on_instructions).
-struct ExecutedInstruction {
-  uint64_t index = 0;  // the instructions retired before it
-  uint64_t pc = 0;
-  uint8_t size = 0;
-  std::array<uint8_t, 15> bytes{};  // the first `size` are its bytes, as they lie in memory
-  std::span<const uint8_t> Bytes() const { return {bytes.data(), size}; }
-};
+using ExecutedInstruction = simcore::LoggedInstruction;
 
 struct ReplayOptions {
   // Receives every regenerated bus record, in bus order (may be null).
@@ -61,7 +56,9 @@ struct ReplayOptions {
   // its bytes as they lie in memory, in fetch order, whatever the machine's instruction length (a
   // faulting one appears again when re-executed). In batches, each handed over as it fills and
   // the last when the replay ends, so that a consumer costs one call per batch, not one per
-  // instruction. Setting it makes replay look at single instructions, as a trace does.
+  // instruction. Setting it makes replay look at single instructions, as a trace does, unless
+  // the core logs them itself from its fast paths (the i486 does, when there is no trace and no
+  // sink: CoreAdapter::LogInstructions).
   std::function<void(std::span<const ExecutedInstruction> batch)> on_instructions;
   // With every regenerated record, the instructions retired so far (bus bytes against
   // instructions executed); costs nothing per instruction.

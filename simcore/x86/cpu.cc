@@ -509,7 +509,11 @@ void Cpu::Complete(const Predecoded& p) {
   if (eip_ + in.length - 1 > seg_[kCs].limit || eip_ + in.length - 1 < eip_) {
     return Raise(kVecGeneralProtection);
   }
-  if (observer_ != nullptr) Observe(eip_, p);
+  if (observer_ != nullptr) {
+    Observe(eip_, p);
+  } else if (log_ != nullptr) {
+    Log(eip_, retired_, p);
+  }
   next_eip_ = code32 ? eip_ + in.length : (eip_ + in.length) & 0xFFFF;
   jumped_ = false;
   repeat_ = false;

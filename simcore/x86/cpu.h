@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "simcore/bus.h"
+#include "simcore/instruction_log.h"
 #include "simcore/observer.h"
 #include "simcore/x86/alu.h"
 #include "simcore/x86/cache.h"
@@ -193,6 +194,10 @@ class Cpu {
     observer_ = observer;
     report_registers_ = observer != nullptr && observer->WantsRegisters();
   }
+  // May be null. Each instruction the observer would be told of, written into `log` by the run
+  // loops themselves, fast paths included (simcore/instruction_log.h); for a core with no
+  // observer.
+  void set_instruction_log(simcore::InstructionLog* log) { log_ = log; }
   // The instruction told to the observer last, as decoded (valid while it runs).
   const Instruction& observed() const { return *observed_; }
   // Whether condition code `cond` (Jcc's tttn) holds on the current flags.
@@ -525,6 +530,12 @@ class Cpu {
     observed_ = &p.in;
     observer_->OnInstruction(eip, BytesOf(p, buffer));
   }
+  // Writes the instruction at `eip`, about to run with `retired` instructions before it, into the
+  // instruction log.
+  void Log(uint32_t eip, uint64_t retired, const Predecoded& p) {
+    uint8_t buffer[kMaxInstructionLength];
+    log_->Add(retired, eip, BytesOf(p, buffer));
+  }
   // Tells the observer the registers `in` wrote, once it completed (simcore::Observer::OnRegister).
   void ReportRegisters(const Instruction& in);
   FetchLine& FetchLineOf(uint32_t linear) {
@@ -598,6 +609,7 @@ class Cpu {
   uint64_t event_retired_ = ~uint64_t{0};  // retired_ at the last event's entry
   simcore::Observer* observer_ = nullptr;
   bool report_registers_ = false;  // the observer WantsRegisters
+  simcore::InstructionLog* log_ = nullptr;
   const Instruction* observed_ = nullptr;
   Exception exception_;
   uint64_t retired_ = 0;

@@ -353,6 +353,7 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
   const auto in_limit = [&](uint32_t eip, const Predecoded& q) {
     return eip < flat_below || InLimit(cs, eip, q);
   };
+  simcore::InstructionLog* const log = log_;
   const FetchLine* f = *line;
   bool touch = *retouch;
   uint32_t e = eip_;
@@ -366,6 +367,7 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
       // ends in the line (its `pure` key).
       uint32_t left = Cache::kLineBytes - ((cs.base + e) & (Cache::kLineBytes - 1));
       for (;;) {
+        if (log != nullptr) Log(e, r, *p);
         p->run(*this, *p);
         const uint32_t length = p->in.length;
         const uint32_t from = e;
@@ -385,6 +387,7 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
       next_eip_ = next;
       jumped_ = false;
       retired_ = r;
+      if (log != nullptr) Log(e, r, *p);
       if (!p->run(*this, *p)) {
         ok = false;  // eip_ and retired_ are the faulting instruction's
         break;

@@ -321,6 +321,39 @@ TEST(I486Replay, ReplayRegeneratesTheCaptureExactly) {
   EXPECT_TRUE(again->identical) << again->report;
 }
 
+// With no trace and no sink, the core writes each instruction into replay's ring from its own
+// run loops, fast paths included (CoreAdapter::LogInstructions), instead of telling an observer of
+// each: the same instructions (every REP iteration, faulting ones again), in the same order, with
+// the same index, PC and bytes. An archive's instruction checksum is made from them.
+TEST(I486Replay, TheInstructionLogIsWhatAnObserverIsTold) {
+  class Drop final : public traces::TraceSink {
+   public:
+    absl::Status Consume(const traces::Record&) override { return absl::OkStatus(); }
+  };
+  const extract::Extraction x = ExtractFrom(Default());
+  const auto started = [&](bool observed) {
+    std::vector<ExecutedInstruction> all;
+    Drop drop;
+    ReplayOptions options;
+    options.on_instructions = [&](std::span<const ExecutedInstruction> batch) {
+      all.insert(all.end(), batch.begin(), batch.end());
+    };
+    if (observed) options.sink = &drop;  // a sink: the core tells an observer
+    auto summary = Replay(Machine(), x.ims, x.aes, options);
+    EXPECT_TRUE(summary.ok()) << summary.status();
+    return all;
+  };
+  const std::vector<ExecutedInstruction> logged = started(false), told = started(true);
+  ASSERT_EQ(logged.size(), told.size());
+  EXPECT_GT(logged.size(), 30000u);
+  for (size_t i = 0; i < logged.size(); ++i) {
+    const ExecutedInstruction &a = logged[i], &b = told[i];
+    ASSERT_TRUE(a.index == b.index && a.pc == b.pc && std::ranges::equal(a.Bytes(), b.Bytes()))
+        << "instruction " << i << ": logged " << a.index << " at " << std::hex << a.pc << ", told "
+        << std::dec << b.index << " at " << std::hex << b.pc;
+  }
+}
+
 // Keyed by what replay needed, an interrupt says how many steps after the core's first arrival at
 // its EIP it was taken only where that is not 0: between two iterations of a REP string
 // instruction, and then in place of ECX. The schedule with those keys replays the capture
