@@ -26,6 +26,7 @@
 #include "replay/core_adapter.h"
 #include "replay/replay.h"
 #include "simcore/bus.h"
+#include "simcore/copy_bytes.h"
 #include "traces/plain_text.h"
 
 namespace citcat::replay {
@@ -143,27 +144,10 @@ class Engine final : public simcore::Bus {
   uint64_t RecordOr(uint64_t cat_record) const {
     return cat_record != 0 ? cat_record : CurrentRecord();
   }
-  // Copies n <= 31 bytes in fixed-size pieces, by the bits of n: a library call per bus
-  // transaction (a word, a 16-byte line) would cost as much as the rest of its work.
-  template <size_t kPiece>
-  static void CopyPiece(const uint8_t* from, size_t n, uint8_t* to, size_t& done) {
-    if (n & kPiece) {
-      std::memcpy(to + done, from + done, kPiece);
-      done += kPiece;
-    }
-  }
-  static void CopyBytes(const uint8_t* from, size_t n, uint8_t* to) {
-    size_t done = 0;
-    CopyPiece<16>(from, n, to, done);
-    CopyPiece<8>(from, n, to, done);
-    CopyPiece<4>(from, n, to, done);
-    CopyPiece<2>(from, n, to, done);
-    CopyPiece<1>(from, n, to, done);
-  }
   // Bus data: a word, a line, rarely more.
   static void CopyData(const uint8_t* from, size_t n, uint8_t* to) {
     if (n < 32) [[likely]] {
-      CopyBytes(from, n, to);
+      simcore::CopyFewBytes(from, n, to);
     } else {
       std::memcpy(to, from, n);
     }

@@ -9,8 +9,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <span>
+
+#include "simcore/copy_bytes.h"
 
 namespace citcat::simcore {
 
@@ -33,7 +34,7 @@ class InstructionLog {
     e.index = index;
     e.pc = pc;
     e.size = static_cast<uint8_t>(bytes.size() < e.bytes.size() ? bytes.size() : e.bytes.size());
-    CopyBytes(bytes.data(), e.size, e.bytes.data());
+    CopyFewBytes(bytes.data(), e.size, e.bytes.data());
     if (++count_ % kSize == 0) Full(ring_);
   }
   // Instructions added so far, and one of the last kSize of them.
@@ -48,23 +49,6 @@ class InstructionLog {
   virtual void Full(std::span<const LoggedInstruction> ring) = 0;
 
  private:
-  // n <= 15 bytes in fixed-size pieces, by the bits of n: a library call per instruction would
-  // cost as much as the rest of Add.
-  template <size_t kPiece>
-  static void CopyPiece(const uint8_t* from, size_t n, uint8_t* to, size_t& done) {
-    if (n & kPiece) {
-      std::memcpy(to + done, from + done, kPiece);
-      done += kPiece;
-    }
-  }
-  static void CopyBytes(const uint8_t* from, size_t n, uint8_t* to) {
-    size_t done = 0;
-    CopyPiece<8>(from, n, to, done);
-    CopyPiece<4>(from, n, to, done);
-    CopyPiece<2>(from, n, to, done);
-    CopyPiece<1>(from, n, to, done);
-  }
-
   std::array<LoggedInstruction, kSize> ring_{};
   uint64_t count_ = 0;
 };
