@@ -2,6 +2,7 @@
 // it read and wrote, its memory accesses with their values and its branch outcome; exceptions and
 // interrupts on lines of their own (docs/trace-formats.md, "text"). text-values adds the values of
 // the registers written.
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -69,7 +70,13 @@ char* PutAccess(char* p, const MemoryAccess& a) {
   return PutHexPadded(p, a.value, 2 * a.size);
 }
 
-// "  NAME=VALUE": the value as 2 x `bytes` hex digits.
+// "  NAME=VALUE": the value as 2 x the machine's register bytes hex digits, or more if it needs
+// them.
+size_t ValueSize(const RegisterValue& v, const RegisterSet& set) {
+  const absl::string_view name = set.Name(v.reg);
+  return 2 + (name.empty() ? 6 : name.size()) + 1 +  // "  " name (or "r65535") "="
+         std::max<size_t>(16, 2 * size_t{set.value_bytes()});
+}
 char* PutValue(char* p, const RegisterValue& v, const RegisterSet& set) {
   *p++ = ' ';
   *p++ = ' ';
@@ -97,11 +104,11 @@ class TextWriter final : public BufferedWriter {
     // The longest access: "  st" 255 "[" 16 digits "]=" 2 x 255 digits.
     constexpr size_t kAccess = 4 + 3 + 1 + 16 + 2 + 2 * 255;
     constexpr size_t kFixed = 20 + 3 + 3 + 16 + 1 + 2 * Piece::kSlack;
-    // "  " name "=" 16 digits.
-    constexpr size_t kValue = 2 + 16 + 1 + 16;
     const size_t values = values_ ? r.values.size() : 0;
+    size_t value_room = 0;
+    for (size_t i = 0; i < values; ++i) value_room += ValueSize(r.values[i], *r.registers);
     char* p = Claim(kFixed + t.middle.size() + t.branch.size() + kAccess * r.accesses.size() +
-                    kValue * values);
+                    value_room);
     p = PutDecimalRight(p, r.index, 12);
     *p++ = ' ';
     *p++ = r.mode == Mode::kUser ? 'u' : r.mode == Mode::kSupervisor ? 's' : 'k';
