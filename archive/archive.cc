@@ -223,6 +223,21 @@ std::string CheckContent(SectionReader& r, uint64_t raw, uint64_t crc, std::stri
   return r.crc64() == crc ? "" : "content checksum mismatch";
 }
 
+// Decodes content that a streaming pass found sound (`raw` bytes whose CRC-64 is `crc`) into
+// `out`, all at once. Returns what is wrong, or "".
+std::string DecodeSound(uint8_t codec, std::span<const uint8_t> payload, uint64_t raw,
+                        uint64_t crc, std::string& out) {
+  if (codec == kStored) {
+    out.assign(reinterpret_cast<const char*>(payload.data()), payload.size());
+  } else {
+    out.resize(raw);
+    const size_t n = ZSTD_decompress(out.data(), raw, payload.data(), payload.size());
+    if (ZSTD_isError(n) || n != raw) return "does not decompress";
+  }
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(out.data()), out.size());
+  return out.size() == raw && Crc64(bytes) == crc ? "" : "content checksum mismatch";
+}
+
 // Decodes one zstd frame of exactly `raw` bytes whose CRC-64 is `crc`: a first pass only checks
 // it, and only a frame that passes is decoded again into `out`. So memory grows with what a sound
 // section holds, never with what a damaged or hostile one claims. Returns what is wrong, or "".
@@ -230,30 +245,35 @@ std::string Decompress(std::span<const uint8_t> payload, uint64_t raw, uint64_t 
                        std::string& out) {
   SectionReader check(kZstd, payload);
   if (std::string bad = CheckContent(check, raw, crc, nullptr); !bad.empty()) return bad;
-  out.clear();
-  out.reserve(raw);
-  SectionReader keep(kZstd, payload);
-  return CheckContent(keep, raw, crc, &out);
+  return DecodeSound(kZstd, payload, raw, crc, out);
 }
 
-// The section's content as a protobuf input stream.
+// The section's content as a protobuf input stream, read through `r` (kept, if `owned`).
 class SectionStream final : public google::protobuf::io::CopyingInputStream {
  public:
-  explicit SectionStream(std::unique_ptr<SectionReader> r) : r_(std::move(r)) {}
+  SectionStream(SectionReader& r, std::unique_ptr<SectionReader> owned)
+      : r_(r), owned_(std::move(owned)) {}
   int Read(void* buffer, int size) override {
-    return static_cast<int>(r_->Read({static_cast<uint8_t*>(buffer), static_cast<size_t>(size)}));
+    return static_cast<int>(r_.Read({static_cast<uint8_t*>(buffer), static_cast<size_t>(size)}));
   }
 
  private:
-  std::unique_ptr<SectionReader> r_;
+  SectionReader& r_;
+  std::unique_ptr<SectionReader> owned_;
 };
+
+std::unique_ptr<google::protobuf::io::ZeroCopyInputStream> StreamOver(
+    SectionReader& r, std::unique_ptr<SectionReader> owned = nullptr) {
+  auto stream = std::make_unique<google::protobuf::io::CopyingInputStreamAdaptor>(
+      new SectionStream(r, std::move(owned)));
+  stream->SetOwnsCopyingStream(true);
+  return stream;
+}
 
 std::unique_ptr<google::protobuf::io::ZeroCopyInputStream> StreamOf(
     std::unique_ptr<SectionReader> r) {
-  auto stream = std::make_unique<google::protobuf::io::CopyingInputStreamAdaptor>(
-      new SectionStream(std::move(r)));
-  stream->SetOwnsCopyingStream(true);
-  return stream;
+  SectionReader& reader = *r;
+  return StreamOver(reader, std::move(r));
 }
 
 // An AES section read from a copy of its stored bytes, decoded as it is read: the schedule is
@@ -1043,7 +1063,9 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
             name, sec.at + kSectionHeader,
             absl::StrCat("section '", sec.type, "' is not a zstd frame of ", sec.raw, " bytes"));
       }
-      if (sec.type != kManifestType) {  // checked streaming; decoded below, if at all
+      if (sec.type == kImsType) {
+        // checked below, in the same pass as its sizes
+      } else if (sec.type != kManifestType) {  // checked streaming; decoded below, if at all
         SectionReader check(kZstd, sec.payload);
         if (std::string bad = CheckContent(check, sec.raw, sec.raw_crc, nullptr); !bad.empty()) {
           return ContentDamage(name, sec.at, sec.type, sec.raw, bad);
@@ -1059,18 +1081,26 @@ absl::StatusOr<Archive> ParseArchive(std::span<const uint8_t> b, const std::stri
     }
     if (sec.type == kImsType) {
       // Every size in the IMS against its machine and the manifest's counts, before it is
-      // decoded into memory.
+      // decoded into memory; the same read checks the content (a damaged one is named as such,
+      // whatever its sizes look like).
+      std::unique_ptr<SectionReader> reader;
       const ims::OpenStream open =
-          [&sec]() -> absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> {
-        return StreamOf(std::make_unique<SectionReader>(sec.codec, sec.payload));
+          [&]() -> absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>> {
+        reader = std::make_unique<SectionReader>(sec.codec, sec.payload);
+        return StreamOver(*reader);
       };
-      if (absl::Status s = ims::CheckSizes(open, MaxImageBytes(a.manifest)); !s.ok()) {
-        return Damaged(name, sec.at + kSectionHeader,
-                       absl::StrCat("section 'IMSP': ", s.message()));
+      const absl::Status sizes = ims::CheckSizes(open, MaxImageBytes(a.manifest));
+      if (!sizes.ok()) reader = std::make_unique<SectionReader>(sec.codec, sec.payload);
+      // (after the sizes' pass, what is left of the content, if anything)
+      if (std::string bad = CheckContent(*reader, sec.raw, sec.raw_crc, nullptr); !bad.empty()) {
+        return ContentDamage(name, sec.at, sec.type, sec.raw, bad);
       }
-      SectionReader keep(sec.codec, sec.payload);
-      a.ims.reserve(sec.raw);
-      if (std::string bad = CheckContent(keep, sec.raw, sec.raw_crc, &a.ims); !bad.empty()) {
+      if (!sizes.ok()) {
+        return Damaged(name, sec.at + kSectionHeader,
+                       absl::StrCat("section 'IMSP': ", sizes.message()));
+      }
+      if (std::string bad = DecodeSound(sec.codec, sec.payload, sec.raw, sec.raw_crc, a.ims);
+          !bad.empty()) {
         return ContentDamage(name, sec.at, sec.type, sec.raw, bad);
       }
     }

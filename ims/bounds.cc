@@ -60,7 +60,30 @@ bool LengthDelimited(uint32_t tag) {
   return WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
 }
 
-// The description, merged from every occurrence as a parser would; everything else skipped.
+// Reads one occurrence of the description, whose tag was just read at `at`, and merges it into
+// `description` as a parser would.
+absl::Status MergeDescription(Pass& pass, uint64_t at, MachineDescription& description) {
+  uint32_t length;
+  if (!pass.Length(length)) return NotAnIms(at);
+  if (length > kMaxStateBytes) {
+    return TooLarge(at, absl::StrCat("a machine description of ", length, " bytes, more than the ",
+                                     kMaxStateBytes, " all but the memory image may take"));
+  }
+  std::string bytes;
+  MachineDescription part;
+  if (!pass.in().ReadString(&bytes, static_cast<int>(length)) || !part.ParseFromString(bytes)) {
+    return NotAnIms(at);
+  }
+  description.MergeFrom(part);
+  return absl::OkStatus();
+}
+
+bool IsDescription(uint32_t tag) {
+  return WireFormatLite::GetTagFieldNumber(tag) == InitialMachineState::kDescriptionFieldNumber &&
+         LengthDelimited(tag);
+}
+
+// The description, merged from every occurrence; everything else skipped.
 absl::Status ReadDescription(const OpenStream& open, MachineDescription& description) {
   absl::StatusOr<Pass> pass = Pass::Open(open);
   if (!pass.ok()) return pass.status();
@@ -70,49 +93,27 @@ absl::Status ReadDescription(const OpenStream& open, MachineDescription& descrip
     at = pass->at();
     const uint32_t tag = in.ReadTag();
     if (tag == 0) break;
-    if (WireFormatLite::GetTagFieldNumber(tag) != InitialMachineState::kDescriptionFieldNumber ||
-        !LengthDelimited(tag)) {
+    if (!IsDescription(tag)) {
       if (!WireFormatLite::SkipField(&in, tag)) return NotAnIms(at);
       continue;
     }
-    uint32_t length;
-    if (!pass->Length(length)) return NotAnIms(at);
-    if (length > kMaxStateBytes) {
-      return TooLarge(at,
-                      absl::StrCat("a machine description of ", length, " bytes, more than the ",
-                                   kMaxStateBytes, " all but the memory image may take"));
-    }
-    std::string bytes;
-    MachineDescription part;
-    if (!in.ReadString(&bytes, static_cast<int>(length)) || !part.ParseFromString(bytes)) {
-      return NotAnIms(at);
-    }
-    description.MergeFrom(part);
+    if (absl::Status s = MergeDescription(*pass, at, description); !s.ok()) return s;
   }
   if (!pass->Ended()) return NotAnIms(at);
   return absl::OkStatus();
 }
 
-}  // namespace
-
-uint64_t MaxImageBytes(const MachineDescription& d) {
-  return std::min(d.memory_bytes(), kMaxMemoryBytes) + 2 * std::min(d.rom_bytes(), kMaxRomBytes) +
-         kMaxReservedBytes;
-}
-
-absl::Status CheckSizes(const OpenStream& open, uint64_t max_image_bytes) {
-  MachineDescription description;
-  if (absl::Status s = ReadDescription(open, description); !s.ok()) return s;
-  const uint64_t map = MaxImageBytes(description);
-  const uint64_t max_image = std::min(map, max_image_bytes);
+// The sizes of the memory extents and of the rest, in one pass, against `description`. With
+// `merging`, the description is read in the same pass, and each extent is checked against what
+// was read of it so far: `*late` tells the caller when an occurrence of it came after an extent,
+// whose check then did not see the whole description.
+absl::Status CheckPass(const OpenStream& open, uint64_t max_image_bytes, bool merging,
+                       MachineDescription& description, bool* late) {
   absl::StatusOr<Pass> pass = Pass::Open(open);
   if (!pass.ok()) return pass.status();
   CodedInputStream& in = pass->in();
   uint64_t image = 0, state = 0, extents = 0;
-  // What counts as state: every field outside the memory extents, and in an extent every field
-  // but its address and data.
-  auto skip_as_state = [&](uint32_t tag, uint64_t at) -> absl::Status {
-    if (!WireFormatLite::SkipField(&in, tag)) return NotAnIms(at);
+  const auto add_state = [&](uint64_t at) -> absl::Status {
     state += pass->at() - at;
     if (state > kMaxStateBytes) {
       return TooLarge(at, absl::StrCat("more than the ", kMaxStateBytes,
@@ -120,16 +121,33 @@ absl::Status CheckSizes(const OpenStream& open, uint64_t max_image_bytes) {
     }
     return absl::OkStatus();
   };
+  // What counts as state: every field outside the memory extents, and in an extent every field
+  // but its address and data.
+  const auto skip_as_state = [&](uint32_t tag, uint64_t at) -> absl::Status {
+    if (!WireFormatLite::SkipField(&in, tag)) return NotAnIms(at);
+    return add_state(at);
+  };
   uint64_t at;
   for (;;) {
     at = pass->at();
     const uint32_t tag = in.ReadTag();
     if (tag == 0) break;
+    if (merging && IsDescription(tag)) {
+      if (extents > 0) {
+        *late = true;
+        return absl::OkStatus();
+      }
+      if (absl::Status s = MergeDescription(*pass, at, description); !s.ok()) return s;
+      if (absl::Status s = add_state(at); !s.ok()) return s;
+      continue;
+    }
     if (WireFormatLite::GetTagFieldNumber(tag) != InitialMachineState::kMemoryFieldNumber ||
         !LengthDelimited(tag)) {
       if (absl::Status s = skip_as_state(tag, at); !s.ok()) return s;
       continue;
     }
+    const uint64_t map = MaxImageBytes(description);
+    const uint64_t max_image = std::min(map, max_image_bytes);
     ++extents;
     uint32_t length;
     if (!pass->Length(length)) return NotAnIms(at);
@@ -175,6 +193,27 @@ absl::Status CheckSizes(const OpenStream& open, uint64_t max_image_bytes) {
   }
   if (!pass->Ended()) return NotAnIms(at);
   return absl::OkStatus();
+}
+
+}  // namespace
+
+uint64_t MaxImageBytes(const MachineDescription& d) {
+  return std::min(d.memory_bytes(), kMaxMemoryBytes) + 2 * std::min(d.rom_bytes(), kMaxRomBytes) +
+         kMaxReservedBytes;
+}
+
+absl::Status CheckSizes(const OpenStream& open, uint64_t max_image_bytes) {
+  // Writers put the description before the memory (its field number is lower), so one pass
+  // reads it before any extent is checked against it. Any other message, and any that fails,
+  // is read through twice, the description first, so that what refuses it is exact.
+  MachineDescription description;
+  bool late = false;
+  if (CheckPass(open, max_image_bytes, /*merging=*/true, description, &late).ok() && !late) {
+    return absl::OkStatus();
+  }
+  description.Clear();
+  if (absl::Status s = ReadDescription(open, description); !s.ok()) return s;
+  return CheckPass(open, max_image_bytes, /*merging=*/false, description, &late);
 }
 
 absl::Status ReadFile(const std::string& path, InitialMachineState& state) {

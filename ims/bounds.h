@@ -39,10 +39,12 @@ uint64_t MaxImageBytes(const MachineDescription& description);
 using OpenStream =
     std::function<absl::StatusOr<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>>()>;
 
-// Reads the serialized IMS through twice, holding none of it: first for its description, then to
-// check every memory extent (non-empty, within MaxImageBytes, all together within it and within
+// Reads the serialized IMS through, holding none of it, for its description and to check every
+// memory extent against it (non-empty, within MaxImageBytes, all together within it and within
 // `max_image_bytes`, which a caller that knows how many bytes the trace read sets) and that the
-// rest stays within kMaxStateBytes. InvalidArgument, one line saying what and at which byte.
+// rest stays within kMaxStateBytes. InvalidArgument, one line saying what and at which byte. One
+// pass when the description comes before the memory, as writers put it; otherwise, or when it
+// refuses the message, three (the stream opened again each time).
 absl::Status CheckSizes(const OpenStream& open,
                         uint64_t max_image_bytes = std::numeric_limits<uint64_t>::max());
 
