@@ -225,8 +225,8 @@ std::string CheckContent(SectionReader& r, uint64_t raw, uint64_t crc, std::stri
 
 // Decodes content that a streaming pass found sound (`raw` bytes whose CRC-64 is `crc`) into
 // `out`, all at once. Returns what is wrong, or "".
-std::string DecodeSound(uint8_t codec, std::span<const uint8_t> payload, uint64_t raw,
-                        uint64_t crc, std::string& out) {
+std::string DecodeSound(uint8_t codec, std::span<const uint8_t> payload, uint64_t raw, uint64_t crc,
+                        std::string& out) {
   if (codec == kStored) {
     out.assign(reinterpret_cast<const char*>(payload.data()), payload.size());
   } else {
@@ -521,34 +521,40 @@ void ReplayChecksums::Attach(replay::ReplayOptions& options, const ims::InitialM
     // PC and bytes, a stream no version 1 writer made.
     const bool big = state.description().byte_order() == ims::BYTE_ORDER_BIG;
     options.on_instructions = [this, big](std::span<const replay::ExecutedInstruction> batch) {
+      uint8_t* const start = instructions_.Claim(batch.size() * (8 + 15));
+      uint8_t* out = start;
       for (const replay::ExecutedInstruction& e : batch) {
-        uint8_t* out = instructions_.Claim();
         cat::format::Store64(out, e.pc);
         if (e.size == 4) {
-          for (int i = 0; i < 4; ++i) out[8 + i] = e.bytes[big ? 3 - i : i];
+          uint32_t word;
+          std::memcpy(&word, e.bytes.data(), 4);
+          cat::format::Store32(out + 8, big ? __builtin_bswap32(word) : word);
         } else {
           std::memcpy(out + 8, e.bytes.data(), e.size);
         }
-        instructions_.Commit(8 + e.size);
+        out += 8 + e.size;
       }
+      instructions_.Commit(static_cast<size_t>(out - start));
       entries_ += batch.size();
     };
   } else {
     // Entries of at most 9 + 15 bytes.
     options.on_instructions = [this](std::span<const replay::ExecutedInstruction> batch) {
+      uint8_t* const start = instructions_.Claim(batch.size() * (9 + 15));
+      uint8_t* out = start;
       for (const replay::ExecutedInstruction& e : batch) {
-        uint8_t* out = instructions_.Claim();
         cat::format::Store64(out, e.pc);
         out[8] = e.size;
         std::memcpy(out + 9, e.bytes.data(), e.bytes.size());  // the whole array: a fixed copy
-        instructions_.Commit(9 + e.size);
+        out += 9 + e.size;
       }
+      instructions_.Commit(static_cast<size_t>(out - start));
       entries_ += batch.size();
     };
   }
   options.on_record_retired = [this](const cat::BusRecord& r, uint64_t) {
     // The record as docs/cat-format.md encodes it, so a regenerated CAT file yields the same sum.
-    uint8_t* head = cat_.Claim();
+    uint8_t* head = cat_.Claim(24);
     head[0] = static_cast<uint8_t>(r.kind);
     head[1] = r.flags;
     head[2] = r.master;
@@ -569,13 +575,13 @@ void ReplayChecksums::StreamCrc::Sum() {
 }
 
 void ReplayChecksums::StreamCrc::Add(std::span<const uint8_t> bytes) {
-  if (bytes.size() > kMaxClaim) {
+  if (bytes.size() > 64) {  // (a line or more: summed where it lies)
     Sum();
     crc_ = Crc64(bytes, crc_);
     bytes_ += bytes.size();
     return;
   }
-  std::memcpy(Claim(), bytes.data(), bytes.size());
+  std::memcpy(Claim(bytes.size()), bytes.data(), bytes.size());
   Commit(bytes.size());
 }
 

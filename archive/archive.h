@@ -82,22 +82,24 @@ class ReplayChecksums {
   // per entry would cost more than the sum.
   class StreamCrc {
    public:
-    static constexpr size_t kMaxClaim = 64;
-    // Room for up to kMaxClaim bytes; Commit(n) counts the first n of them.
-    uint8_t* Claim() { return pending_.data() + used_; }
+    static constexpr size_t kBlock = 64 << 10;
+    // Room for up to `most` bytes (at most kBlock); Commit(n) counts the first n of them. A batch
+    // of entries is written through one claim, so that the loop keeps its place in a register.
+    uint8_t* Claim(size_t most) {
+      if (used_ + most > kBlock) Sum();
+      return pending_.data() + used_;
+    }
     void Commit(size_t n) {
       used_ += n;
       bytes_ += n;
-      if (used_ >= kBlock) Sum();
     }
     void Add(std::span<const uint8_t> bytes);
     uint64_t Value() const;  // the sum of everything so far
     void Append(const StreamCrc& next);
 
    private:
-    static constexpr size_t kBlock = 64 << 10;
     void Sum();
-    std::vector<uint8_t> pending_ = std::vector<uint8_t>(kBlock + kMaxClaim);
+    std::vector<uint8_t> pending_ = std::vector<uint8_t>(kBlock);
     size_t used_ = 0;  // bytes of pending_ not yet in crc_
     uint64_t crc_ = 0, bytes_ = 0;
   };

@@ -84,6 +84,12 @@ class R4400Adapter final : public simcore::Observer, public CoreAdapter, public 
     return disasm_->Text(pc, mips::BytesWord(bytes.data(), cpu_.big_endian()));
   }
   bool AtFlowBreak() const override { return cpu_.AtFlowBreak(); }
+  bool LogInstructions(simcore::InstructionLog* log) override {
+    if (recorder_) return false;
+    cpu_.set_observer(nullptr);
+    cpu_.set_instruction_log(log);
+    return true;
+  }
   absl::Status SaveState(ims::InitialMachineState& ims) const override {
     core_state::SaveMipsState(cpu_, *ims.mutable_mips());
     return absl::OkStatus();

@@ -57,7 +57,7 @@ struct ReplayOptions {
   // faulting one appears again when re-executed). In batches, each handed over as it fills and
   // the last when the replay ends, so that a consumer costs one call per batch, not one per
   // instruction. Setting it makes replay look at single instructions, as a trace does, unless
-  // the core logs them itself from its fast paths (the i486 does, when there is no trace and no
+  // the core logs them itself from its fast paths (both cores do, when there is no trace and no
   // sink: CoreAdapter::LogInstructions).
   std::function<void(std::span<const ExecutedInstruction> batch)> on_instructions;
   // With every regenerated record, the instructions retired so far (bus bytes against

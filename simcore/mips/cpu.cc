@@ -170,7 +170,7 @@ const char* ExceptionName(ExcCode code) {
 }
 
 // Inlined into Run, one copy for each: the fetch at its top then needs no call.
-template <bool kObserved>
+template <Cpu::Watch kWatch>
 [[gnu::always_inline]] inline uint64_t Cpu::RunLoop(uint64_t n) {
   stop_ = false;
   flow_break_ = false;
@@ -182,7 +182,7 @@ template <bool kObserved>
       FinishFlow(pc);
       ++done;
     } else if (const Inst* inst = Fetch()) [[likely]] {
-      done += RunStraight<kObserved>(inst, n - done);
+      done += RunStraight<kWatch>(inst, n - done);
     } else {  // a fetch exception
       FinishFlow(pc);
       ++done;
@@ -192,8 +192,10 @@ template <bool kObserved>
 }
 
 uint64_t Cpu::Run(uint64_t n) {
-  if (observer_ == nullptr) return RunLoop<false>(n);
-  const uint64_t done = RunLoop<true>(n);
+  if (observer_ == nullptr) {
+    return log_ == nullptr ? RunLoop<Watch::kNone>(n) : RunLoop<Watch::kLog>(n);
+  }
+  const uint64_t done = RunLoop<Watch::kObserver>(n);
   ReportRegisters();
   return done;
 }

@@ -23,6 +23,7 @@
 
 #include "absl/status/status.h"
 #include "simcore/bus.h"
+#include "simcore/instruction_log.h"
 #include "simcore/mips/cache.h"
 #include "simcore/mips/decoder.h"
 #include "simcore/mips/fpu.h"
@@ -301,6 +302,9 @@ class Cpu {
     reported_pending_ = false;
     ForgetDataKeys();  // accesses go the slow way, which tells the observer (Accessed)
   }
+  // May be null. Each instruction the observer would be told of, written into `log` by the run
+  // loop itself, fused pairs included (simcore/instruction_log.h); for a core with no observer.
+  void set_instruction_log(simcore::InstructionLog* log) { log_ = log; }
 
   // ---- Counters ----
   uint64_t branch_count() const { return branch_count_; }
@@ -416,13 +420,23 @@ class Cpu {
     }
     observer_->OnInstruction(pc, bytes);
   }
+  // Writes the instruction at `pc`, about to run with `retired` instructions before it, into the
+  // instruction log.
+  void Log(uint64_t pc, uint64_t retired, uint32_t word) {
+    uint8_t bytes[4];
+    WordBytes(word, big_endian_, bytes);
+    log_->Add(retired, pc, bytes);
+  }
+  // Who is told of each instruction the run loop starts: no one, the instruction log, or the
+  // observer.
+  enum class Watch { kNone, kLog, kObserver };
   // Tells the observer the registers the instruction told last wrote, if it has not yet (an
   // instruction's writes are told once it completed: when the next instruction or an event
   // that did not come from it is told, or when Run returns).
   void ReportRegisters();
-  template <bool kObserved>
+  template <Watch kWatch>
   uint64_t RunLoop(uint64_t n);
-  template <bool kObserved>
+  template <Watch kWatch>
   uint64_t RunStraight(const Inst* inst, uint64_t n);
   // The predecoded words of I-cache line `index`, followed by a kLineEnd sentinel.
   Inst* LineInsts(uint32_t index) { return &decoded_[index * (icache_.line_bytes() / 4 + 1)]; }
@@ -678,6 +692,7 @@ class Cpu {
   Fpu fpu_;
   Cp0Hooks* hooks_ = nullptr;
   simcore::Observer* observer_ = nullptr;
+  simcore::InstructionLog* log_ = nullptr;
   // The observer WantsRegisters; the instruction told last, whose writes are not told yet.
   bool report_registers_ = false, reported_pending_ = false;
   uint64_t reported_pc_ = 0;

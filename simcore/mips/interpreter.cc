@@ -734,10 +734,13 @@ Inst Predecode(uint32_t word) {
 // slot, which runs under a second set of labels that then take the branch. Fused pairs (see
 // FusePairs) run two instructions under one label. The PC and the retired count live in
 // registers and are stored to pc_ and retired_ only where someone may look: before anything but
-// a plain operation, before an observer, and on the way out. Returns the steps done (at least
-// one).
-template <bool kObserved>
+// a plain operation, before an observer, and on the way out. With an instruction log
+// (Watch::kLog) each label writes the instructions it starts into the log, pairs included; with
+// an observer, one shared jump tells it of each and nothing is fused. Returns the steps done (at
+// least one).
+template <Cpu::Watch kWatch>
 uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n) {
+  constexpr bool kObserved = kWatch == Watch::kObserver, kLogged = kWatch == Watch::kLog;
   // clang-format off
   static constexpr const void* kLabels[] = {
 #define CITCAT_MIPS_LABEL(name, ...) &&op_##name,
@@ -776,13 +779,20 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n) {
   uint64_t target = target_;
   const uint64_t retired_end = retired_ + n;
 
-#define CITCAT_MIPS_OBSERVE()        \
-  do {                               \
-    if constexpr (kObserved) {       \
-      pc_ = pc;                      \
-      retired_ = retired_end - left; \
-      Observe(pc, inst->word);       \
-    }                                \
+#define CITCAT_MIPS_OBSERVE()                  \
+  do {                                         \
+    if constexpr (kObserved) {                 \
+      pc_ = pc;                                \
+      retired_ = retired_end - left;           \
+      Observe(pc, inst->word);                 \
+    } else if constexpr (kLogged) {            \
+      Log(pc, retired_end - left, inst->word); \
+    }                                          \
+  } while (0)
+  // The instruction `k` places after `inst`, at pc + 4k, into the log.
+#define CITCAT_MIPS_LOG(k)                                                            \
+  do {                                                                                \
+    if constexpr (kLogged) Log(pc + 4 * (k), retired_end - left + (k), inst[k].word); \
   } while (0)
 #define CITCAT_MIPS_DISPATCH()                                \
   do {                                                        \
@@ -799,7 +809,8 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n) {
   goto dispatch;
 
 #define CITCAT_MIPS_CASE(name, ...)                       \
-  op_##name : if constexpr (!IsPlain(Op::k##name)) {      \
+  op_##name : CITCAT_MIPS_LOG(0);                         \
+  if constexpr (!IsPlain(Op::k##name)) {                  \
     pc_ = pc;                                             \
     if constexpr (!IsBranch(Op::k##name)) /* may fault */ \
       retired_ = retired_end - left;                      \
@@ -825,6 +836,8 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n) {
   // A fused pair (only reached unobserved): both operations, then one jump onwards.
 #define CITCAT_MIPS_PAIR(a, b)                             \
   pair_##a##_##b : if (left < 2) [[unlikely]] goto op_##a; \
+  CITCAT_MIPS_LOG(0);                                      \
+  CITCAT_MIPS_LOG(1);                                      \
   Exec::a(*this, inst[0]);                                 \
   Exec::b(*this, inst[1]);                                 \
   left -= 2;                                               \
@@ -842,6 +855,7 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n) {
   // the slot runs inside the pair, so the branch state (flow_ kDelaySlot, in_delay_) is skipped.
 #define CITCAT_MIPS_BRANCH_PAIR(a, b)                        \
   branch_##a##_##b : if (left < 2) [[unlikely]] goto op_##a; \
+  CITCAT_MIPS_LOG(0);                                        \
   pc_ = pc;                                                  \
   Exec::a(*this, *inst);                                     \
   target = target_;                                          \
@@ -850,6 +864,7 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n) {
     --left;                                                  \
     goto changed_flow;                                       \
   }                                                          \
+  CITCAT_MIPS_LOG(1);                                        \
   Exec::b(*this, inst[1]);                                   \
   left -= 2;                                                 \
   pc += 4;                                                   \
@@ -957,12 +972,14 @@ dispatch:  // the entry, and the one shared jump of the observed loop and the sa
   }
   goto* kLabels[inst->run];
 #undef CITCAT_MIPS_DISPATCH
+#undef CITCAT_MIPS_LOG
 #undef CITCAT_MIPS_OBSERVE
 
 alone:
   // An instruction that starts with something pending (a recheck): it runs on its own and
   // FinishFlow takes what it left.
   if constexpr (kObserved) Observe(pc, inst->word);
+  if constexpr (kLogged) Log(pc, retired_, inst->word);
   kHandlers[static_cast<size_t>(inst->op)](*this, *inst);
   gpr_[0] = 0;
   FinishFlow(pc);
@@ -974,7 +991,8 @@ out:
   return n - left;
 }
 
-template uint64_t Cpu::RunStraight<false>(const Inst*, uint64_t);
-template uint64_t Cpu::RunStraight<true>(const Inst*, uint64_t);
+template uint64_t Cpu::RunStraight<Cpu::Watch::kNone>(const Inst*, uint64_t);
+template uint64_t Cpu::RunStraight<Cpu::Watch::kLog>(const Inst*, uint64_t);
+template uint64_t Cpu::RunStraight<Cpu::Watch::kObserver>(const Inst*, uint64_t);
 
 }  // namespace citcat::mips
