@@ -32,6 +32,7 @@
 #include "simcore/x86/cpu.h"
 #include "systems/system.h"
 #include "tests/cat_parser/cat_test_util.h"
+#include "tests/support/instruction_log_check.h"
 
 namespace citcat::replay {
 namespace {
@@ -326,32 +327,10 @@ TEST(I486Replay, ReplayRegeneratesTheCaptureExactly) {
 // each: the same instructions (every REP iteration, faulting ones again), in the same order, with
 // the same index, PC and bytes. An archive's instruction checksum is made from them.
 TEST(I486Replay, TheInstructionLogIsWhatAnObserverIsTold) {
-  class Drop final : public traces::TraceSink {
-   public:
-    absl::Status Consume(const traces::Record&) override { return absl::OkStatus(); }
-  };
   const extract::Extraction x = ExtractFrom(Default());
-  const auto started = [&](bool observed) {
-    std::vector<ExecutedInstruction> all;
-    Drop drop;
-    ReplayOptions options;
-    options.on_instructions = [&](std::span<const ExecutedInstruction> batch) {
-      all.insert(all.end(), batch.begin(), batch.end());
-    };
-    if (observed) options.sink = &drop;  // a sink: the core tells an observer
-    auto summary = Replay(Machine(), x.ims, x.aes, options);
-    EXPECT_TRUE(summary.ok()) << summary.status();
-    return all;
-  };
-  const std::vector<ExecutedInstruction> logged = started(false), told = started(true);
-  ASSERT_EQ(logged.size(), told.size());
-  EXPECT_GT(logged.size(), 30000u);
-  for (size_t i = 0; i < logged.size(); ++i) {
-    const ExecutedInstruction &a = logged[i], &b = told[i];
-    ASSERT_TRUE(a.index == b.index && a.pc == b.pc && std::ranges::equal(a.Bytes(), b.Bytes()))
-        << "instruction " << i << ": logged " << a.index << " at " << std::hex << a.pc << ", told "
-        << std::dec << b.index << " at " << std::hex << b.pc;
-  }
+  testing::ExpectTheLogIsWhatAnObserverIsTold(
+      [&](const ReplayOptions& options) { return Replay(Machine(), x.ims, x.aes, options); },
+      30000);
 }
 
 // Keyed by what replay needed, an interrupt says how many steps after the core's first arrival at

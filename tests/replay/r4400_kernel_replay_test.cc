@@ -1,11 +1,9 @@
 // Replay of the real guest kernel's captures (guest/r4400): exact through the file path
 // (extract -> replay -> regenerated CAT -> verify), and damaged schedules that must fail at the
 // right first divergence with the kernel's own interrupt handler, driver and devices.
-#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <string>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "aes/aes_util.h"
@@ -18,7 +16,7 @@
 #include "replay/replay.h"
 #include "replay/verify.h"
 #include "systems/system.h"
-#include "traces/sink.h"
+#include "tests/support/instruction_log_check.h"
 
 namespace citcat::replay {
 namespace {
@@ -204,32 +202,10 @@ TEST(R4400KernelReplay, OnlyTheEndPoint) {
 // index, PC and bytes, through interrupts, exceptions, untaken branch-likely instructions and
 // uncached code. An archive's instruction checksum is made from them.
 TEST(R4400KernelReplay, TheInstructionLogIsWhatAnObserverIsTold) {
-  class Drop final : public traces::TraceSink {
-   public:
-    absl::Status Consume(const traces::Record&) override { return absl::OkStatus(); }
-  };
   static const Captured* c = new Captured(Capture("io,hash,sort", 5, 3'000'000));
-  const auto started = [&](bool observed) {
-    std::vector<ExecutedInstruction> all;
-    Drop drop;
-    ReplayOptions options;
-    options.on_instructions = [&](std::span<const ExecutedInstruction> batch) {
-      all.insert(all.end(), batch.begin(), batch.end());
-    };
-    if (observed) options.sink = &drop;  // a sink: the core tells an observer
-    auto summary = systems::Replay(c->x.ims, c->x.aes, options);
-    EXPECT_TRUE(summary.ok()) << summary.status();
-    return all;
-  };
-  const std::vector<ExecutedInstruction> logged = started(false), told = started(true);
-  ASSERT_EQ(logged.size(), told.size());
-  EXPECT_GT(logged.size(), 2'000'000u);
-  for (size_t i = 0; i < logged.size(); ++i) {
-    const ExecutedInstruction &a = logged[i], &b = told[i];
-    ASSERT_TRUE(a.index == b.index && a.pc == b.pc && std::ranges::equal(a.Bytes(), b.Bytes()))
-        << "instruction " << i << ": logged " << a.index << " at " << std::hex << a.pc << ", told "
-        << std::dec << b.index << " at " << std::hex << b.pc;
-  }
+  testing::ExpectTheLogIsWhatAnObserverIsTold(
+      [](const ReplayOptions& options) { return systems::Replay(c->x.ims, c->x.aes, options); },
+      2'000'000);
 }
 
 }  // namespace
