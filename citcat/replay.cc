@@ -91,7 +91,9 @@ struct TraceSettings {
   bool filtered = false;
 };
 
-absl::StatusOr<TraceSettings> ParseTraceSettings(const ims::InitialMachineState& ims) {
+// `machine` is asked for only where a setting depends on the machine (--filter-idle).
+absl::StatusOr<TraceSettings> ParseTraceSettings(
+    const std::function<absl::StatusOr<const systems::System*>()>& machine) {
   TraceSettings t;
   const std::string format = absl::GetFlag(FLAGS_format), path = absl::GetFlag(FLAGS_o);
   const std::string mode = absl::GetFlag(FLAGS_mode), idle = absl::GetFlag(FLAGS_idle_range);
@@ -126,7 +128,7 @@ absl::StatusOr<TraceSettings> ParseTraceSettings(const ims::InitialMachineState&
   }
   if (absl::GetFlag(FLAGS_filter_idle)) {
     if (!idle.empty()) return BadUsage("--filter-idle or --idle-range, not both");
-    absl::StatusOr<const systems::System*> system = systems::ForIms(ims);
+    absl::StatusOr<const systems::System*> system = machine();
     if (!system.ok()) return system.status();
     std::string elf_path = absl::GetFlag(FLAGS_kernel);
     if (elf_path.empty()) {
@@ -516,12 +518,15 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   std::optional<archive::Manifest> manifest;
   ims::SegmentStarts starts;
   if (segments) {
-    // The first segment's IMS stands for the whole in --format's settings; each segment is read
-    // by the thread that replays it.
-    absl::StatusOr<archive::Archive> first = archive::ReadForReplay(segments->front());
-    if (!first.ok()) return first.status();
-    if (absl::Status s = archive::UnpackIms(*first, ims); !s.ok()) return s;
-    absl::StatusOr<TraceSettings> settings = ParseTraceSettings(ims);
+    // The first segment's IMS stands for the whole where a setting needs the machine; each
+    // segment is read by the thread that replays it.
+    absl::StatusOr<TraceSettings> settings =
+        ParseTraceSettings([&]() -> absl::StatusOr<const systems::System*> {
+          absl::StatusOr<archive::Archive> first = archive::ReadForReplay(segments->front());
+          if (!first.ok()) return first.status();
+          if (absl::Status s = archive::UnpackIms(*first, ims); !s.ok()) return s;
+          return systems::ForIms(ims);
+        });
     if (!settings.ok()) return settings.status();
     Progress progress("replay", 0, "records");
     return ReplaySegments(EachSegment(*segments), std::nullopt, *settings, jobs, progress);
@@ -540,7 +545,7 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   if (!schedule.ok()) return schedule.status();
   const aes::Schedule& aes = *schedule;
 
-  absl::StatusOr<TraceSettings> settings = ParseTraceSettings(ims);
+  absl::StatusOr<TraceSettings> settings = ParseTraceSettings([&] { return systems::ForIms(ims); });
   if (!settings.ok()) return settings.status();
   if (jobs > 1 && starts.starts_size() > 0) {
     return ReplayStarts(ims, aes, starts, *manifest, *settings, jobs);
