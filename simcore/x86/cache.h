@@ -118,6 +118,8 @@ class Cache {
   const uint8_t* line_data(uint32_t set, uint32_t way) const {
     return data_[set * kWays + way].data();
   }
+  // Every slot's bytes, one slot after the other (slot = set * kWays + way).
+  const uint8_t* slot_bytes() const { return data_.front().data(); }
   uint32_t generation(uint32_t slot) const { return generation_[slot]; }
   // A set's replacement bits, as a saved state (a segment's start) had them.
   void set_lru_bits(uint32_t set, uint8_t bits) { lru_[set] = bits; }
@@ -174,6 +176,7 @@ class Cache {
   std::array<uint32_t, kSlots> generation_{};
   std::array<uint8_t, kSets> lru_{};
   std::array<std::array<uint8_t, kLineBytes>, kSlots> data_{};
+  static_assert(sizeof(data_) == kSizeBytes);  // slot_bytes: no gap between the lines
 };
 
 }  // namespace citcat::x86

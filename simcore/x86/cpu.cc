@@ -458,18 +458,12 @@ const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
   return &decode_scratch_;
 }
 
-std::span<const uint8_t> Cpu::BytesOf(const Predecoded& p, uint8_t* buffer) const {
-  const size_t length = p.in.length;
-  if (&p == &decode_scratch_) return {decode_scratch_bytes_, length};
-  const auto line = [this](uint32_t slot) {
-    return cache_.line_data(slot / Cache::kWays, slot % Cache::kWays);
-  };
-  const size_t index = static_cast<size_t>(&p - predecoded_.data());
-  const uint32_t slot = static_cast<uint32_t>(index / Cache::kLineBytes);
-  const size_t offset = index % Cache::kLineBytes, here = Cache::kLineBytes - offset;
-  if (length <= here) return {line(slot) + offset, length};
-  std::memcpy(buffer, line(slot) + offset, here);
-  std::memcpy(buffer + here, line(p.next_line.slot), length - here);
+std::span<const uint8_t> Cpu::BytesAcross(const Predecoded& p, size_t index,
+                                          uint8_t* buffer) const {
+  const size_t length = p.in.length, here = Cache::kLineBytes - index % Cache::kLineBytes;
+  std::memcpy(buffer, cache_.slot_bytes() + index, here);
+  std::memcpy(buffer + here, cache_.slot_bytes() + size_t{p.next_line.slot} * Cache::kLineBytes,
+              length - here);
   return {buffer, length};
 }
 

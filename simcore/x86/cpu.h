@@ -522,8 +522,14 @@ class Cpu {
   Predecoded decode_scratch_;  // an instruction decoded outside the predecoded lines
   uint8_t decode_scratch_bytes_[kMaxInstructionLength] = {};  // and its bytes
   // The bytes of a predecoded instruction just fetched (`buffer` holds them when they span two
-  // lines).
-  std::span<const uint8_t> BytesOf(const Predecoded& p, uint8_t* buffer) const;
+  // lines). A predecoded copy's index is that of its first byte among the cache's slots.
+  std::span<const uint8_t> BytesOf(const Predecoded& p, uint8_t* buffer) const {
+    if (&p == &decode_scratch_) return {decode_scratch_bytes_, p.in.length};
+    const size_t index = static_cast<size_t>(&p - predecoded_.data());
+    if (!p.crosses) return {cache_.slot_bytes() + index, p.in.length};
+    return BytesAcross(p, index, buffer);
+  }
+  std::span<const uint8_t> BytesAcross(const Predecoded& p, size_t index, uint8_t* buffer) const;
   // Tells the observer of the instruction at `eip`, about to run.
   void Observe(uint32_t eip, const Predecoded& p) {
     uint8_t buffer[kMaxInstructionLength];
