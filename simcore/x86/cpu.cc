@@ -422,8 +422,13 @@ const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
       if (const Predecoded* p = FetchFromLine(linear, code32)) return p;
     }
     std::memcpy(bytes, line + offset, have);
-    *scratch = Decode(bytes, have, code32);
     Predecoded& p = predecoded_[ref.slot * Cache::kLineBytes + offset];
+    if (const Predecoded* known = Known(paddr, bytes, have, code32)) {
+      p = *known;
+      p.generation = ref.generation;
+      return &p;
+    }
+    *scratch = Decode(bytes, have, code32);
     const auto keep = [&](Cache::LineRef next_line) {
       p = {};
       p.generation = ref.generation;
@@ -435,7 +440,10 @@ const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
       ChooseForm(p);
       return &p;
     };
-    if (scratch->fault != Fault::kTruncated) return keep({});
+    if (scratch->fault != Fault::kTruncated) {
+      Remember(paddr, *keep({}), bytes);
+      return &p;
+    }
     // Into the next line of the same page: the same translation, so it can be kept too.
     const uint32_t next = linear + have;
     if ((next & 0xFFF) != 0) {
@@ -444,8 +452,15 @@ const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
       Cache::LineRef next_ref;
       if (const uint8_t* next_line = cache_.FetchLine(next_paddr, a, &next_ref)) {
         std::memcpy(bytes + have, next_line, kMaxInstructionLength - have);
+        if (const Predecoded* known = Known(paddr, bytes, kMaxInstructionLength, code32)) {
+          p = *known;
+          p.generation = ref.generation;
+          p.next_line = next_ref;
+          return &p;
+        }
         *scratch = Decode(bytes, kMaxInstructionLength, code32);
-        return keep(next_ref);
+        Remember(paddr, *keep(next_ref), bytes);
+        return &p;
       }
     }
   }
@@ -456,6 +471,25 @@ const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
   }
   std::memcpy(decode_scratch_bytes_, bytes, scratch->length);
   return &decode_scratch_;
+}
+
+const Cpu::Predecoded* Cpu::Known(uint32_t paddr, const uint8_t* bytes, int have, bool code32) {
+  if (known_.empty()) return nullptr;
+  const KnownInstruction& k = KnownAt(paddr);
+  if (!k.p.valid || k.paddr != paddr || k.p.code32 != code32 || k.p.in.length > have ||
+      std::memcmp(k.bytes, bytes, k.p.in.length) != 0) {
+    return nullptr;
+  }
+  return &k.p;
+}
+
+void Cpu::Remember(uint32_t paddr, const Predecoded& p, const uint8_t* bytes) {
+  if (!fast_paths_ || !p.in.ok()) return;
+  if (known_.empty()) known_.resize(size_t{1} << kKnownBits);
+  KnownInstruction& k = KnownAt(paddr);
+  k.paddr = paddr;
+  std::memcpy(k.bytes, bytes, p.in.length);
+  k.p = p;
 }
 
 std::span<const uint8_t> Cpu::BytesAcross(const Predecoded& p, size_t index,

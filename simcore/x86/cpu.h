@@ -519,6 +519,25 @@ class Cpu {
   };
   static constexpr uint32_t kFetchLines = 256;
   std::array<FetchLine, kFetchLines> fetch_lines_{};
+  // Instructions decoded before, by physical address, kept across their lines' refills: the
+  // 8 KB cache refills a kernel's code lines all the time, and every refill starts a line's
+  // predecoded copies afresh. An entry serves while the bytes at its address are those it was
+  // decoded from (compared whole), for code of the same size; only instructions that decoded
+  // without fault are kept (one that runs into the next line takes that line's reference anew).
+  // Allocated at first use; not with the fast paths off.
+  struct KnownInstruction {
+    uint32_t paddr = 0;
+    uint8_t bytes[kMaxInstructionLength] = {};
+    Predecoded p;  // p.valid: the entry is in use
+  };
+  static constexpr int kKnownBits = 14;
+  std::vector<KnownInstruction> known_;
+  KnownInstruction& KnownAt(uint32_t paddr) {
+    return known_[(paddr * 0x9E3779B1u) >> (32 - kKnownBits)];  // (Fibonacci hashing)
+  }
+  // The decoded instruction `bytes` (`have` of them) hold at `paddr`, if it is known.
+  const Predecoded* Known(uint32_t paddr, const uint8_t* bytes, int have, bool code32);
+  void Remember(uint32_t paddr, const Predecoded& p, const uint8_t* bytes);
   Predecoded decode_scratch_;  // an instruction decoded outside the predecoded lines
   uint8_t decode_scratch_bytes_[kMaxInstructionLength] = {};  // and its bytes
   // The bytes of a predecoded instruction just fetched (`buffer` holds them when they span two
