@@ -485,7 +485,11 @@ const Cpu::Predecoded* Cpu::Known(uint32_t paddr, const uint8_t* bytes, int have
 
 void Cpu::Remember(uint32_t paddr, const Predecoded& p, const uint8_t* bytes) {
   if (!fast_paths_ || !p.in.ok()) return;
-  if (known_.empty()) known_.resize(size_t{1} << kKnownBits);
+  if (known_.empty()) {
+    // Code that fits in the cache is decoded about once: the table would only cost its memory.
+    if (++decodes_ < (1u << kKnownBits)) return;
+    known_.resize(size_t{1} << kKnownBits);
+  }
   KnownInstruction& k = KnownAt(paddr);
   k.paddr = paddr;
   std::memcpy(k.bytes, bytes, p.in.length);

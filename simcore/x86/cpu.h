@@ -524,7 +524,8 @@ class Cpu {
   // predecoded copies afresh. An entry serves while the bytes at its address are those it was
   // decoded from (compared whole), for code of the same size; only instructions that decoded
   // without fault are kept (one that runs into the next line takes that line's reference anew).
-  // Allocated at first use; not with the fast paths off.
+  // Allocated once the core has decoded as many instructions as it holds; not with the fast
+  // paths off.
   struct KnownInstruction {
     uint32_t paddr = 0;
     uint8_t bytes[kMaxInstructionLength] = {};
@@ -532,6 +533,7 @@ class Cpu {
   };
   static constexpr int kKnownBits = 14;
   std::vector<KnownInstruction> known_;
+  uint32_t decodes_ = 0;  // before known_ is allocated
   KnownInstruction& KnownAt(uint32_t paddr) {
     return known_[(paddr * 0x9E3779B1u) >> (32 - kKnownBits)];  // (Fibonacci hashing)
   }

@@ -284,27 +284,28 @@ TEST(X86Cpu, AStoreIntoTheSecondLineOfAnInstructionIsSeenByItsNextFetch) {
 
 TEST(X86Cpu, CodeRefilledIntoTheCacheRunsWhatItsBytesSayNow) {
   // A loop whose first line is evicted by four reads into its set and refilled by the jump back,
-  // once with a byte changed in memory meanwhile (a store that misses the cache) and then with
-  // the same bytes: the instructions decoded before are known again only with the same bytes.
+  // each time with the immediate of its first instruction incremented in memory meanwhile (by a
+  // store that misses the cache) and its jump unchanged. Run long enough for the core to keep
+  // what it decoded by physical address (Cpu::Known): an instruction decoded before is taken
+  // from there only with the same bytes.
   //   1000: MOV AL, 11h          B0 11        (line 1000h, set 0)
   //   1002: JMP 1020h            EB 1C
   //   1020: MOV BL, [1800h] ... [3000h]       (four lines of set 0: the last evicts line 1000h)
-  //   1030: MOV BYTE [1001h], 22h             C6 06 01 10 22
-  //   1035: JMP 1000h            EB C9
-  std::vector<uint8_t> code(0x37, 0x90);
+  //   1030: INC BYTE [1001h]     FE 06 01 10
+  //   1034: JMP 1000h            EB CA
+  std::vector<uint8_t> code(0x36, 0x90);
   const std::vector<std::pair<size_t, std::vector<uint8_t>>> program = {
       {0x00, {0xB0, 0x11, 0xEB, 0x1C}},
       {0x20, {0x8A, 0x1E, 0x00, 0x18, 0x8A, 0x1E, 0x00, 0x20, 0x8A, 0x1E, 0x00, 0x28}},
-      {0x2C, {0x8A, 0x1E, 0x00, 0x30, 0xC6, 0x06, 0x01, 0x10, 0x22, 0xEB, 0xC9}}};
+      {0x2C, {0x8A, 0x1E, 0x00, 0x30, 0xFE, 0x06, 0x01, 0x10, 0xEB, 0xCA}}};
   for (const auto& [at, bytes] : program) std::copy(bytes.begin(), bytes.end(), code.begin() + at);
+  constexpr uint64_t kRounds = 20000;  // two decodes each: the core keeps them after 8192
   const auto run = [&](bool fast) {
     auto r = std::make_unique<Real>(code);
     r->cpu.set_cr0(kCr0Et);  // caches on
     r->cpu.set_fast_paths(fast);
-    EXPECT_EQ(r->cpu.Run(9), 9u);
-    EXPECT_EQ(r->cpu.reg(kEax) & 0xFF, 0x22u);  // decoded from the refilled line
-    EXPECT_EQ(r->cpu.Run(8), 8u);               // the same bytes refilled again
-    EXPECT_EQ(r->cpu.reg(kEax) & 0xFF, 0x22u);
+    EXPECT_EQ(r->cpu.Run(8 * kRounds + 1), 8 * kRounds + 1);
+    EXPECT_EQ(r->cpu.reg(kEax) & 0xFF, (0x11 + kRounds) & 0xFF);  // each round's own immediate
     EXPECT_EQ(r->cpu.eip(), 0x1002u);
     return r;
   };
@@ -314,7 +315,7 @@ TEST(X86Cpu, CodeRefilledIntoTheCacheRunsWhatItsBytesSayNow) {
       return rec.kind == cat::RecordKind::kFill && rec.address == 0x1000;
     });
   };
-  EXPECT_EQ(code_fills(*fast), 3);  // filled, then refilled twice
+  EXPECT_EQ(code_fills(*fast), static_cast<long>(kRounds + 1));  // refilled every round
   EXPECT_TRUE(fast->bus.log() == plain->bus.log());
 }
 
