@@ -474,7 +474,7 @@ const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
 }
 
 const Cpu::Predecoded* Cpu::Known(uint32_t paddr, const uint8_t* bytes, int have, bool code32) {
-  if (known_.empty()) return nullptr;
+  if (!fast_paths_ || known_.empty()) return nullptr;
   const KnownInstruction& k = KnownAt(paddr);
   if (!k.p.valid || k.paddr != paddr || k.p.code32 != code32 || k.p.in.length > have ||
       std::memcmp(k.bytes, bytes, k.p.in.length) != 0) {
