@@ -779,20 +779,20 @@ uint64_t Cpu::RunStraight(const Inst* inst, uint64_t n) {
   uint64_t target = target_;
   const uint64_t retired_end = retired_ + n;
 
-#define CITCAT_MIPS_OBSERVE()                  \
-  do {                                         \
-    if constexpr (kObserved) {                 \
-      pc_ = pc;                                \
-      retired_ = retired_end - left;           \
-      Observe(pc, inst->word);                 \
-    } else if constexpr (kLogged) {            \
-      Log(pc, retired_end - left, inst->word); \
-    }                                          \
-  } while (0)
   // The instruction `k` places after `inst`, at pc + 4k, into the log.
 #define CITCAT_MIPS_LOG(k)                                                            \
   do {                                                                                \
     if constexpr (kLogged) Log(pc + 4 * (k), retired_end - left + (k), inst[k].word); \
+  } while (0)
+  // The instruction at `inst`, about to run, to whoever watches.
+#define CITCAT_MIPS_OBSERVE()        \
+  do {                               \
+    if constexpr (kObserved) {       \
+      pc_ = pc;                      \
+      retired_ = retired_end - left; \
+      Observe(pc, inst->word);       \
+    }                                \
+    CITCAT_MIPS_LOG(0);              \
   } while (0)
 #define CITCAT_MIPS_DISPATCH()                                \
   do {                                                        \
@@ -972,18 +972,17 @@ dispatch:  // the entry, and the one shared jump of the observed loop and the sa
   }
   goto* kLabels[inst->run];
 #undef CITCAT_MIPS_DISPATCH
-#undef CITCAT_MIPS_LOG
-#undef CITCAT_MIPS_OBSERVE
 
 alone:
   // An instruction that starts with something pending (a recheck): it runs on its own and
   // FinishFlow takes what it left.
-  if constexpr (kObserved) Observe(pc, inst->word);
-  if constexpr (kLogged) Log(pc, retired_, inst->word);
+  CITCAT_MIPS_OBSERVE();
   kHandlers[static_cast<size_t>(inst->op)](*this, *inst);
   gpr_[0] = 0;
   FinishFlow(pc);
   return 1;
+#undef CITCAT_MIPS_LOG
+#undef CITCAT_MIPS_OBSERVE
 
 out:
   pc_ = pc;

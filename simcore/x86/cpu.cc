@@ -423,11 +423,14 @@ const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
     }
     std::memcpy(bytes, line + offset, have);
     Predecoded& p = predecoded_[ref.slot * Cache::kLineBytes + offset];
-    if (const Predecoded* known = Known(paddr, bytes, have, code32)) {
-      p = *known;
+    // One decoded before from the same bytes (Known), kept in this line.
+    const auto take = [&](const Predecoded& known, Cache::LineRef next_line) {
+      p = known;
       p.generation = ref.generation;
+      p.next_line = next_line;
       return &p;
-    }
+    };
+    if (const Predecoded* known = Known(paddr, bytes, have, code32)) return take(*known, {});
     *scratch = Decode(bytes, have, code32);
     const auto keep = [&](Cache::LineRef next_line) {
       p = {};
@@ -453,10 +456,7 @@ const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
       if (const uint8_t* next_line = cache_.FetchLine(next_paddr, a, &next_ref)) {
         std::memcpy(bytes + have, next_line, kMaxInstructionLength - have);
         if (const Predecoded* known = Known(paddr, bytes, kMaxInstructionLength, code32)) {
-          p = *known;
-          p.generation = ref.generation;
-          p.next_line = next_ref;
-          return &p;
+          return take(*known, next_ref);
         }
         *scratch = Decode(bytes, kMaxInstructionLength, code32);
         Remember(paddr, *keep(next_ref), bytes);
