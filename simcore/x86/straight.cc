@@ -419,6 +419,31 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
   return ok;
 }
 
+// The iterations of a REP string instruction `p` after the one just completed, each a step of
+// its own, as RunStraight's loop would take them: while the instruction repeats and nothing
+// ends the loop or is due first, it is fetched again from its line (with the fetch's touches,
+// after the iteration's data accesses) and completed. Only the way to the line differs: the one
+// the last fetch named (`line`), not the line table, which names the same. An instruction that is
+// not `p` (its line was refilled, or there is none) is left to the caller in `fetched`.
+void Cpu::RepeatIterations(const Predecoded& p, uint64_t steps, uint64_t* done,
+                           const FetchLine** line, const Predecoded** fetched) {
+  const Segment& cs = seg_[kCs];
+  while (repeat_ && *done < steps && !exception_.pending && !stop_ &&
+         branch_count_ < stop_branch_count_ && CanRunStraight() && !(deliver_ && InterruptDue())) {
+    const Predecoded* again = FetchNext(cs.base + eip_, cs.big, true, line);
+    if (again != &p) {
+      *fetched = again;
+      return;
+    }
+    ++*done;
+    faulted_ = false;
+    data_breakpoint_ = false;
+    Complete(p);
+    DeliverPendingFault();
+    if (faulted_) return;
+  }
+}
+
 // Run's loop for the common case: no breakpoint armed, no interrupt shadow, not halted. Each
 // step is Step's, less the checks those make pointless; an instruction the predecoded lines
 // cannot give, or an interrupt to take, goes through Step itself. Leaves after the step that
@@ -484,6 +509,10 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
       data_breakpoint_ = false;
       Complete(*p);
       DeliverPendingFault();
+      if (repeat_ && !faulted_ && is_plain()) {
+        RepeatIterations(*p, steps, &done, &line, &fetched);
+        retouch = false;
+      }
       if (!RegisterOnly(p->form) || faulted_ || (eflags_ & flag::kTF)) line = nullptr;
       plain = is_plain();
     } else {

@@ -1595,6 +1595,47 @@ TEST(X86Cpu, FastPathsKeepTheReplacementOrderUnderConflicts) {
   }
 }
 
+// REP string iterations run one after another from their line (RepeatIterations), each fetched
+// again after the last one's data accesses. A long REP MOVSB whose source reads keep replacing
+// lines of its own cache set (its line stays only if every iteration touches it); and a REP
+// STOSB that writes into its own line, so that each iteration finds the line changed and the
+// instruction is decoded again, run in pieces of 3 steps so that pieces end between iterations.
+TEST(X86Cpu, FastPathsFetchEveryRepIterationAsTheFullPathDoes) {
+  //   1000: REP MOVSB   F3 A4   (line 1000h, set 0; CX = 3000h from 2000h: lines of set 0 too)
+  //   1002: INC DX      42
+  constexpr uint32_t kCount = 0x3000;
+  Real fast({0xF3, 0xA4, 0x42}), full({0xF3, 0xA4, 0x42});
+  //   1000: REP STOSB   F3 AA   (CX = 13 NOPs over 1003h-100Fh, the rest of its own line)
+  //   1002: INC DX      42
+  std::vector<uint8_t> stos = {0xF3, 0xAA, 0x42};
+  stos.resize(0x10, 0xCC);
+  Real fast_stos(stos), full_stos(stos);
+  full.cpu.set_fast_paths(false);
+  full_stos.cpu.set_fast_paths(false);
+  for (Real* r : {&fast, &full}) {
+    r->cpu.set_cr0(kCr0Et);  // caches on
+    r->cpu.set_reg(kEcx, kCount);
+    r->cpu.set_reg(kEsi, 0x2000);
+    r->cpu.set_reg(kEdi, 0x6000);
+    const uint32_t edx = r->cpu.reg(kEdx);
+    ASSERT_EQ(r->cpu.Run(kCount + 1), 2u);
+    EXPECT_EQ(r->cpu.reg(kEcx), 0u);
+    EXPECT_EQ(r->cpu.reg(kEdx), edx + 1);
+    EXPECT_EQ(r->cpu.eip(), 0x1003u);
+  }
+  ExpectSameBusTrace(fast.bus, full.bus);
+  for (Real* r : {&fast_stos, &full_stos}) {
+    r->cpu.set_cr0(kCr0Et);
+    r->cpu.set_reg(kEcx, 13);
+    r->cpu.set_reg(kEdi, 0x1003);
+    r->cpu.set_reg(kEax, 0x90);
+    while (r->cpu.steps() < 13 + 1 + 13) r->cpu.Run(3);  // the iterations, INC DX, the NOPs
+    EXPECT_EQ(r->cpu.retired(), 1u + 1 + 13);
+    EXPECT_EQ(r->cpu.eip(), 0x1010u);
+  }
+  ExpectSameBusTrace(fast_stos.bus, full_stos.bus);
+}
+
 // The same with paging on, where the TLB is contested: a loop at 1100h calls a function at 2200h
 // that loads from five pages which, like the loop's page, translate through TLB set 1, so the
 // loop's translation is evicted while the function runs. Back from the call, the loop's line is
