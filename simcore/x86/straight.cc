@@ -2,6 +2,7 @@
 // each run by a handler made for its operation and operand size. Everything here does what
 // Execute does for the same instruction; tests prove it by running with and without the fast
 // paths (Cpu::set_fast_paths).
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -361,10 +362,27 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
   repeat_ = false;
   bool ok = true;
   for (;;) {
-    if (Pure(p->form)) {
+    if (Pure(p->form) && p->run_after != 0 && e < flat_below) {
+      // A run counted before (below): its forms are still the current copies, and in 32-bit code
+      // of a 4 GB segment each lies inside the limit.
+      uint64_t after = std::min<uint64_t>(p->run_after, steps - n);
+      for (;;) {
+        if (log != nullptr) Log(e, r, *p);
+        p->run(*this, *p);
+        const uint32_t length = p->in.length;
+        e += length;
+        ++r;
+        if (after-- == 0) break;
+        ++n;
+        p += length;
+      }
+    } else if (Pure(p->form)) {
       // A run of pure forms along the line: each successor is the next predecoded copy, current
       // when decoded from the same bytes (its generation) as a pure form of this code size that
-      // ends in the line (its `pure` key).
+      // ends in the line (its `pure` key). In 32-bit code of a 4 GB segment the run is counted
+      // in its first form, for the branch above.
+      const Predecoded* first = p;
+      uint8_t after = 0;
       uint32_t left = Cache::kLineBytes - ((cs.base + e) & (Cache::kLineBytes - 1));
       for (;;) {
         if (log != nullptr) Log(e, r, *p);
@@ -373,11 +391,17 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
         const uint32_t from = e;
         e = code32 ? e + length : (e + length) & 0xFFFF;
         ++r;
-        if (length >= left || n >= steps || e < from) break;  // (e < from: IP wrapped at 64 KB)
-        const Predecoded* q = p + length;
-        if (q->generation != p->generation || q->pure != p->pure || !in_limit(e, *q)) break;
+        if (n >= steps) break;
+        const bool line_ends = length >= left || e < from;  // (e < from: IP wrapped at 64 KB)
+        const Predecoded* q = line_ends ? nullptr : p + length;
+        if (q == nullptr || q->generation != p->generation || q->pure != p->pure ||
+            !in_limit(e, *q)) {
+          if (code32 && flat_below != 0) first->run_after = after;
+          break;
+        }
         left -= length;
         ++n;
+        ++after;
         p = q;
       }
     } else {

@@ -1595,6 +1595,46 @@ TEST(X86Cpu, FastPathsKeepTheReplacementOrderUnderConflicts) {
   }
 }
 
+// A run of pure forms counted in its first one (RunForms) holds only while the copies after it
+// are those it counted: here one of them is decoded again as 16-bit code, with another length,
+// and the 32-bit code that comes back must not run that copy.
+TEST(X86Cpu, FastPathsForgetARunOfPureFormsWhenItsLineIsDecodedAgain) {
+  //   1000: INC EAX                40
+  //   1001: MOV EAX, 11223344h     B8 44 33 22 11   (as 16-bit code: MOV AX, 3344h; 3 bytes)
+  //   1006: INC EBX; INC ECX       43 41
+  //   1008: JMP 1000h              EB F6
+  const std::vector<uint8_t> code = {0x40, 0xB8, 0x44, 0x33, 0x22, 0x11, 0x43, 0x41, 0xEB, 0xF6};
+  const auto run = [&](bool fast) {
+    PcBus bus;
+    bus.Poke(0x1000, code);
+    Cpu cpu(bus);
+    cpu.set_fast_paths(fast);
+    cpu.SetFlat32();
+    cpu.set_cr0(kCr0Pe | kCr0Et);  // caches on, so the code is predecoded in its line
+    const Segment flat = cpu.segment(kCs);
+    cpu.set_eip(0x1000);
+    EXPECT_EQ(cpu.Run(3 * 5), 3u * 5);  // decoded, then the run counted, then run
+    Segment code16 = flat;
+    code16.big = false;
+    code16.limit = 0xFFFF;
+    cpu.set_segment(kCs, code16);
+    cpu.set_eip(0x1001);
+    cpu.set_reg(kEax, 0);
+    EXPECT_EQ(cpu.Run(1), 1u);  // MOV AX, 3344h: 1001h decoded as 16-bit code
+    EXPECT_EQ(cpu.reg(kEax), 0x3344u);
+    cpu.set_segment(kCs, flat);
+    cpu.set_eip(0x1000);
+    EXPECT_EQ(cpu.Run(5), 5u);
+    EXPECT_EQ(cpu.reg(kEax), 0x11223344u);
+    EXPECT_EQ(cpu.eip(), 0x1000u);
+    return std::tuple{cpu.reg(kEbx), cpu.reg(kEcx), bus.log()};
+  };
+  const auto fast = run(true), full = run(false);
+  EXPECT_EQ(std::get<0>(fast), 4u);
+  EXPECT_EQ(std::get<1>(fast), 4u);
+  EXPECT_TRUE(fast == full);
+}
+
 // REP string iterations run one after another from their line (RepeatIterations), each fetched
 // again after the last one's data accesses. A long REP MOVSB whose source reads keep replacing
 // lines of its own cache set (its line stays only if every iteration touches it); and a REP
