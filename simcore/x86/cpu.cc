@@ -423,15 +423,16 @@ const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
     }
     std::memcpy(bytes, line + offset, have);
     Predecoded& p = predecoded_[ref.slot * Cache::kLineBytes + offset];
-    // A new copy in the slot ends the runs of pure forms counted through it (RunForms).
-    const auto forget_runs = [&] {
+    // A copy decoded from the line's present bytes, now decoded again (as code of the other
+    // size): the runs of pure forms counted through it (RunForms) end. A copy from an earlier
+    // fill is in no run of this one.
+    if (p.generation == ref.generation) {
       for (uint32_t i = 0; i < Cache::kLineBytes; ++i) {
         predecoded_[ref.slot * Cache::kLineBytes + i].run_after = 0;
       }
-    };
+    }
     // One decoded before from the same bytes (Known), kept in this line.
     const auto take = [&](const Predecoded& known, Cache::LineRef next_line) {
-      forget_runs();
       p = known;
       p.generation = ref.generation;
       p.next_line = next_line;
@@ -440,7 +441,6 @@ const Cpu::Predecoded* Cpu::FetchAndDecode(uint32_t linear, bool code32) {
     if (const Predecoded* known = Known(paddr, bytes, have, code32)) return take(*known, {});
     *scratch = Decode(bytes, have, code32);
     const auto keep = [&](Cache::LineRef next_line) {
-      forget_runs();
       p = {};
       p.generation = ref.generation;
       p.code32 = code32;

@@ -564,7 +564,7 @@ class Cpu {
   }
   // Writes the instruction at `eip`, about to run with `retired` instructions before it, into the
   // instruction log.
-  void Log(uint32_t eip, uint64_t retired, const Predecoded& p) {
+  [[gnu::always_inline]] void Log(uint32_t eip, uint64_t retired, const Predecoded& p) {
     uint8_t buffer[kMaxInstructionLength];
     log_->Add(retired, eip, BytesOf(p, buffer));
   }
