@@ -504,8 +504,8 @@ class Cpu {
     uint8_t dst_reg = 0, src_reg = 0;  // the general registers the straight form names
     bool crosses = false;              // it runs into the next line
     uint8_t pure = 0;                  // PureKey(code32) when valid, Pure(form) and not crosses
-    // In 32-bit code: how many pure forms followed this one along its line, current, when it
-    // last ran (RunForms). Any decode into the slot clears it.
+    // In 32-bit code, 1 + how many pure forms followed this one along its line, current, when
+    // it last ran (RunForms); 0 when not counted.
     mutable uint8_t run_after = 0;
     Cache::LineRef next_line;
     Instruction in;

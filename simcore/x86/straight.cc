@@ -365,7 +365,7 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
     if (Pure(p->form) && p->run_after != 0 && e < flat_below) {
       // A run counted before (below): its forms are still the current copies, and in 32-bit code
       // of a 4 GB segment each lies inside the limit.
-      uint64_t after = std::min<uint64_t>(p->run_after, steps - n);
+      uint64_t after = std::min<uint64_t>(p->run_after - 1, steps - n);
       for (;;) {
         if (log != nullptr) Log(e, r, *p);
         p->run(*this, *p);
@@ -396,7 +396,7 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
         const Predecoded* q = line_ends ? nullptr : p + length;
         if (q == nullptr || q->generation != p->generation || q->pure != p->pure ||
             !in_limit(e, *q)) {
-          if (code32 && flat_below != 0) first->run_after = after;
+          if (code32 && flat_below != 0) first->run_after = after + 1;
           break;
         }
         left -= length;
