@@ -553,25 +553,18 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   // Without starts, a replay of the whole cuts the segments as it goes: with nothing to write,
   // that replay is all the work there is, and the segments would only repeat it.
   const bool writes = !absl::GetFlag(FLAGS_o).empty() || !absl::GetFlag(FLAGS_cat).empty();
-  if (jobs > 1 && !absl::GetFlag(FLAGS_quiet)) {
-    if (!writes && from_archive) {
-      std::fprintf(stderr,
-                   "citcat replay: %s records no segment starts; with no output, a replay of the "
-                   "whole is as fast as --jobs could make it (citcat pack --segment-starts K "
-                   "records them)\n",
-                   args[0].c_str());
-    } else if (!writes) {
-      std::fprintf(
-          stderr,
-          "citcat replay: with no output, a replay of the whole is as fast as --jobs could "
-          "make it (an archive packed with --segment-starts K replays in parallel)\n");
-    } else if (from_archive) {
-      std::fprintf(stderr,
-                   "citcat replay: %s records no segment starts, so a replay of the whole cuts it "
-                   "into segments as it goes, which bounds what --jobs gains (citcat pack "
-                   "--segment-starts K records them)\n",
-                   args[0].c_str());
-    }
+  if (jobs > 1 && !absl::GetFlag(FLAGS_quiet) && (from_archive || !writes)) {
+    const std::string no_starts = absl::StrCat(args[0], " records no segment starts");
+    const std::string what =
+        writes ? absl::StrCat(no_starts,
+                              ", so a replay of the whole cuts it into segments as it goes, which "
+                              "bounds what --jobs gains")
+               : absl::StrCat(from_archive ? no_starts + "; " : "",
+                              "with no output, a replay of the whole is as fast as --jobs could "
+                              "make it");
+    std::fprintf(stderr, "citcat replay: %s (%s)\n", what.c_str(),
+                 from_archive ? "citcat pack --segment-starts K records them"
+                              : "an archive packed with --segment-starts K replays in parallel");
   }
   if (jobs > 1 && writes) return ReplayCut(ims, aes, manifest, *settings, jobs);
 

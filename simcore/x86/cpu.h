@@ -483,7 +483,7 @@ class Cpu {
   struct FetchLine;
   bool RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, uint64_t steps,
                 uint64_t* done, const Predecoded** fetched);
-  void RepeatIterations(const Predecoded& p, uint64_t steps, uint64_t* done, const FetchLine** line,
+  void RepeatIterations(const Predecoded& p, uint64_t steps, uint64_t* done, const FetchLine* line,
                         const Predecoded** fetched);
   // Runs a predecoded instruction's operation; false when it raised an exception.
   using Handler = bool (*)(Cpu& cpu, const Predecoded& p);

@@ -448,13 +448,14 @@ bool Cpu::RunForms(const Predecoded* p, const FetchLine** line, bool* retouch, u
 // ends the loop or is due first, it is fetched again from its line (with the fetch's touches,
 // after the iteration's data accesses) and completed. Only the way to the line differs: the one
 // the last fetch named (`line`), not the line table, which names the same. An instruction that is
-// not `p` (its line was refilled, or there is none) is left to the caller in `fetched`.
+// not `p` (its line was refilled, or there is none) is left to the caller in `fetched`; the
+// caller fetches through the table after it, as after any instruction that is not a straight form.
 void Cpu::RepeatIterations(const Predecoded& p, uint64_t steps, uint64_t* done,
-                           const FetchLine** line, const Predecoded** fetched) {
+                           const FetchLine* line, const Predecoded** fetched) {
   const Segment& cs = seg_[kCs];
   while (repeat_ && *done < steps && !exception_.pending && !stop_ &&
          branch_count_ < stop_branch_count_ && CanRunStraight() && !(deliver_ && InterruptDue())) {
-    const Predecoded* again = FetchNext(cs.base + eip_, cs.big, true, line);
+    const Predecoded* again = FetchNext(cs.base + eip_, cs.big, true, &line);
     if (again != &p) {
       *fetched = again;
       return;
@@ -533,10 +534,7 @@ uint64_t Cpu::RunStraight(uint64_t steps) {
       data_breakpoint_ = false;
       Complete(*p);
       DeliverPendingFault();
-      if (repeat_ && !faulted_ && is_plain()) {
-        RepeatIterations(*p, steps, &done, &line, &fetched);
-        retouch = false;
-      }
+      if (repeat_ && !faulted_ && is_plain()) RepeatIterations(*p, steps, &done, line, &fetched);
       if (!RegisterOnly(p->form) || faulted_ || (eflags_ & flag::kTF)) line = nullptr;
       plain = is_plain();
     } else {
