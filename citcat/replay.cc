@@ -554,7 +554,9 @@ absl::Status RunReplay(const std::vector<std::string>& args) {
   // that replay is all the work there is, and the segments would only repeat it.
   const bool writes = !absl::GetFlag(FLAGS_o).empty() || !absl::GetFlag(FLAGS_cat).empty();
   if (jobs > 1 && !absl::GetFlag(FLAGS_quiet) && (from_archive || !writes)) {
-    const std::string no_starts = absl::StrCat(args[0], " records no segment starts");
+    // (from_archive: args[0] names the archive)
+    const std::string no_starts =
+        from_archive ? absl::StrCat(args[0], " records no segment starts") : "";
     const std::string what =
         writes ? absl::StrCat(no_starts,
                               ", so a replay of the whole cuts it into segments as it goes, which "

@@ -251,6 +251,12 @@ TEST(I486Segments, SplitAndJobsOnTheCommandLine) {
   EXPECT_NE(r.err.find("no segment starts; with no output, a replay of the whole is as fast"),
             std::string::npos)
       << r.err;
+  r = run(absl::StrCat("replay --jobs 2 --ims ", d, "x/ims.pb --aes ", d, "x/aes.pb"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("with no output, a replay of the whole is as fast as --jobs could make it "
+                       "(an archive packed"),
+            std::string::npos)
+      << r.err;
 
   // Starts that are not this trace's: refused before anything is replayed (one line), or by
   // the replay and the manifest's checksums; either way no output is left.
